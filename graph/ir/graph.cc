@@ -1,0 +1,101 @@
+#include "ir/graph.h"
+
+#include <unordered_set>
+
+namespace amp::graph {
+
+std::optional<ValueId> Graph::find_value(const std::string& name) const {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].name == name) return static_cast<ValueId>(i);
+  return std::nullopt;
+}
+
+namespace {
+template <typename Names>
+std::string unique_name(const Names& used, const std::string& base) {
+  if (!used.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string candidate = base + "_" + std::to_string(i);
+    if (!used.count(candidate)) return candidate;
+  }
+}
+}  // namespace
+
+std::string Graph::unique_value_name(const std::string& base) const {
+  std::unordered_set<std::string> used;
+  for (const Value& v : values) used.insert(v.name);
+  return unique_name(used, base);
+}
+
+std::string Graph::unique_node_name(const std::string& base) const {
+  std::unordered_set<std::string> used;
+  for (const Node& n : nodes) used.insert(n.name);
+  return unique_name(used, base);
+}
+
+void Graph::compact_values() {
+  std::vector<char> used(values.size(), 0);
+  auto mark = [&](ValueId id) {
+    if (valid_value(id)) used[static_cast<size_t>(id)] = 1;
+  };
+  for (const Node& n : nodes) {
+    for (ValueId v : n.inputs) mark(v);
+    for (ValueId v : n.outputs) mark(v);
+  }
+  for (ValueId v : inputs) mark(v);
+  for (ValueId v : outputs) mark(v);
+
+  std::vector<ValueId> remap(values.size(), kNoValue);
+  std::vector<Value> kept;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!used[i]) continue;
+    remap[i] = static_cast<ValueId>(kept.size());
+    kept.push_back(std::move(values[i]));
+  }
+  values = std::move(kept);
+  auto fix = [&](ValueId& id) {
+    if (id != kNoValue) id = remap[static_cast<size_t>(id)];
+  };
+  for (Node& n : nodes) {
+    for (ValueId& v : n.inputs) fix(v);
+    for (ValueId& v : n.outputs) fix(v);
+  }
+  for (ValueId& v : inputs) fix(v);
+  for (ValueId& v : outputs) fix(v);
+}
+
+bool operator==(const Value& a, const Value& b) {
+  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape &&
+         a.constant == b.constant;
+}
+bool operator==(const Node& a, const Node& b) {
+  return a.name == b.name && a.op == b.op && a.op_version == b.op_version &&
+         a.inputs == b.inputs && a.outputs == b.outputs && a.attrs == b.attrs;
+}
+bool operator==(const Metadata& a, const Metadata& b) {
+  return a.producer == b.producer && a.source_opset == b.source_opset &&
+         a.source_format == b.source_format && a.properties == b.properties;
+}
+
+bool Graph::operator==(const Graph& o) const {
+  return values == o.values && nodes == o.nodes && inputs == o.inputs &&
+         outputs == o.outputs && metadata == o.metadata;
+}
+
+std::vector<NodeId> compute_producers(const Graph& g) {
+  std::vector<NodeId> prod(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].outputs)
+      if (g.valid_value(v)) prod[static_cast<size_t>(v)] = static_cast<NodeId>(i);
+  return prod;
+}
+
+std::vector<std::vector<NodeId>> compute_consumers(const Graph& g) {
+  std::vector<std::vector<NodeId>> cons(g.values.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].inputs)
+      if (g.valid_value(v)) cons[static_cast<size_t>(v)].push_back(static_cast<NodeId>(i));
+  return cons;
+}
+
+}  // namespace amp::graph

@@ -1,0 +1,115 @@
+// The graph IR: values (tensors), nodes, and the graph that owns them.
+//
+// Ownership and invariants (checked by verify_graph, ir/verifier.h):
+//   - Graph owns every Value and Node by index; ValueId indexes Graph::values. An
+//     optional input that is absent is kNoValue.
+//   - Each value has exactly one definition: a graph input, a constant (Value::constant
+//     set), or the output of exactly one node.
+//   - Graph::nodes is in topological order; passes keep it so.
+//   - Names of values and nodes are unique within a graph.
+//
+// Canonical op forms: the importer rewrites older ONNX opsets into the newest layout,
+// so everything downstream sees one form per op (see graph/onnx/README.md for the list):
+// attribute-held parameters that later opsets moved to inputs (Reduce* axes, Split
+// sizes, Clip min/max, Pad pads/value, Squeeze/Unsqueeze axes, Slice starts/ends/axes/
+// steps, Resize scales) are constant inputs. Remaining semantic differences between
+// versions (Softmax < 13 coerces to 2-D, ...) are read from Node::op_version.
+//
+// Usage:
+//   GraphBuilder b;                               // ir/graph_builder.h
+//   ValueId x = b.input("x", DType::kF32, {1, 3, 8, 8});
+//   ValueId y = b.node(OpType::kRelu, {x});
+//   b.output(y);
+//   Graph g = b.build();
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "ir/attribute.h"
+#include "ir/shape.h"
+#include "ir/tensor_data.h"
+#include "ops/op_types.h"
+
+namespace amp::graph {
+
+using ValueId = int32_t;
+using NodeId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+struct Value {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  std::optional<Shape> shape;            // nullopt until inferred (unknown rank)
+  std::optional<TensorData> constant;    // set for weights and folded constants
+
+  bool is_constant() const { return constant.has_value(); }
+};
+
+struct Node {
+  std::string name;
+  OpType op = OpType::kIdentity;
+  int32_t op_version = 0;              // ai.onnx opset the node was written against
+  std::vector<ValueId> inputs;         // kNoValue for an absent optional input
+  std::vector<ValueId> outputs;        // kNoValue for an unused optional output
+  Attributes attrs;
+};
+
+struct Metadata {
+  std::string producer;       // e.g. "pytorch 2.1" (from ONNX producer_name/version)
+  int64_t source_opset = 0;   // ai.onnx opset of the source model
+  std::string source_format;  // "onnx"
+  std::vector<std::pair<std::string, std::string>> properties;  // free-form key/value
+};
+
+class Graph {
+ public:
+  std::vector<Value> values;
+  std::vector<Node> nodes;     // topological order
+  std::vector<ValueId> inputs;   // runtime inputs (never constants)
+  std::vector<ValueId> outputs;
+  Metadata metadata;
+
+  ValueId add_value(Value v) {
+    values.push_back(std::move(v));
+    return static_cast<ValueId>(values.size() - 1);
+  }
+  // Appends a node; the caller keeps topological order.
+  NodeId add_node(Node n) {
+    nodes.push_back(std::move(n));
+    return static_cast<NodeId>(nodes.size() - 1);
+  }
+
+  Value& value(ValueId id) { return values[static_cast<size_t>(id)]; }
+  const Value& value(ValueId id) const { return values[static_cast<size_t>(id)]; }
+  bool valid_value(ValueId id) const {
+    return id >= 0 && static_cast<size_t>(id) < values.size();
+  }
+  // Linear search; build a name map for repeated lookups.
+  std::optional<ValueId> find_value(const std::string& name) const;
+  // A name not used by any value yet, derived from `base` ("base", "base_1", ...).
+  std::string unique_value_name(const std::string& base) const;
+  std::string unique_node_name(const std::string& base) const;
+
+  // Removes values that no node, graph input or output references, renumbering the
+  // rest (ids held outside the graph become invalid).
+  void compact_values();
+
+  // Deep equality (values, nodes, io, metadata); used by round-trip tests.
+  bool operator==(const Graph& o) const;
+};
+
+bool operator==(const Value& a, const Value& b);
+bool operator==(const Node& a, const Node& b);
+bool operator==(const Metadata& a, const Metadata& b);
+
+// For each value: the node that produces it (-1 for inputs/constants).
+std::vector<NodeId> compute_producers(const Graph& g);
+// For each value: the nodes that consume it, in node order (a node appears once per use).
+std::vector<std::vector<NodeId>> compute_consumers(const Graph& g);
+
+}  // namespace amp::graph

@@ -1,0 +1,103 @@
+#include "ir/verifier.h"
+
+#include <string>
+#include <unordered_set>
+
+namespace amp::graph {
+namespace {
+
+std::string node_label(const Graph& g, size_t i) {
+  const Node& n = g.nodes[i];
+  return "node " + std::to_string(i) + " '" + n.name + "' (" +
+         (static_cast<int>(n.op) >= 0 && static_cast<int>(n.op) < kOpCount
+              ? std::string(op_name(n.op))
+              : std::string("?")) +
+         ")";
+}
+
+}  // namespace
+
+Status verify_graph(const Graph& g) {
+  const size_t nv = g.values.size();
+  // 2. names
+  {
+    std::unordered_set<std::string> seen;
+    for (size_t i = 0; i < nv; ++i) {
+      const std::string& name = g.values[i].name;
+      if (name.empty()) return invalid_model("value " + std::to_string(i) + " has no name");
+      if (!seen.insert(name).second) return invalid_model("duplicate value name '" + name + "'");
+    }
+    std::unordered_set<std::string> node_names;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const std::string& name = g.nodes[i].name;
+      if (!name.empty() && !node_names.insert(name).second)
+        return invalid_model("duplicate node name '" + name + "'");
+    }
+  }
+
+  // 3. definitions. 0 = undefined, 1 = defined (available to later nodes).
+  std::vector<uint8_t> defined(nv, 0);
+  for (ValueId id : g.inputs) {
+    if (!g.valid_value(id))
+      return invalid_model("graph input id " + std::to_string(id) + " out of range");
+    const Value& v = g.value(id);
+    if (v.is_constant()) return invalid_model("graph input '" + v.name + "' is a constant");
+    if (defined[id]) return invalid_model("graph input '" + v.name + "' listed twice");
+    defined[id] = 1;
+  }
+  for (size_t i = 0; i < nv; ++i) {
+    const Value& v = g.values[i];
+    if (!v.is_constant()) continue;
+    // 5. constants agree with their value
+    if (v.constant->dtype() != v.dtype)
+      return invalid_model("constant '" + v.name + "' stores " +
+                           std::string(dtype_name(v.constant->dtype())) + " but is declared " +
+                           std::string(dtype_name(v.dtype)));
+    if (v.shape && (!v.shape->is_static() || v.shape->static_dims() != v.constant->dims()))
+      return invalid_model("constant '" + v.name + "' has data of shape " +
+                           Shape::from_static(v.constant->dims()).to_string() +
+                           " but is declared " + v.shape->to_string());
+    defined[i] = 1;
+  }
+
+  // 4. topological order, 1. ranges, 6. outputs
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (static_cast<int>(n.op) < 0 || static_cast<int>(n.op) >= kOpCount)
+      return invalid_model(node_label(g, i) + " has an unknown op type");
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      ValueId id = n.inputs[k];
+      if (id == kNoValue) continue;
+      if (!g.valid_value(id))
+        return invalid_model(node_label(g, i) + " input " + std::to_string(k) + " id " +
+                             std::to_string(id) + " out of range");
+      if (!defined[id])
+        return invalid_model(node_label(g, i) + " uses '" + g.value(id).name +
+                             "' before it is defined (graph not in topological order, or a "
+                             "cycle, or an undefined value)");
+    }
+    bool any_output = false;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      ValueId id = n.outputs[k];
+      if (id == kNoValue) continue;
+      if (!g.valid_value(id))
+        return invalid_model(node_label(g, i) + " output " + std::to_string(k) + " id " +
+                             std::to_string(id) + " out of range");
+      if (defined[id])
+        return invalid_model(node_label(g, i) + " redefines '" + g.value(id).name +
+                             "' (each value must have exactly one producer)");
+      defined[id] = 1;
+      any_output = true;
+    }
+    if (!any_output) return invalid_model(node_label(g, i) + " has no outputs");
+  }
+  for (ValueId id : g.outputs) {
+    if (!g.valid_value(id))
+      return invalid_model("graph output id " + std::to_string(id) + " out of range");
+    if (!defined[id])
+      return invalid_model("graph output '" + g.value(id).name + "' is never produced");
+  }
+  return Status::ok();
+}
+
+}  // namespace amp::graph

@@ -1,0 +1,24 @@
+// verify_graph: the structural rules every Graph must satisfy, checked after import,
+// after reading a .amp file, and by the pass manager after every pass.
+//
+// Rules (each failure is kInvalidModel naming the node or value):
+//   1. Every ValueId in nodes and graph io is in range (node inputs/outputs may be
+//      kNoValue for absent optionals; graph io may not).
+//   2. Value names are non-empty and unique; node names are unique.
+//   3. Each value has at most one definition: graph input, constant, or one node output.
+//      A graph input is never a constant.
+//   4. Topological order: every node input is defined before the node (this also rejects
+//      cycles). Graph outputs are defined.
+//   5. Constants: the TensorData's dtype equals the value's dtype, and its dims equal the
+//      value's shape when one is recorded.
+//   6. Every node has at least one output; op types are in range.
+#pragma once
+
+#include "common/status.h"
+#include "ir/graph.h"
+
+namespace amp::graph {
+
+Status verify_graph(const Graph& g);
+
+}  // namespace amp::graph

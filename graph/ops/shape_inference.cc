@@ -1,0 +1,73 @@
+#include "ops/shape_inference.h"
+
+#include <string>
+
+#include "ops/op_schema.h"
+
+namespace amp::graph {
+namespace {
+
+std::string node_context(const Node& n) {
+  return "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
+}
+
+// A previously recorded shape (value_info) that contradicts inference on a static dim.
+bool contradicts(const Shape& recorded, const Shape& inferred) {
+  if (recorded.rank() != inferred.rank()) return true;
+  for (size_t i = 0; i < recorded.rank(); ++i) {
+    const Dim& a = recorded.dims[i];
+    const Dim& b = inferred.dims[i];
+    if (a.is_static() && b.is_static() && a.value != b.value) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status infer_node(Graph& g, NodeId id) {
+  Node& n = g.nodes[static_cast<size_t>(id)];
+  const OpSchema& schema = op_schema(n.op);
+  const int nin = static_cast<int>(n.inputs.size());
+  const int nout = static_cast<int>(n.outputs.size());
+  if (nin < schema.min_inputs || (schema.max_inputs >= 0 && nin > schema.max_inputs))
+    return invalid_model(node_context(n) + ": has " + std::to_string(nin) +
+                         " inputs, expected " + std::to_string(schema.min_inputs) +
+                         (schema.max_inputs < 0 ? " or more"
+                                                : " to " + std::to_string(schema.max_inputs)));
+  if (nout < schema.min_outputs || nout > schema.max_outputs)
+    return invalid_model(node_context(n) + ": has " + std::to_string(nout) +
+                         " outputs, expected " + std::to_string(schema.min_outputs) + " to " +
+                         std::to_string(schema.max_outputs));
+  if (schema.infer == nullptr)
+    return internal_error(node_context(n) + ": no shape inference rule");
+
+  std::vector<const Value*> inputs;
+  inputs.reserve(n.inputs.size());
+  for (ValueId v : n.inputs) inputs.push_back(v == kNoValue ? nullptr : &g.value(v));
+  std::vector<OutputInfo> outs(n.outputs.size());
+  AMP_RETURN_IF_ERROR(schema.infer(n, inputs, outs).with_context(node_context(n)));
+
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    if (n.outputs[k] == kNoValue) continue;
+    Value& v = g.value(n.outputs[k]);
+    if (outs[k].dtype == DType::kUndefined)
+      return internal_error(node_context(n) + ": inference left output " + std::to_string(k) +
+                            " without a dtype");
+    if (v.shape && outs[k].shape && v.dtype != DType::kUndefined &&
+        contradicts(*v.shape, *outs[k].shape))
+      return invalid_model(node_context(n) + ": output '" + v.name + "' is declared " +
+                           v.shape->to_string() + " but inferred " +
+                           outs[k].shape->to_string());
+    v.dtype = outs[k].dtype;
+    if (outs[k].shape) v.shape = outs[k].shape;
+  }
+  return Status::ok();
+}
+
+Status infer_shapes(Graph& g) {
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
+  return Status::ok();
+}
+
+}  // namespace amp::graph

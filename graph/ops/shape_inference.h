@@ -1,0 +1,19 @@
+// Shape and dtype inference over a graph, using the per-op rules of op_schema.h.
+//
+// infer_shapes walks the nodes in topological order; for each node it checks arity,
+// calls the op's rule, and writes dtype and shape into the output values. A value that
+// already has a shape (e.g. from the ONNX file's value_info) is overwritten by the
+// inferred one; where the two disagree on a static dim, the model is invalid.
+#pragma once
+
+#include "common/status.h"
+#include "ir/graph.h"
+
+namespace amp::graph {
+
+// Infers one node's outputs. Errors are prefixed with the node's name and op.
+Status infer_node(Graph& g, NodeId node);
+// Infers every node in order.
+Status infer_shapes(Graph& g);
+
+}  // namespace amp::graph

@@ -1,0 +1,43 @@
+# Decides whether the CUDA backend is built (AMP_ENABLE_CUDA = AUTO | ON | OFF) and finds
+# cuBLAS, cuBLASLt and cuDNN as imported targets. Sets AMP_HAVE_CUDA.
+set(AMP_HAVE_CUDA OFF)
+set(AMP_CUDA_FOUND_TEXT "disabled (AMP_ENABLE_CUDA=${AMP_ENABLE_CUDA})")
+
+if(NOT AMP_ENABLE_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # 80 = A100 (Ampere), 90 = H100/H200 (Hopper). Override with -DCMAKE_CUDA_ARCHITECTURES=...
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "80;90")
+    endif()
+    enable_language(CUDA)
+    # CMake 3.25 does not know nvcc 13's C++20 dialect flag: CUDA targets declare 17 (so
+    # CMake emits a flag it knows) and amp_cuda_cxx20(target) appends -std=c++20 after it.
+    set(CMAKE_CUDA_STANDARD 17)
+    find_package(CUDAToolkit REQUIRED)
+    find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include)
+    find_library(CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/lib/x86_64-linux-gnu)
+    if(NOT CUDNN_INCLUDE_DIR OR NOT CUDNN_LIBRARY)
+      message(FATAL_ERROR "CUDA found but cuDNN 9 is missing (cudnn.h / libcudnn). "
+                          "Install cuDNN or configure with -DAMP_ENABLE_CUDA=OFF.")
+    endif()
+    add_library(amp::cudnn SHARED IMPORTED)
+    set_target_properties(amp::cudnn PROPERTIES IMPORTED_LOCATION ${CUDNN_LIBRARY}
+                          INTERFACE_INCLUDE_DIRECTORIES ${CUDNN_INCLUDE_DIR})
+    set(AMP_HAVE_CUDA ON)
+    set(AMP_CUDA_FOUND_TEXT "ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, archs ${CMAKE_CUDA_ARCHITECTURES})")
+  elseif(AMP_ENABLE_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "AMP_ENABLE_CUDA=ON but no CUDA compiler (nvcc) was found. "
+                        "Install the CUDA toolkit or use -DAMP_ENABLE_CUDA=AUTO/OFF.")
+  else()
+    set(AMP_CUDA_FOUND_TEXT "OFF (nvcc not found)")
+  endif()
+endif()
+
+function(amp_cuda_cxx20 target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
+endfunction()
