@@ -11,8 +11,8 @@
 // Canonical op forms: the importer rewrites older ONNX opsets into the newest layout,
 // so everything downstream sees one form per op (see graph/onnx/README.md for the list):
 // attribute-held parameters that later opsets moved to inputs (Reduce* axes, Split
-// sizes, Clip min/max, Pad pads/value, Squeeze/Unsqueeze axes, Slice starts/ends/axes/
-// steps, Resize scales) are constant inputs. Remaining semantic differences between
+// sizes, Clip min/max, Pad pads/value, Squeeze/Unsqueeze axes, Slice starts/ends/axes,
+// Resize scales) are constant inputs. Remaining semantic differences between
 // versions (Softmax < 13 coerces to 2-D, ...) are read from Node::op_version.
 //
 // Usage:

@@ -47,7 +47,7 @@ std::vector<ValueId> GraphBuilder::node_multi(OpType op, std::vector<ValueId> in
   for (int i = 0; i < num_outputs; ++i) {
     Value v;
     std::string base = n.name;
-    if (num_outputs > 1) base += "_" + std::to_string(i);
+    if (num_outputs > 1) base.append("_").append(std::to_string(i));
     v.name = g_.unique_value_name(base);
     outs.push_back(g_.add_value(std::move(v)));
   }

@@ -1,7 +1,7 @@
 // Per-op schema: arity and the shape & dtype inference rule. One table indexed by
 // OpType (static_assert on kOpCount), filled from the op-family files
-// (elementwise.cc, movement.cc, reduction.cc, conv_pool.cc, matmul.cc, normalization.cc,
-// shape_ops.cc, ...).
+// (infer_elementwise.cc, infer_movement.cc, infer_reduction.cc, infer_nn.cc,
+// infer_shape_ops.cc; declarations in infer_rules.h).
 //
 // An inference rule sees the node, its inputs (nullptr for an absent optional input;
 // constant data available through Value::constant) and fills one OutputInfo per node
@@ -32,7 +32,7 @@ struct OpSchema {
   int min_inputs = 1;
   int max_inputs = 1;  // -1: variadic
   int min_outputs = 1;
-  int max_outputs = 1;
+  int max_outputs = 1;  // kAnyOutputs (INT_MAX) for Split
   InferFn infer = nullptr;
 };
 

@@ -1,0 +1,33 @@
+// Canonical op forms (importer-internal): rewrites a node written against an older
+// ai.onnx opset into the newest input layout, so downstream code sees one form per op.
+// The rules, per op, are listed in graph/onnx/README.md.
+//
+//   CanonContext ctx{graph, names, used};
+//   AMP_RETURN_IF_ERROR(canonicalize_node(node, ctx));  // node.op_version = model opset
+#pragma once
+
+#include <vector>
+
+#include "common/status.h"
+#include "ir/graph.h"
+#include "onnx/onnx_internal.h"
+
+namespace amp::graph::onnx_import {
+
+struct CanonContext {
+  Graph& graph;      // receives the constants made from moved attributes
+  NameTable& names;  // value names in use
+  // Per ValueId: read by some node or a graph output. BatchNormalization's training
+  // outputs (opset < 14) may be dropped only when nothing reads them.
+  const std::vector<bool>& used;
+};
+
+// First ai.onnx opset that defines `op` (1 for ops that predate opset 7).
+int op_since_version(OpType op);
+
+// Rewrites `node` in place (node.op_version is the model's opset). kUnsupported names
+// the op, version and attribute for version-specific semantics not implemented;
+// kInvalidModel for a node that breaks its own schema (e.g. a required attr missing).
+Status canonicalize_node(Node& node, CanonContext& ctx);
+
+}  // namespace amp::graph::onnx_import

@@ -1,0 +1,186 @@
+// Shape & dtype inference for elementwise ops: unary math and activations, binary
+// arithmetic and comparisons with multidirectional broadcasting, variadic Max/Min,
+// Where, Cast and Clip. Dtype sets follow the ONNX type constraints of the newest opset.
+#include <cstdint>
+#include <string>
+
+#include "ops/infer_rules.h"
+#include "ops/infer_util.h"
+
+namespace amp::graph {
+namespace {
+
+using Inputs = std::vector<const Value*>;
+using Outputs = std::vector<OutputInfo>;
+
+// Same dtype and shape as input 0, which must be in `set`.
+Status unary(const Inputs& in, Outputs& out, DTypeSet set) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, set));
+  set_output(out, 0, in[0]->dtype, in[0]->shape);
+  return Status::ok();
+}
+
+// Two inputs of one dtype in `set`, broadcast; output dtype `result` or the inputs'.
+Status binary(const Inputs& in, Outputs& out, DTypeSet set, std::optional<DType> result) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, set));
+  AMP_RETURN_IF_ERROR(check_same_dtype(*in[1], 1, *in[0], 0));
+  AMP_ASSIGN_OR_RETURN(std::optional<Shape> shape, broadcast_values({in[0], in[1]}));
+  set_output(out, 0, result.value_or(in[0]->dtype), std::move(shape));
+  return Status::ok();
+}
+
+// Max, Min: one or more inputs of one numeric dtype, all broadcast together.
+Status variadic(const Inputs& in, Outputs& out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    AMP_RETURN_IF_ERROR(require_input(in, i));
+    if (i == 0)
+      AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kNumeric));
+    else
+      AMP_RETURN_IF_ERROR(check_same_dtype(*in[i], i, *in[0], 0));
+  }
+  AMP_ASSIGN_OR_RETURN(std::optional<Shape> shape, broadcast_values(in));
+  set_output(out, 0, in[0]->dtype, std::move(shape));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status infer_abs(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kNumeric);
+}
+Status infer_erf(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kNumeric);
+}
+Status infer_exp(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_log(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_neg(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kSignedNumeric);
+}
+Status infer_reciprocal(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_sqrt(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_sigmoid(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_tanh(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+// Relu accepts signed integers since opset 14.
+Status infer_relu(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kSignedNumeric);
+}
+Status infer_hard_sigmoid(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_hard_swish(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_leaky_relu(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kFloat);
+}
+Status infer_not(const Node&, const Inputs& in, Outputs& out) {
+  return unary(in, out, DTypeSet::kBool);
+}
+
+Status infer_gelu(const Node& node, const Inputs& in, Outputs& out) {
+  // The kernel picks the formula from 'approximate'; an unknown value is malformed.
+  AMP_ASSIGN_OR_RETURN(std::string approx, node.attrs.get_string("approximate", "none"));
+  if (approx != "none" && approx != "tanh")
+    return invalid_model("attribute 'approximate' is '" + approx + "', expected none or tanh");
+  return unary(in, out, DTypeSet::kFloat);
+}
+
+Status infer_add(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
+}
+Status infer_sub(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
+}
+Status infer_mul(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
+}
+Status infer_div(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
+}
+Status infer_equal(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumericOrBool, DType::kBool);
+}
+Status infer_greater(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, DType::kBool);
+}
+Status infer_less(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, DType::kBool);
+}
+Status infer_and(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kBool, DType::kBool);
+}
+
+// Pow's exponent may have another numeric dtype than the base; the result is the base's.
+Status infer_pow(const Node&, const Inputs& in, Outputs& out) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kFloatOrI32I64));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kNumeric));
+  AMP_ASSIGN_OR_RETURN(std::optional<Shape> shape, broadcast_values({in[0], in[1]}));
+  set_output(out, 0, in[0]->dtype, std::move(shape));
+  return Status::ok();
+}
+
+Status infer_max(const Node&, const Inputs& in, Outputs& out) {
+  return variadic(in, out);
+}
+Status infer_min(const Node&, const Inputs& in, Outputs& out) {
+  return variadic(in, out);
+}
+
+// Where(condition, X, Y): bool condition, X and Y of one dtype, all three broadcast.
+Status infer_where(const Node&, const Inputs& in, Outputs& out) {
+  for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kBool));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kAny));
+  AMP_RETURN_IF_ERROR(check_same_dtype(*in[2], 2, *in[1], 1));
+  AMP_ASSIGN_OR_RETURN(std::optional<Shape> shape, broadcast_values({in[0], in[1], in[2]}));
+  set_output(out, 0, in[1]->dtype, std::move(shape));
+  return Status::ok();
+}
+
+// Cast: the output dtype is attribute 'to', an ONNX TensorProto.DataType number.
+Status infer_cast(const Node& node, const Inputs& in, Outputs& out) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kAny));
+  if (!node.attrs.has("to")) return invalid_model("attribute 'to' is required");
+  AMP_ASSIGN_OR_RETURN(int64_t to, node.attrs.get_int("to", 0));
+  if (to <= 0 || to > INT32_MAX)
+    return invalid_model("attribute 'to' is " + std::to_string(to) + ", not an ONNX dtype");
+  std::optional<DType> dtype = dtype_from_onnx(static_cast<int32_t>(to));
+  if (!dtype) return unsupported("Cast to ONNX dtype " + std::to_string(to) + " is not supported");
+  set_output(out, 0, *dtype, in[0]->shape);
+  return Status::ok();
+}
+
+// Clip(input, min, max): min and max are optional scalars of the input's dtype.
+Status infer_clip(const Node&, const Inputs& in, Outputs& out) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kNumeric));
+  for (size_t i = 1; i < 3; ++i) {
+    const Value* bound = optional_input(in, i);
+    if (bound == nullptr) continue;
+    AMP_RETURN_IF_ERROR(check_same_dtype(*bound, i, *in[0], 0));
+    // ONNX says scalar; exporters sometimes write shape [1], which is just as clear.
+    AMP_RETURN_IF_ERROR(check_scalar(*bound, i, /*allow_1=*/true));
+  }
+  set_output(out, 0, in[0]->dtype, in[0]->shape);
+  return Status::ok();
+}
+
+}  // namespace amp::graph

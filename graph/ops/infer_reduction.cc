@@ -1,0 +1,126 @@
+// Shape & dtype inference for reductions: ReduceMean/Max/Min/Sum (axes as optional
+// input 1, keepdims, noop_with_empty_axes) and ArgMax (axis, keepdims; i64 output).
+#include <string>
+
+#include "ops/infer_rules.h"
+#include "ops/infer_util.h"
+
+namespace amp::graph {
+namespace {
+
+using Inputs = std::vector<const Value*>;
+using Outputs = std::vector<OutputInfo>;
+
+// The input shape with `reduced` axes set to 1 (keepdims) or removed.
+Shape reduce_shape(const Shape& in, const std::vector<char>& reduced, bool keepdims) {
+  Shape out;
+  for (size_t i = 0; i < in.rank(); ++i) {
+    if (!reduced[i])
+      out.dims.push_back(in.dims[i]);
+    else if (keepdims)
+      out.dims.emplace_back(1);
+  }
+  return out;
+}
+
+Result<bool> read_flag(const Node& node, const std::string& name, int64_t def) {
+  AMP_ASSIGN_OR_RETURN(int64_t v, node.attrs.get_int(name, def));
+  if (v != 0 && v != 1)
+    return invalid_model("attribute '" + name + "' is " + std::to_string(v) + ", expected 0 or 1");
+  return v == 1;
+}
+
+Status reduce(const Node& node, const Inputs& in, Outputs& out, DTypeSet set) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, set));
+  AMP_ASSIGN_OR_RETURN(bool keepdims, read_flag(node, "keepdims", 1));
+  AMP_ASSIGN_OR_RETURN(bool noop_empty, read_flag(node, "noop_with_empty_axes", 0));
+
+  // Axes: absent or empty means "all axes", or "none" with noop_with_empty_axes.
+  std::optional<std::vector<int64_t>> axes = std::vector<int64_t>();
+  const Value* axes_v = optional_input(in, 1);
+  if (axes_v != nullptr) {
+    AMP_RETURN_IF_ERROR(check_dtype(*axes_v, 1, DTypeSet::kI64));
+    AMP_RETURN_IF_ERROR(check_1d(*axes_v, 1));
+    AMP_ASSIGN_OR_RETURN(axes, const_ints(*axes_v, 1));
+    if (!axes) {
+      std::optional<int64_t> len = static_length(*axes_v);
+      if (len && *len == 0) axes = std::vector<int64_t>();
+    }
+  }
+  if (!x.shape) {
+    set_output(out, 0, x.dtype, std::nullopt);
+    return Status::ok();
+  }
+  const size_t r = x.shape->rank();
+  if (!axes) {
+    // Which axes is a run-time matter. With keepdims the rank stays; without it the rank
+    // drops by the axes' length when that is known.
+    std::optional<int64_t> len = static_length(*axes_v);
+    if (keepdims) {
+      Shape s = *x.shape;
+      for (Dim& d : s.dims)
+        if (!(d.is_static() && d.value == 1)) d = Dim();
+      set_output(out, 0, x.dtype, std::move(s));
+    } else if (len && *len <= static_cast<int64_t>(r)) {
+      set_output(out, 0, x.dtype, unknown_dims(r - static_cast<size_t>(*len)));
+    } else {
+      set_output(out, 0, x.dtype, std::nullopt);
+    }
+    return Status::ok();
+  }
+  std::vector<char> reduced(r, 0);
+  if (axes->empty()) {
+    if (noop_empty) {
+      set_output(out, 0, x.dtype, x.shape);
+      return Status::ok();
+    }
+    for (char& c : reduced) c = 1;
+  } else {
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> norm, normalize_axes(*axes, static_cast<int64_t>(r)));
+    for (int64_t a : norm) reduced[static_cast<size_t>(a)] = 1;
+  }
+  set_output(out, 0, x.dtype, reduce_shape(*x.shape, reduced, keepdims));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status infer_reduce_mean(const Node& node, const Inputs& in, Outputs& out) {
+  return reduce(node, in, out, DTypeSet::kNumeric);
+}
+Status infer_reduce_sum(const Node& node, const Inputs& in, Outputs& out) {
+  return reduce(node, in, out, DTypeSet::kNumeric);
+}
+// Max and Min accept bool since opset 20.
+Status infer_reduce_max(const Node& node, const Inputs& in, Outputs& out) {
+  return reduce(node, in, out, DTypeSet::kNumericOrBool);
+}
+Status infer_reduce_min(const Node& node, const Inputs& in, Outputs& out) {
+  return reduce(node, in, out, DTypeSet::kNumericOrBool);
+}
+
+Status infer_arg_max(const Node& node, const Inputs& in, Outputs& out) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));
+  AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 0));
+  AMP_ASSIGN_OR_RETURN(bool keepdims, read_flag(node, "keepdims", 1));
+  AMP_ASSIGN_OR_RETURN(bool select_last, read_flag(node, "select_last_index", 0));
+  (void)select_last;  // validated only; it changes values, not shapes
+  if (!x.shape) {
+    set_output(out, 0, DType::kI64, std::nullopt);
+    return Status::ok();
+  }
+  const size_t r = x.shape->rank();
+  // ONNX leaves rank 0 undefined: there is no axis to index.
+  if (r == 0) return invalid_model("input 0 must have rank >= 1");
+  AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis(axis, static_cast<int64_t>(r)));
+  std::vector<char> reduced(r, 0);
+  reduced[static_cast<size_t>(a)] = 1;
+  set_output(out, 0, DType::kI64, reduce_shape(*x.shape, reduced, keepdims));
+  return Status::ok();
+}
+
+}  // namespace amp::graph

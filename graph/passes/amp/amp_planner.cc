@@ -1,0 +1,345 @@
+#include "passes/amp/amp_planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/half.h"
+#include "ir/verifier.h"
+#include "passes/amp/cast_cleanup.h"
+#include "passes/amp/casting_checker.h"
+#include "passes/dead_code_elimination.h"
+
+namespace amp::graph {
+namespace {
+
+int64_t dim_or_one(const Dim& d) { return d.is_static() ? d.value : 1; }
+
+int64_t numel_or_one(const Value& v) {
+  if (!v.shape) return 1;
+  int64_t n = 1;
+  for (const Dim& d : v.shape->dims) n *= std::max<int64_t>(dim_or_one(d), 0);
+  return n;
+}
+
+// Inputs that stay in their own dtype whatever the node computes in.
+bool keeps_own_dtype(OpType op, size_t input) {
+  return op == OpType::kResize && (input == 1 || input == 2);  // roi, scales
+}
+
+std::string color_text(AmpColor c) { return std::string(amp_color_name(c)); }
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const Graph& src, const AmpPolicy& policy, const KernelAvailability& has_kernel,
+              AmpReport& report)
+      : src_(src), policy_(policy), has_kernel_(has_kernel), report_(report),
+        low_(policy.target), avail_(src.values.size()), produced_(src.values.size(), kNoValue) {}
+
+  Result<Graph> build() {
+    out_.metadata = src_.metadata;
+    for (ValueId v : src_.inputs) {
+      const ValueId id = out_.add_value(src_.value(v));
+      out_.inputs.push_back(id);
+      avail_[v][src_.value(v).dtype] = id;
+      produced_[v] = id;
+    }
+    for (const Node& n : src_.nodes) AMP_RETURN_IF_ERROR(plan_node(n));
+    AMP_RETURN_IF_ERROR(plan_outputs());
+    return std::move(out_);
+  }
+
+  std::vector<NodeId> inserted_casts;  // indices in out_.nodes
+
+ private:
+  AmpColor apply_overrides(const Node& n, AmpColor c, std::string& reason, bool& pinned) {
+    for (const auto& [op, color] : policy_.op_overrides)
+      if (op == n.op) {
+        c = color;
+        reason = "policy op_types: " + color_text(color);
+        pinned = true;
+      }
+    for (const auto& [pattern, color] : policy_.node_overrides)
+      if (glob_match(pattern, n.name)) {
+        c = color;
+        reason = "policy nodes '" + pattern + "': " + color_text(color);
+        pinned = true;
+      }
+    if (policy_.callback) {
+      if (auto cb = policy_.callback(n)) {
+        c = *cb;
+        reason = "callback: " + color_text(*cb);
+        pinned = true;
+      }
+    }
+    return c;
+  }
+
+  // The planned value for src value `v` in dtype `want` (cast or converted on demand).
+  Result<ValueId> get(ValueId v, DType want, const std::string& name_override = "") {
+    auto& m = avail_[static_cast<size_t>(v)];
+    if (auto it = m.find(want); it != m.end()) return it->second;
+    const Value& sv = src_.value(v);
+    if (sv.is_constant()) return convert_constant(v, want);
+    if (produced_[v] == kNoValue) return internal_error("AMP planner: '" + sv.name + "' used before defined");
+    const ValueId from = produced_[v];
+    const Value from_val = out_.value(from);
+    Value cast_out;
+    cast_out.name = name_override.empty()
+                        ? out_.unique_value_name(sv.name + "." + std::string(dtype_name(want)))
+                        : name_override;
+    cast_out.dtype = want;
+    cast_out.shape = from_val.shape;
+    const ValueId id = out_.add_value(std::move(cast_out));
+    Node cast;
+    cast.name = out_.unique_node_name(sv.name + "/amp_cast_" + std::string(dtype_name(want)));
+    cast.op = OpType::kCast;
+    cast.op_version = std::max<int32_t>(static_cast<int32_t>(src_.metadata.source_opset), 13);
+    cast.inputs = {from};
+    cast.outputs = {id};
+    cast.attrs.set("to", static_cast<int64_t>(want));  // DType values are ONNX codes
+    inserted_casts.push_back(out_.add_node(std::move(cast)));
+    m[want] = id;
+    return id;
+  }
+
+  Result<ValueId> convert_constant(ValueId v, DType want) {
+    const Value& sv = src_.value(v);
+    Value nv = sv;
+    if (want != sv.dtype) {
+      if (!is_float(want) || !is_float(sv.dtype))
+        return internal_error("AMP planner: cannot convert constant '" + sv.name + "' to " +
+                              std::string(dtype_name(want)));
+      std::vector<double> vals = sv.constant->to_f64_vector();
+      std::vector<uint8_t> bytes(vals.size() * dtype_size(want));
+      const double max = is_low_float(want) ? low_type_max(want) : 0;
+      for (size_t i = 0; i < vals.size(); ++i) {
+        double x = vals[i];
+        if (max > 0 && std::isfinite(x) && std::fabs(x) > max) {
+          ++report_.weight_values_overflowed;
+          if (policy_.clamp_weights) {
+            x = std::copysign(max, x);
+            report_.weights_clamped = true;
+          }
+        }
+        const float f = static_cast<float>(x);
+        switch (want) {
+          case DType::kF16: reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_half_bits(f); break;
+          case DType::kBF16: reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_bf16_bits(f); break;
+          case DType::kF32: reinterpret_cast<float*>(bytes.data())[i] = f; break;
+          case DType::kF64: reinterpret_cast<double*>(bytes.data())[i] = x; break;
+          default: return internal_error("AMP planner: bad constant target");
+        }
+      }
+      AMP_ASSIGN_OR_RETURN(TensorData t, TensorData::from_bytes(want, sv.constant->dims(), std::move(bytes)));
+      nv.constant = std::move(t);
+      nv.dtype = want;
+      nv.name = out_.unique_value_name(sv.name + "." + std::string(dtype_name(want)));
+    }
+    const ValueId id = out_.add_value(std::move(nv));
+    avail_[static_cast<size_t>(v)][want] = id;
+    return id;
+  }
+
+  // Planned dtype of src value v: the dtype it was produced in (or its own for constants).
+  DType planned_dtype(ValueId v) const {
+    if (produced_[v] != kNoValue) return out_.value(produced_[v]).dtype;
+    return src_.value(v).dtype;
+  }
+
+  bool follows_low(const Node& n) const {
+    bool any_float = false;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const ValueId v = n.inputs[k];
+      if (v == kNoValue || keeps_own_dtype(n.op, k)) continue;
+      const Value& sv = src_.value(v);
+      if (!is_float(sv.dtype)) continue;
+      any_float = true;
+      if (sv.is_constant()) {
+        if (!constant_fits(*sv.constant, low_)) return false;
+      } else if (planned_dtype(v) != low_) {
+        return false;
+      }
+    }
+    return any_float;
+  }
+
+  Status plan_node(const Node& n) {
+    ColorDecision d = check_node(src_, n, low_);
+    AmpNodeReport rep;
+    rep.node = n.name;
+    rep.op = std::string(op_name(n.op));
+    DType exec = DType::kF32;
+    bool pinned = false;
+    const bool is_model_cast = n.op == OpType::kCast;
+    if (!d.float_node || is_model_cast) {
+      rep.color = "-";
+      rep.reason = is_model_cast ? "model Cast (target kept)" : d.reason;
+    } else {
+      std::string reason = d.reason;
+      AmpColor c = apply_overrides(n, d.color, reason, pinned);
+      rep.color = color_text(c);
+      bool want_low = c == AmpColor::kAlways || (c == AmpColor::kFollow && follows_low(n));
+      if (c == AmpColor::kFollow)
+        reason += want_low ? ": inputs low" : ": an input is fp32 or out of range";
+      if (want_low && has_kernel_ && !has_kernel_(n, low_)) {
+        const std::string why = "no " + std::string(dtype_name(low_)) + " kernel for " + rep.op;
+        if (pinned && c == AmpColor::kAlways)
+          return unsupported("AMP policy pins node '" + n.name + "' (" + rep.op + ") to " +
+                             std::string(dtype_name(low_)) + ", but the backend has " + why);
+        want_low = false;
+        rep.fallback = true;
+        reason += "; fallback: " + why;
+      }
+      exec = want_low ? low_ : DType::kF32;
+      rep.reason = reason;
+      ++report_.nodes_total;
+      if (want_low) ++report_.nodes_low;
+    }
+
+    Node out_node;
+    out_node.name = n.name;
+    out_node.op = n.op;
+    out_node.op_version = n.op_version;
+    out_node.attrs = n.attrs;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const ValueId v = n.inputs[k];
+      if (v == kNoValue) {
+        out_node.inputs.push_back(kNoValue);
+        continue;
+      }
+      const DType own = planned_dtype(v);
+      const bool convert = d.float_node && !is_model_cast && is_float(src_.value(v).dtype) &&
+                           !keeps_own_dtype(n.op, k) && src_.value(v).dtype != DType::kF64;
+      AMP_ASSIGN_OR_RETURN(ValueId id, get(v, convert ? exec : own));
+      out_node.inputs.push_back(id);
+    }
+    bool any_low_output = false;
+    for (ValueId v : n.outputs) {
+      if (v == kNoValue) {
+        out_node.outputs.push_back(kNoValue);
+        continue;
+      }
+      Value nv = src_.value(v);
+      if (d.float_node && !is_model_cast && nv.dtype == DType::kF32) nv.dtype = exec;
+      any_low_output = any_low_output || is_low_float(nv.dtype);
+      const ValueId id = out_.add_value(std::move(nv));
+      out_node.outputs.push_back(id);
+      avail_[v][out_.value(id).dtype] = id;
+      produced_[v] = id;
+    }
+    rep.dtype = d.float_node && !is_model_cast ? exec : (any_low_output ? low_ : DType::kF32);
+    const double flops = node_flops(src_, n);
+    report_.flops_total += flops;
+    if (is_low_float(exec)) report_.flops_low += flops;
+    if (rep.fallback) report_.fallbacks.push_back(rep);
+    report_.nodes.push_back(std::move(rep));
+    out_.add_node(std::move(out_node));
+    return Status::ok();
+  }
+
+  Status plan_outputs() {
+    for (ValueId o : src_.outputs) {
+      const Value& sv = src_.value(o);
+      const DType have = planned_dtype(o);
+      if (!policy_.keep_io_types || have == sv.dtype || sv.is_constant()) {
+        AMP_ASSIGN_OR_RETURN(ValueId id, get(o, sv.is_constant() ? sv.dtype : have));
+        out_.outputs.push_back(id);
+        continue;
+      }
+      // Cast back under the original name; the low value gets a derived name.
+      const ValueId low_id = produced_[o];
+      out_.value(low_id).name =
+          out_.unique_value_name(sv.name + "." + std::string(dtype_name(have)));
+      AMP_ASSIGN_OR_RETURN(ValueId id, get(o, sv.dtype, sv.name));
+      out_.outputs.push_back(id);
+    }
+    return Status::ok();
+  }
+
+  const Graph& src_;
+  const AmpPolicy& policy_;
+  const KernelAvailability& has_kernel_;
+  AmpReport& report_;
+  DType low_;
+  Graph out_;
+  std::vector<std::map<DType, ValueId>> avail_;
+  std::vector<ValueId> produced_;
+};
+
+int64_t weights_bytes(const Graph& g) {
+  int64_t total = 0;
+  for (const Value& v : g.values)
+    if (v.is_constant()) total += static_cast<int64_t>(v.constant->byte_size());
+  return total;
+}
+
+}  // namespace
+
+double node_flops(const Graph& g, const Node& n) {
+  auto val = [&](size_t k) -> const Value* {
+    return k < n.inputs.size() && n.inputs[k] != kNoValue ? &g.value(n.inputs[k]) : nullptr;
+  };
+  const Value* out = n.outputs.empty() || n.outputs[0] == kNoValue ? nullptr : &g.value(n.outputs[0]);
+  const Value* a = val(0);
+  const Value* w = val(1);
+  if (!out || !a || !w || !a->shape || !w->shape) return 0;
+  switch (n.op) {
+    case OpType::kConv: {
+      // out elements x (Cin/group x kernel volume) multiply-adds
+      double per_out = 1;
+      for (size_t i = 1; i < w->shape->rank(); ++i) per_out *= dim_or_one(w->shape->dims[i]);
+      return 2.0 * numel_or_one(*out) * per_out;
+    }
+    case OpType::kConvTranspose: {
+      double per_in = 1;
+      for (size_t i = 1; i < w->shape->rank(); ++i) per_in *= dim_or_one(w->shape->dims[i]);
+      // weights [Cin, Cout/group, k...]: each input element feeds Cout/group x kernel volume
+      return 2.0 * numel_or_one(*a) * per_in;
+    }
+    case OpType::kMatMul: {
+      const int64_t k = a->shape->rank() ? dim_or_one(a->shape->dims.back()) : 1;
+      return 2.0 * numel_or_one(*out) * k;
+    }
+    case OpType::kGemm: {
+      auto trans_a = n.attrs.get_int("transA", 0);
+      if (a->shape->rank() != 2) return 0;
+      const int64_t k = dim_or_one(a->shape->dims[(trans_a.is_ok() && *trans_a) ? 0 : 1]);
+      return 2.0 * numel_or_one(*out) * k;
+    }
+    default:
+      return 0;
+  }
+}
+
+Result<AmpReport> plan_mixed_precision(Graph& g, const AmpPolicy& policy,
+                                       const KernelAvailability& has_kernel) {
+  if (!is_low_float(policy.target))
+    return invalid_argument("AMP target must be f16 or bf16, got " +
+                            std::string(dtype_name(policy.target)));
+  AmpReport report;
+  report.target = policy.target;
+  report.weights_bytes_before = weights_bytes(g);
+  PlanBuilder builder(g, policy, has_kernel, report);
+  AMP_ASSIGN_OR_RETURN(Graph planned, builder.build());
+  AMP_RETURN_IF_ERROR(verify_graph(planned).with_context("AMP planner produced an invalid graph"));
+
+  AMP_ASSIGN_OR_RETURN(CastCleanupStats cleanup, cleanup_casts(planned, builder.inserted_casts));
+  (void)cleanup;
+  DeadCodeElimination dce;
+  AMP_RETURN_IF_ERROR(dce.run(planned).status());
+  AMP_RETURN_IF_ERROR(verify_graph(planned).with_context("AMP cast cleanup produced an invalid graph"));
+
+  // Casts and their bytes, counted on the final graph (cleanup removed some).
+  for (const Node& n : planned.nodes) {
+    if (n.op != OpType::kCast || n.name.find("/amp_cast_") == std::string::npos) continue;
+    ++report.casts;
+    const Value& v = planned.value(n.outputs[0]);
+    report.cast_bytes_per_run += numel_or_one(v) * static_cast<int64_t>(dtype_size(v.dtype));
+  }
+  report.weights_bytes_after = weights_bytes(planned);
+  g = std::move(planned);
+  return report;
+}
+
+}  // namespace amp::graph

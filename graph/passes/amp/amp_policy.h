@@ -1,0 +1,49 @@
+// AmpPolicy: what the AMP planner may do, and the user's overrides.
+//
+// Precedence (lowest to highest): the built-in color table (ops/op_types.def, from
+// ../shared/amp-default-colors.md) < node-dependent rules (casting_checker.h) < the JSON
+// policy file's "op_types" < its "nodes" (exact name or glob, later entries win) < the C++
+// callback. An override that cannot be obeyed (no kernel for the low type) is an error,
+// never silently ignored.
+//
+// Policy file (JSON):
+//   {
+//     "target": "fp16",               // optional: "fp16" | "bf16"; Options.precision wins
+//     "keep_io_types": true,          // optional
+//     "clamp_weights": false,         // clamp out-of-range weights to the low type's max
+//     "op_types": { "Softmax": "ALWAYS", "Add": "NEVER" },
+//     "nodes":    { "/decoder/logits/MatMul": "NEVER", "/encoder/*/LayerNorm*": "ALWAYS" }
+//   }
+// Colors: "ALWAYS" (low), "NEVER" (fp32), "FOLLOW" (the default rule). Unknown keys, op
+// names or colors are errors naming the key.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "ir/graph.h"
+
+namespace amp::graph {
+
+struct AmpPolicy {
+  DType target = DType::kF16;  // kF16 or kBF16
+  bool keep_io_types = true;
+  bool clamp_weights = false;
+  std::vector<std::pair<OpType, AmpColor>> op_overrides;
+  std::vector<std::pair<std::string, AmpColor>> node_overrides;  // name or glob (*, ?)
+  // Highest precedence: return a color to pin the node, nullopt to leave it.
+  std::function<std::optional<AmpColor>(const Node&)> callback;
+};
+
+// Parses a policy file's text into `policy` (fields not in the text keep their values).
+Status parse_amp_policy_json(const std::string& json_text, AmpPolicy& policy);
+Status load_amp_policy_file(const std::string& path, AmpPolicy& policy);
+
+// Glob match with '*' (any run, including '/') and '?' (one char).
+bool glob_match(const std::string& pattern, const std::string& text);
+
+}  // namespace amp::graph

@@ -1,0 +1,90 @@
+#include "passes/amp/casting_checker.h"
+
+#include <cmath>
+
+#include "common/half.h"
+
+namespace amp::graph {
+namespace {
+
+bool has_float_io(const Graph& g, const Node& n) {
+  for (ValueId v : n.inputs)
+    if (v != kNoValue && is_float(g.value(v).dtype)) return true;
+  for (ValueId v : n.outputs)
+    if (v != kNoValue && is_float(g.value(v).dtype)) return true;
+  return false;
+}
+
+// A constant input k that exists and does not fit the low type.
+bool constant_input_overflows(const Graph& g, const Node& n, size_t k, DType low) {
+  if (k >= n.inputs.size() || n.inputs[k] == kNoValue) return false;
+  const Value& v = g.value(n.inputs[k]);
+  return v.is_constant() && is_float(v.dtype) && !constant_fits(*v.constant, low);
+}
+
+}  // namespace
+
+double low_type_max(DType t) {
+  return t == DType::kBF16 ? static_cast<double>(kBFloat16Max) : static_cast<double>(kHalfMax);
+}
+
+bool constant_fits(const TensorData& t, DType low) {
+  const double max = low_type_max(low);
+  for (double x : t.to_f64_vector())
+    if (std::isfinite(x) && std::fabs(x) > max) return false;
+  return true;
+}
+
+ColorDecision check_node(const Graph& g, const Node& n, DType low) {
+  ColorDecision d;
+  if (!has_float_io(g, n)) {
+    d.float_node = false;
+    d.reason = "no float data";
+    return d;
+  }
+  for (const auto* list : {&n.inputs, &n.outputs})
+    for (ValueId v : *list)
+      if (v != kNoValue && g.value(v).dtype == DType::kF64) {
+        d.float_node = false;
+        d.reason = "f64 data (AMP converts f32 only)";
+        return d;
+      }
+  d.color = default_amp_color(n.op);
+  d.reason = std::string("default ") + std::string(amp_color_name(d.color));
+  switch (n.op) {
+    case OpType::kClip:
+      if (constant_input_overflows(g, n, 1, low) || constant_input_overflows(g, n, 2, low)) {
+        d.color = AmpColor::kNever;
+        d.reason = "Clip bounds outside the " + std::string(dtype_name(low)) + " range";
+      }
+      break;
+    case OpType::kWhere:
+      if (constant_input_overflows(g, n, 1, low) || constant_input_overflows(g, n, 2, low)) {
+        d.color = AmpColor::kNever;
+        d.reason = "Where fill value outside the " + std::string(dtype_name(low)) + " range";
+      }
+      break;
+    case OpType::kPad:
+      if (constant_input_overflows(g, n, 2, low)) {
+        d.color = AmpColor::kNever;
+        d.reason = "Pad value outside the " + std::string(dtype_name(low)) + " range";
+      }
+      break;
+    case OpType::kAveragePool: {
+      auto ks = n.attrs.get_ints("kernel_shape");
+      int64_t window = 1;
+      if (ks.is_ok())
+        for (int64_t k : *ks) window *= std::max<int64_t>(k, 1);
+      if (window > 65536) {
+        d.color = AmpColor::kNever;
+        d.reason = "AveragePool window of " + std::to_string(window) + " elements";
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return d;
+}
+
+}  // namespace amp::graph

@@ -1,0 +1,76 @@
+#include "passes/amp/precision_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+
+namespace amp::graph {
+
+std::string precision_report_json(const AmpReport& r, int indent) {
+  nlohmann::ordered_json j;
+  j["target"] = std::string(dtype_name(r.target));
+  j["nodes"] = r.nodes_total;
+  j["nodes_low"] = r.nodes_low;
+  j["casts"] = r.casts;
+  j["cast_bytes_per_run"] = r.cast_bytes_per_run;
+  j["low_flops_fraction"] = r.low_flops_fraction();
+  j["weights_bytes_fp32"] = r.weights_bytes_before;
+  j["weights_bytes"] = r.weights_bytes_after;
+  j["weight_values_overflowed"] = r.weight_values_overflowed;
+  j["weights_clamped"] = r.weights_clamped;
+  j["fallbacks"] = nlohmann::ordered_json::array();
+  for (const auto& f : r.fallbacks)
+    j["fallbacks"].push_back({{"node", f.node}, {"op", f.op}, {"reason", f.reason}});
+  j["plan"] = nlohmann::ordered_json::array();
+  for (const auto& n : r.nodes)
+    j["plan"].push_back({{"node", n.node},
+                         {"op", n.op},
+                         {"color", n.color},
+                         {"dtype", std::string(dtype_name(n.dtype))},
+                         {"reason", n.reason}});
+  return j.dump(indent);
+}
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string precision_report_dot(const Graph& g, const AmpReport& r) {
+  std::map<std::string, const AmpNodeReport*> by_name;
+  for (const auto& n : r.nodes) by_name[n.node] = &n;
+  std::ostringstream os;
+  os << "digraph amp_plan {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    std::string color = "lightgray";
+    DType dt = DType::kF32;
+    for (ValueId v : n.outputs)
+      if (v != kNoValue && is_float(g.value(v).dtype)) dt = g.value(v).dtype;
+    auto it = by_name.find(n.name);
+    const bool inserted = it == by_name.end();
+    if (!inserted && it->second->color != "-")
+      color = is_low_float(it->second->dtype) ? "palegreen" : "lightcoral";
+    os << "  n" << i << " [label=\"" << escape(n.name) << "\\n" << op_name(n.op) << " "
+       << dtype_name(dt) << "\", fillcolor=" << color
+       << (inserted ? ", shape=ellipse, fontsize=9" : "") << "];\n";
+  }
+  std::vector<NodeId> producer = compute_producers(g);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].inputs)
+      if (v != kNoValue && producer[static_cast<size_t>(v)] >= 0)
+        os << "  n" << producer[static_cast<size_t>(v)] << " -> n" << i << ";\n";
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace amp::graph

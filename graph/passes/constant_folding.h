@@ -1,0 +1,43 @@
+// ConstantFolding: evaluates at load time every node whose result does not depend on the
+// run-time inputs, and replaces it with a constant.
+//
+// Algorithm (one forward sweep, so chains fold in a single pass):
+//   for each node in topological order:
+//     1. re-run shape inference for the node, so inputs folded earlier in this sweep
+//        (e.g. a Reshape's shape) sharpen its output shape;
+//     2. the node is foldable when every present input is a constant, or when it only
+//        reads its input's shape (Shape, Size) and that shape is static;
+//     3. ask the ConstantEvaluator; if it computes the outputs, attach them as constants
+//        to the output values and drop the node.
+// Then unreferenced values are compacted away (DeadCodeElimination removes the rest).
+//
+// Limits, stated honestly:
+//   - A folded output larger than `max_folded_bytes` and larger than the node's constant
+//     inputs together is not folded (ConstantOfShape / Expand / Tile would otherwise bloat
+//     the model file with data that a kernel produces faster than a disk reads it).
+//   - Shape arithmetic over symbolic dims is not folded: Shape of [N,3,224,224] stays a
+//     node (partial/symbolic value propagation is a later step).
+//   - Only ops the evaluator knows fold; the others stay, correctly, for run time.
+#pragma once
+
+#include <memory>
+
+#include "passes/const_eval.h"
+#include "passes/pass.h"
+
+namespace amp::graph {
+
+class ConstantFolding : public Pass {
+ public:
+  // Uses ReferenceEvaluator when `evaluator` is null.
+  explicit ConstantFolding(std::shared_ptr<ConstantEvaluator> evaluator = nullptr,
+                           size_t max_folded_bytes = size_t{1} << 20);
+  std::string_view name() const override { return "constant-folding"; }
+  Result<bool> run(Graph& g) override;
+
+ private:
+  std::shared_ptr<ConstantEvaluator> evaluator_;
+  size_t max_folded_bytes_;
+};
+
+}  // namespace amp::graph

@@ -1,0 +1,25 @@
+// FuseActivation: Conv / ConvTranspose / Gemm / MatMul followed by an activation becomes
+// one node whose kernel applies the activation as an epilogue (a oneDNN post-op, a
+// cuBLASLt epilogue), saving a full read and write of the tensor.
+//
+//   X --Conv--> y --Relu--> z      becomes      X --Conv[fused_activation=Relu]--> z
+//
+// The fused node carries attributes:
+//   fused_activation : "Relu" | "LeakyRelu" | "Clip" | "Sigmoid" | "Tanh" | "HardSigmoid" |
+//                      "HardSwish"
+//   fused_alpha, fused_beta : LeakyRelu alpha; Clip min / max; HardSigmoid alpha / beta.
+// Conditions: y has exactly one consumer (the activation) and is not a graph output; the
+// node has no fused activation yet; Clip's bounds are constants (or absent).
+#pragma once
+
+#include "passes/pass.h"
+
+namespace amp::graph {
+
+class FuseActivation : public Pass {
+ public:
+  std::string_view name() const override { return "fuse-activation"; }
+  Result<bool> run(Graph& g) override;
+};
+
+}  // namespace amp::graph

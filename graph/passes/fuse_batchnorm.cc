@@ -1,0 +1,103 @@
+#include "passes/fuse_batchnorm.h"
+
+#include <cmath>
+
+namespace amp::graph {
+namespace {
+
+bool is_f32_constant(const Graph& g, ValueId v) {
+  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::kF32;
+}
+
+// Returns the folded (weight, bias) or nullopt when shapes don't line up.
+std::optional<std::pair<TensorData, TensorData>> fold(const Graph& g, const Node& conv,
+                                                      const Node& bn) {
+  const TensorData& w = *g.value(conv.inputs[1]).constant;
+  if (w.dims().empty()) return std::nullopt;
+  const int64_t cout = w.dims()[0];
+  const int64_t per_out = cout > 0 ? w.numel() / cout : 0;
+  auto vec = [&](ValueId v) -> const TensorData& { return *g.value(v).constant; };
+  const TensorData &s = vec(bn.inputs[1]), &b = vec(bn.inputs[2]), &m = vec(bn.inputs[3]),
+                   &var = vec(bn.inputs[4]);
+  for (const TensorData* t : {&s, &b, &m, &var})
+    if (t->numel() != cout) return std::nullopt;
+  auto eps_r = bn.attrs.get_float("epsilon", 1e-5f);
+  if (!eps_r.is_ok()) return std::nullopt;
+  const double eps = *eps_r;
+  const float* conv_bias = nullptr;
+  if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue) {
+    const TensorData& cb = vec(conv.inputs[2]);
+    if (cb.numel() != cout) return std::nullopt;
+    conv_bias = cb.data<float>();
+  }
+  std::vector<float> new_w(static_cast<size_t>(w.numel()));
+  std::vector<float> new_b(static_cast<size_t>(cout));
+  for (int64_t o = 0; o < cout; ++o) {
+    const double k = s.data<float>()[o] / std::sqrt(double(var.data<float>()[o]) + eps);
+    for (int64_t i = 0; i < per_out; ++i)
+      new_w[o * per_out + i] = static_cast<float>(w.data<float>()[o * per_out + i] * k);
+    const double bias = conv_bias ? conv_bias[o] : 0.0;
+    new_b[o] = static_cast<float>((bias - m.data<float>()[o]) * k + b.data<float>()[o]);
+  }
+  return std::make_pair(TensorData::from_vector(DType::kF32, w.dims(), new_w),
+                        TensorData::from_vector(DType::kF32, {cout}, new_b));
+}
+
+}  // namespace
+
+Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
+  std::vector<std::vector<NodeId>> consumers = compute_consumers(g);
+  std::vector<NodeId> producer = compute_producers(g);
+  std::vector<char> is_output(g.values.size(), 0);
+  for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;
+  std::vector<char> remove(g.nodes.size(), 0);
+  bool changed = false;
+
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& bn = g.nodes[i];
+    if (bn.op != OpType::kBatchNormalization || bn.inputs.size() != 5) continue;
+    if (bn.outputs.size() != 1 || bn.outputs[0] == kNoValue) continue;
+    const ValueId y = bn.inputs[0];
+    if (y == kNoValue || producer[static_cast<size_t>(y)] < 0) continue;
+    Node& conv = g.nodes[static_cast<size_t>(producer[static_cast<size_t>(y)])];
+    if (conv.op != OpType::kConv || conv.outputs.size() != 1) continue;
+    if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)]) continue;
+    if (!is_f32_constant(g, conv.inputs[1])) continue;
+    if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue && !is_f32_constant(g, conv.inputs[2]))
+      continue;
+    bool params_ok = true;
+    for (size_t k = 1; k < 5; ++k) params_ok = params_ok && is_f32_constant(g, bn.inputs[k]);
+    if (!params_ok) continue;
+    auto folded = fold(g, conv, bn);
+    if (!folded) continue;
+
+    Value w;
+    w.name = g.unique_value_name(conv.name + ".folded_weight");
+    w.dtype = DType::kF32;
+    w.shape = Shape::from_static(folded->first.dims());
+    w.constant = std::move(folded->first);
+    Value b;
+    b.name = g.unique_value_name(conv.name + ".folded_bias");
+    b.dtype = DType::kF32;
+    b.shape = Shape::from_static(folded->second.dims());
+    b.constant = std::move(folded->second);
+    // Note: add_value may reallocate g.values; conv/bn are nodes, not values, so safe.
+    const ValueId wid = g.add_value(std::move(w));
+    const ValueId bid = g.add_value(std::move(b));
+    conv.inputs.resize(3, kNoValue);
+    conv.inputs[1] = wid;
+    conv.inputs[2] = bid;
+    conv.outputs[0] = bn.outputs[0];
+    remove[i] = 1;
+    changed = true;
+  }
+  if (!changed) return false;
+  std::vector<Node> kept;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!remove[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+  g.compact_values();
+  return true;
+}
+
+}  // namespace amp::graph

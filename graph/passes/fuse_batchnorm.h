@@ -1,0 +1,25 @@
+// FoldBatchNormIntoConv: Conv followed by an inference BatchNormalization becomes one Conv
+// with rescaled weights and a new bias (what every fast runtime does first).
+//
+//   X --Conv(W, B)--> y --BatchNormalization(s, b, m, v, eps)--> z
+// becomes
+//   X --Conv(W', B')--> z      W'[o] = W[o] * s[o] / sqrt(v[o] + eps)
+//                              B'[o] = (B[o] - m[o]) * s[o] / sqrt(v[o] + eps) + b[o]
+//
+// Conditions: W, B (if present) and all BN parameters are f32 constants; y has no other
+// consumer and is not a graph output; the BN has one output. The arithmetic is done in
+// double and rounded once to f32. New weights are new constants (the old ones are dropped
+// when unused), so a weight shared by two convs is never modified behind the other's back.
+#pragma once
+
+#include "passes/pass.h"
+
+namespace amp::graph {
+
+class FoldBatchNormIntoConv : public Pass {
+ public:
+  std::string_view name() const override { return "fold-batchnorm-into-conv"; }
+  Result<bool> run(Graph& g) override;
+};
+
+}  // namespace amp::graph

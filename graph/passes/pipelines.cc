@@ -1,0 +1,33 @@
+#include "passes/pipelines.h"
+
+#include "ir/verifier.h"
+#include "ops/shape_inference.h"
+#include "passes/constant_folding.h"
+#include "passes/dead_code_elimination.h"
+#include "passes/fuse_activation.h"
+#include "passes/fuse_batchnorm.h"
+
+namespace amp::graph {
+
+Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
+  AMP_RETURN_IF_ERROR(verify_graph(g));
+  AMP_RETURN_IF_ERROR(infer_shapes(g));
+  PassManager pm;
+  pm.add(std::make_unique<ConstantFolding>());
+  pm.add(std::make_unique<DeadCodeElimination>());
+  AMP_RETURN_IF_ERROR(pm.run(g));
+  if (records) *records = pm.records();
+  return Status::ok();
+}
+
+Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
+  PassManager pm;
+  pm.add(std::make_unique<FoldBatchNormIntoConv>());
+  pm.add(std::make_unique<FuseActivation>());
+  pm.add(std::make_unique<DeadCodeElimination>());
+  AMP_RETURN_IF_ERROR(pm.run(g));
+  if (records) *records = pm.records();
+  return Status::ok();
+}
+
+}  // namespace amp::graph

@@ -1,0 +1,64 @@
+// Helpers shared by the CPU kernels: storage-type loads/stores through fp32, a parallel
+// loop honouring the run's thread count, and broadcasting index arithmetic.
+#pragma once
+
+#include <omp.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/half.h"
+
+namespace amp::kernels::cpu {
+
+// Storage type -> fp32 and back, rounding once (nearest even) on store.
+inline float load_f32(float v) { return v; }
+inline float load_f32(Half v) { return static_cast<float>(v); }
+inline float load_f32(BFloat16 v) { return static_cast<float>(v); }
+inline float load_f32(double v) { return static_cast<float>(v); }
+template <typename T>
+inline T store_as(float v);
+template <>
+inline float store_as<float>(float v) { return v; }
+template <>
+inline Half store_as<Half>(float v) { return Half(v); }
+template <>
+inline BFloat16 store_as<BFloat16>(float v) { return BFloat16(v); }
+
+// Runs fn(begin, end) over [0, n) split into contiguous chunks on up to `threads` threads.
+// Small loops run inline: thread start-up costs more than it saves below ~32K elements.
+template <typename Fn>
+void parallel_for(int64_t n, int threads, Fn&& fn, int64_t grain = 32768) {
+  if (threads <= 1 || n <= grain) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t begin = n * c / chunks;
+    const int64_t end = n * (c + 1) / chunks;
+    fn(begin, end);
+  }
+}
+
+// Row-major strides of `dims`.
+inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+// Strides to read an input of dims `in` broadcast to `out` (numpy rules): 0 on broadcast
+// axes. `in` is right-aligned against `out`.
+inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in,
+                                              const std::vector<int64_t>& out) {
+  std::vector<int64_t> in_strides = contiguous_strides(in);
+  std::vector<int64_t> s(out.size(), 0);
+  const size_t offset = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) s[offset + i] = in[i] == 1 ? 0 : in_strides[i];
+  return s;
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,337 @@
+#include "cpu/dnnl_common.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cstring>
+
+#include "cpu/cpu_common.h"
+
+namespace amp::kernels::cpu {
+
+using dnnl::memory;
+
+const dnnl::engine& dnnl_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+memory::data_type dnnl_type(DType t) {
+  switch (t) {
+    case DType::kF32:
+      return memory::data_type::f32;
+    case DType::kBF16:
+      return memory::data_type::bf16;
+    case DType::kF16:
+      return memory::data_type::f16;
+    case DType::kI8:
+      return memory::data_type::s8;
+    case DType::kU8:
+      return memory::data_type::u8;
+    case DType::kI32:
+      return memory::data_type::s32;
+    case DType::kUndefined:
+    case DType::kI16:
+    case DType::kI64:
+    case DType::kBool:
+    case DType::kF64:
+      return memory::data_type::undef;
+  }
+  return memory::data_type::undef;
+}
+
+memory::dims to_dnnl_dims(const std::vector<int64_t>& dims) {
+  return memory::dims(dims.begin(), dims.end());
+}
+
+memory::dims dense_strides(const memory::dims& dims) {
+  memory::dims s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * std::max<memory::dim>(dims[i], 1);
+  return s;
+}
+
+memory::desc plain_desc(const memory::dims& dims, memory::data_type dt) {
+  return memory::desc(dims, dt, dense_strides(dims));
+}
+
+Status dnnl_failure(const std::string& what, const dnnl::error& e) {
+  return backend_failure("oneDNN " + what + ": " + e.what() + " (dnnl_status " +
+                         std::to_string(static_cast<int>(e.status)) + ")");
+}
+
+namespace {
+
+// One stream per calling thread: streams are not meant to be shared between threads, and
+// a thread_local avoids creating one per run. Destroyed at thread exit, before the engine
+// (a function-local static) at process exit.
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(dnnl_engine());
+  return stream;
+}
+
+}  // namespace
+
+void dnnl_execute(const dnnl::primitive& p, const std::unordered_map<int, memory>& args,
+                  int threads) {
+  // oneDNN's OpenMP regions use omp_get_max_threads(): a per-thread ICV, so this affects
+  // only the calling thread (each ExecutionContext thread sets its own).
+  omp_set_num_threads(std::max(1, threads));
+  dnnl::stream& s = thread_stream();
+  p.execute(s, args);
+  s.wait();
+}
+
+// ---- Fused activation ---------------------------------------------------------------------
+
+Result<ew::Activation> read_fused_activation(const graph::Node& node) {
+  AMP_ASSIGN_OR_RETURN(const std::string name, node.attrs.get_string("fused_activation", ""));
+  ew::Activation a;
+  float def_alpha = 0.0f, def_beta = 0.0f;
+  if (name.empty()) {
+    return a;
+  } else if (name == "Relu") {
+    a.kind = ew::ActivationKind::kRelu;
+  } else if (name == "LeakyRelu") {
+    a.kind = ew::ActivationKind::kLeakyRelu;
+    def_alpha = 0.01f;
+  } else if (name == "Clip") {
+    a.kind = ew::ActivationKind::kClip;
+    def_alpha = -FLT_MAX;
+    def_beta = FLT_MAX;
+  } else if (name == "Sigmoid") {
+    a.kind = ew::ActivationKind::kSigmoid;
+  } else if (name == "Tanh") {
+    a.kind = ew::ActivationKind::kTanh;
+  } else if (name == "HardSigmoid") {
+    a.kind = ew::ActivationKind::kHardSigmoid;
+    def_alpha = 0.2f;
+    def_beta = 0.5f;
+  } else if (name == "HardSwish") {
+    a.kind = ew::ActivationKind::kHardSwish;
+  } else {
+    return unsupported("fused_activation '" + name + "' is not supported by the oneDNN kernels");
+  }
+  AMP_ASSIGN_OR_RETURN(a.alpha, node.attrs.get_float("fused_alpha", def_alpha));
+  AMP_ASSIGN_OR_RETURN(a.beta, node.attrs.get_float("fused_beta", def_beta));
+  return a;
+}
+
+Status append_activation(dnnl::post_ops& po, const ew::Activation& act) {
+  using dnnl::algorithm;
+  switch (act.kind) {
+    case ew::ActivationKind::kNone:
+      return Status::ok();
+    case ew::ActivationKind::kRelu:
+      po.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kLeakyRelu:
+      po.append_eltwise(1.0f, algorithm::eltwise_relu, act.alpha, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kSigmoid:
+      po.append_eltwise(1.0f, algorithm::eltwise_logistic, 0.0f, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kTanh:
+      po.append_eltwise(1.0f, algorithm::eltwise_tanh, 0.0f, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kHardSigmoid:
+      // max(0, min(1, alpha x + beta)): oneDNN 2.6 has no hardsigmoid.
+      po.append_eltwise(1.0f, algorithm::eltwise_linear, act.alpha, act.beta);
+      po.append_eltwise(1.0f, algorithm::eltwise_clip, 0.0f, 1.0f);
+      return Status::ok();
+    case ew::ActivationKind::kHardSwish:
+      // oneDNN 2.6: x * relu6(x + 3) / 6, i.e. ONNX HardSwish (alpha 1/6, beta 1/2).
+      po.append_eltwise(1.0f, algorithm::eltwise_hardswish, 0.0f, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kGeluErf:
+      po.append_eltwise(1.0f, algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kGeluTanh:
+      po.append_eltwise(1.0f, algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+      return Status::ok();
+    case ew::ActivationKind::kClip:
+      po.append_eltwise(1.0f, algorithm::eltwise_clip, act.alpha, act.beta);
+      return Status::ok();
+  }
+  return internal_error("unknown activation kind");
+}
+
+// ---- Conversions ----------------------------------------------------------------------------
+
+namespace {
+
+template <typename T>
+void widen(const T* src, float* dst, int64_t n, int threads) {
+  parallel_for(n, threads, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) dst[i] = load_f32(src[i]);
+  });
+}
+
+template <typename T>
+void narrow(const float* src, T* dst, int64_t n, int threads) {
+  parallel_for(n, threads, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) dst[i] = store_as<T>(src[i]);
+  });
+}
+
+}  // namespace
+
+void convert_to_f32(DType src_type, const void* src, float* dst, int64_t n, int threads) {
+  switch (src_type) {
+    case DType::kF32:
+      std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+      return;
+    case DType::kF16:
+      widen(static_cast<const Half*>(src), dst, n, threads);
+      return;
+    case DType::kBF16:
+      widen(static_cast<const BFloat16*>(src), dst, n, threads);
+      return;
+    default:
+      return;  // prepare() admits only float storage
+  }
+}
+
+void store_from_f32(DType dst_type, const float* src, void* dst, int64_t n, int threads) {
+  switch (dst_type) {
+    case DType::kF32:
+      std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+      return;
+    case DType::kF16:
+      narrow(src, static_cast<Half*>(dst), n, threads);
+      return;
+    case DType::kBF16:
+      narrow(src, static_cast<BFloat16*>(dst), n, threads);
+      return;
+    default:
+      return;  // prepare() admits only float storage
+  }
+}
+
+void load_scaled_f32(DType storage, const void* src, float scale, float* dst, int64_t n) {
+  switch (storage) {
+    case DType::kF32: {
+      const float* s = static_cast<const float*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = s[i] * scale;
+      return;
+    }
+    case DType::kF16: {
+      const Half* s = static_cast<const Half*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = load_f32(s[i]) * scale;
+      return;
+    }
+    case DType::kBF16: {
+      const BFloat16* s = static_cast<const BFloat16*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = load_f32(s[i]) * scale;
+      return;
+    }
+    default:
+      return;  // prepare() admits only float storage
+  }
+}
+
+// ---- DnnlReorder ----------------------------------------------------------------------------
+
+void DnnlReorder::prepare(const memory::desc& from, const memory::desc& to, WorkspaceLayout& ws) {
+  active_ = !(from == to);
+  if (!active_) return;
+  from_ = from;
+  to_ = to;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::reorder::primitive_desc pd(dnnl_engine(), from, dnnl_engine(), to, attr);
+  prim_ = dnnl::reorder(pd);
+  scratch_ = pd.scratchpad_desc();
+  off_scratch_ = ws.add(scratch_.get_size());
+}
+
+void DnnlReorder::run(const void* src, void* dst, void* workspace, int threads) const {
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(from_, dnnl_engine(), const_cast<void*>(src))},
+      {DNNL_ARG_DST, memory(to_, dnnl_engine(), dst)}};
+  add_scratchpad(args, scratch_, workspace, off_scratch_);
+  dnnl_execute(prim_, args, threads);
+}
+
+// ---- DnnlWeights ----------------------------------------------------------------------------
+
+void add_scratchpad(std::unordered_map<int, memory>& args, const memory::desc& d, void* workspace,
+                    size_t offset) {
+  if (offset == WorkspaceLayout::kNone) return;
+  args.emplace(DNNL_ARG_SCRATCHPAD,
+               memory(d, dnnl_engine(), WorkspaceLayout::at(workspace, offset)));
+}
+
+Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memory::dims& strides,
+                            const void* constant, const memory::desc& target, WorkspaceLayout& ws,
+                            int threads) {
+  storage_ = storage;
+  target_ = target;
+  compute_ = target.data_type();
+  numel_ = 1;
+  for (memory::dim d : dims) numel_ *= d;
+  const memory::data_type storage_dt = dnnl_type(storage);
+  convert_ = storage_dt != compute_;
+  if (convert_ && compute_ != memory::data_type::f32)
+    return internal_error("weights conversion is only to f32");
+  user_desc_ = memory::desc(dims, compute_, strides);
+  reorder_ = !(user_desc_ == target);
+  memory::desc scratch_desc;
+  if (reorder_) {
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::reorder::primitive_desc pd(dnnl_engine(), user_desc_, dnnl_engine(), target, attr);
+    reorder_prim_ = dnnl::reorder(pd);
+    scratch_desc = pd.scratchpad_desc();
+  }
+
+  if (constant != nullptr) {
+    std::vector<float> widened;
+    const void* src = constant;
+    if (convert_) {
+      widened.resize(static_cast<size_t>(numel_));
+      convert_to_f32(storage, constant, widened.data(), numel_, threads);
+      src = widened.data();
+    }
+    constant_ = memory(target, dnnl_engine());  // library-allocated, aligned
+    if (reorder_) {
+      std::vector<uint8_t> scratch(scratch_desc.get_size() + 64);
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, memory(user_desc_, dnnl_engine(), const_cast<void*>(src))},
+          {DNNL_ARG_DST, constant_}};
+      if (scratch_desc.get_size() > 0)
+        args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_desc, dnnl_engine(), scratch.data()));
+      dnnl_execute(reorder_prim_, args, threads);
+    } else {
+      std::memcpy(constant_.get_data_handle(), src, target.get_size());
+    }
+    return Status::ok();
+  }
+  if (convert_) converted_ = ws.add(static_cast<size_t>(numel_) * sizeof(float));
+  if (reorder_) {
+    packed_ = ws.add(target.get_size());
+    reorder_scratch_ = ws.add(scratch_desc.get_size());
+    reorder_scratch_desc_ = scratch_desc;
+  }
+  return Status::ok();
+}
+
+const void* DnnlWeights::get(const void* user, void* workspace, int threads) const {
+  if (constant_) return constant_.get_data_handle();
+  const void* src = user;
+  if (convert_) {
+    float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(workspace, converted_));
+    convert_to_f32(storage_, user, buf, numel_, threads);
+    src = buf;
+  }
+  if (!reorder_) return src;
+  void* packed = WorkspaceLayout::at(workspace, packed_);
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(user_desc_, dnnl_engine(), const_cast<void*>(src))},
+      {DNNL_ARG_DST, memory(target_, dnnl_engine(), packed)}};
+  add_scratchpad(args, reorder_scratch_desc_, workspace, reorder_scratch_);
+  dnnl_execute(reorder_prim_, args, threads);
+  return packed;
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,194 @@
+// Plumbing shared by the oneDNN-backed CPU kernels (dnnl_conv.cc, dnnl_matmul.cc,
+// dnnl_pool.cc): the engine, per-thread streams, dtype and dims mapping, the fused
+// activation epilogue, workspace layout, storage conversions, and exception fencing.
+//
+// Concurrency contract (kernel.h: run() is const and may be called from several threads
+// at once on one prepared kernel):
+//   - every primitive is created in prepare() with scratchpad_mode::user, so a primitive
+//     holds no mutable scratch: its scratchpad lives in the run's workspace, and oneDNN
+//     documents concurrent execution of one primitive as safe under that mode;
+//   - each calling thread executes on its own dnnl::stream (a thread_local created on the
+//     thread's first run), so no stream is shared between threads;
+//   - oneDNN's OpenMP runtime sizes its parallel regions by omp_get_max_threads(), a
+//     per-thread ICV, so run() sets it to args.num_threads on the calling thread only.
+// run() allocates no tensor-sized buffers (all scratch is workspace), but wrapping
+// pointers in dnnl::memory handles and the execute() argument map does allocate a few
+// small objects: the oneDNN C++ API offers no allocation-free way to bind pointers, and
+// caching handles per kernel would break concurrent runs.
+//
+// Errors: oneDNN reports failures by throwing dnnl::error. No exception may leave a
+// kernel, so prepare() and run() bodies go through dnnl_guard(), which maps dnnl::error
+// (and std::bad_alloc & co.) to a backend_failure / out_of_memory Status.
+//
+//   Status run(const KernelArgs& a) const override {
+//     return dnnl_guard("Conv", [&] { return run_impl(a); });
+//   }
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/elementwise_functors.h"
+#include "common/status.h"
+#include "ir/graph.h"
+#include "kernel_registry.h"
+
+namespace amp::kernels::cpu {
+
+// The process-wide oneDNN CPU engine, created on first use (thread-safe static).
+const dnnl::engine& dnnl_engine();
+
+// oneDNN's data type for a storage dtype the primitives take natively (f32, bf16, f16,
+// i8, u8); data_type::undef otherwise.
+dnnl::memory::data_type dnnl_type(DType t);
+
+dnnl::memory::dims to_dnnl_dims(const std::vector<int64_t>& dims);
+
+// Dense row-major strides of `dims`.
+dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims);
+
+// A plain (row-major, dense) memory descriptor.
+dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
+
+// Status for a failed oneDNN call: backend_failure naming `what` and oneDNN's message.
+Status dnnl_failure(const std::string& what, const dnnl::error& e);
+
+// Runs fn() (returning Status) and converts any exception into a Status, so nothing
+// escapes a kernel.
+template <typename Fn>
+Status dnnl_guard(const std::string& what, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const dnnl::error& e) {
+    return dnnl_failure(what, e);
+  } catch (const std::bad_alloc&) {
+    return out_of_memory(what + ": allocation failed");
+  } catch (const std::exception& e) {
+    return internal_error(what + ": unexpected exception: " + e.what());
+  }
+}
+
+// Executes `p` on this thread's stream with `threads` OpenMP threads and waits.
+// Throws dnnl::error (call inside dnnl_guard).
+void dnnl_execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args,
+                  int threads);
+
+// ---- Fused activation epilogue -----------------------------------------------------------
+
+// Reads the attributes the FuseActivation pass (graph/passes/fuse_activation.cc) writes:
+// fused_activation ("Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
+// "HardSwish") with fused_alpha / fused_beta (LeakyRelu: alpha; HardSigmoid: alpha, beta;
+// Clip: min = alpha, max = beta). Absent parameters take the ONNX defaults. kNone when
+// the node has no fused activation; unsupported for an unknown name.
+Result<ew::Activation> read_fused_activation(const graph::Node& node);
+
+// Appends `act` to `po` as oneDNN eltwise post-ops (HardSigmoid as linear + clip, since
+// oneDNN 2.6 has no hardsigmoid). No-op for kNone.
+Status append_activation(dnnl::post_ops& po, const ew::Activation& act);
+
+// ---- Workspace layout ---------------------------------------------------------------------
+
+// Hands out 64-byte-aligned regions of the run's workspace in prepare(); run() turns an
+// offset back into a pointer with at(). Offset kNone means "no region".
+class WorkspaceLayout {
+ public:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t add(size_t bytes) {
+    if (bytes == 0) return kNone;
+    const size_t off = total_;
+    total_ += (bytes + 63) / 64 * 64;
+    return off;
+  }
+  size_t total() const { return total_; }
+  static uint8_t* at(void* workspace, size_t offset) {
+    return offset == kNone ? nullptr : static_cast<uint8_t*>(workspace) + offset;
+  }
+
+ private:
+  size_t total_ = 0;
+};
+
+// Adds a DNNL_ARG_SCRATCHPAD argument at `offset` of the workspace (none for kNone).
+void add_scratchpad(std::unordered_map<int, dnnl::memory>& args, const dnnl::memory::desc& d,
+                    void* workspace, size_t offset);
+
+// ---- Storage conversions -----------------------------------------------------------------
+
+// Widens n elements of a float storage type (f32, f16, bf16) to f32, in parallel.
+void convert_to_f32(DType src_type, const void* src, float* dst, int64_t n, int threads);
+// Rounds n f32 values to `dst_type` (f32, f16, bf16), nearest even, in parallel.
+void store_from_f32(DType dst_type, const float* src, void* dst, int64_t n, int threads);
+
+// ---- Layout reorders -------------------------------------------------------------------------
+
+// A reorder between two layouts of one tensor (a plain activation and the blocked layout
+// a primitive prefers), created in prepare() with its scratchpad in the workspace.
+// Inactive when the layouts are equal.
+class DnnlReorder {
+ public:
+  // Throws dnnl::error (call inside dnnl_guard).
+  void prepare(const dnnl::memory::desc& from, const dnnl::memory::desc& to, WorkspaceLayout& ws);
+  bool active() const { return active_; }
+  // Throws dnnl::error.
+  void run(const void* src, void* dst, void* workspace, int threads) const;
+
+ private:
+  bool active_ = false;
+  dnnl::reorder prim_;
+  dnnl::memory::desc from_, to_, scratch_;
+  size_t off_scratch_ = static_cast<size_t>(-1);
+};
+
+// ---- Weights ------------------------------------------------------------------------------
+
+// A primitive's weights in the layout and dtype it chose (memory format_tag::any).
+// Constant weights are converted and reordered once in prepare() and owned here;
+// variable weights are converted / reordered on every run() into workspace regions
+// reserved in prepare(). The caller's buffer is a dense tensor of `storage` dtype whose
+// logical oneDNN dims are `dims`, laid out with `strides` (so a transposed or regrouped
+// view needs no copy).
+class DnnlWeights {
+ public:
+  // `constant`: the caller's bytes when the weights are a constant, else nullptr.
+  // Throws dnnl::error (call inside dnnl_guard).
+  Status prepare(DType storage, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides,
+                 const void* constant, const dnnl::memory::desc& target, WorkspaceLayout& ws,
+                 int threads);
+  // Pointer to the weights in `target` layout: the packed constant, or `user` converted
+  // and reordered into the workspace. Throws dnnl::error.
+  const void* get(const void* user, void* workspace, int threads) const;
+
+ private:
+  DType storage_ = DType::kUndefined;
+  dnnl::memory::data_type compute_ = dnnl::memory::data_type::undef;
+  int64_t numel_ = 0;
+  dnnl::memory::desc user_desc_;  // the (converted) caller layout, compute dtype
+  dnnl::memory::desc target_;
+  bool convert_ = false;  // storage dtype != compute dtype
+  bool reorder_ = false;  // user layout != target layout
+  dnnl::reorder reorder_prim_;
+  dnnl::memory::desc reorder_scratch_desc_;
+  size_t reorder_scratch_ = WorkspaceLayout::kNone;
+  size_t converted_ = WorkspaceLayout::kNone;
+  size_t packed_ = WorkspaceLayout::kNone;
+  dnnl::memory constant_;  // owns packed constant weights
+};
+
+// Converts `n` elements of a float `storage` tensor (f32, f16, bf16) to f32 scaled by
+// `scale`, into `dst`.
+void load_scaled_f32(DType storage, const void* src, float scale, float* dst, int64_t n);
+
+// Per-file registration, called by register_cpu_dnnl_kernels (dnnl_register.cc).
+void register_dnnl_conv_kernels(KernelRegistry& registry);    // Conv, ConvTranspose
+void register_dnnl_matmul_kernels(KernelRegistry& registry);  // MatMul, Gemm
+void register_dnnl_pool_kernels(KernelRegistry& registry);    // MaxPool, AveragePool
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,445 @@
+// Conv and ConvTranspose on oneDNN (convolution_forward / deconvolution_forward): 1-D to
+// 3-D, grouped (depthwise included), strided, dilated, padded, optional bias B, and the
+// fused activation as an eltwise post-op.
+//
+// Layouts: src, weights and dst all use format_tag::any, so oneDNN picks its fastest
+// implementation (blocked nChw16c-style layouts run 2-5x faster than the im2col GEMM it
+// uses for plain NCHW). Constant weights are reordered once, in prepare(); src and dst
+// are reordered between the caller's plain NC[D]HW and the chosen layout on every run,
+// through the workspace (cheap next to the convolution itself), and not at all when the
+// implementation takes plain layouts.
+//
+// Dtypes (the numerical contract: fp32 accumulation, one rounding on store):
+//   f32   native.
+//   bf16  native (bf16 src/weights, f32 bias and accumulation, bf16 dst) when oneDNN has
+//         a bf16 implementation on this CPU; else handled like f16.
+//   f16   oneDNN 2.6 has no CPU f16 convolution: src (and variable weights / bias) are
+//         widened to f32 in the workspace, the f32 primitive writes an f32 workspace
+//         buffer, and the store rounds to f16 once. Constant weights are widened once in
+//         prepare().
+//
+// ConvTranspose pads: the output sizes are the node's inferred output dims. With
+// output_shape or SAME_* auto_pad the total padding
+//   total = s (in - 1) + output_padding + e - out
+// is split as the ONNX reference does (floor halves; the larger half at the end for
+// SAME_UPPER, at the beginning otherwise); with explicit pads the begin pad is taken as
+// given. The end pad handed to oneDNN is whatever makes the sizes agree (negative when
+// output_padding or output_shape extends the output; oneDNN accepts that). oneDNN
+// rejects a negative begin pad (output_shape asking for more than the natural size with
+// SAME_UPPER): then the primitive computes the output without those leading positions
+// into an f32 workspace buffer, and the store shifts it into place, filling the leading
+// positions (which no input reaches) with act(bias).
+#include <algorithm>
+
+#include "cpu/cpu_common.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dnnl_common.h"
+#include "cpu/dnnl_window.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+
+int64_t floor_half(int64_t t) {
+  return t >= 0 ? t / 2 : -((-t + 1) / 2);
+}
+
+class ConvKernel final : public Kernel {
+ public:
+  explicit ConvKernel(bool transpose) : transpose_(transpose) {}
+
+  Status prepare(const KernelConfig& cfg) override {
+    return dnnl_guard(op(), [&] { return prepare_impl(cfg); });
+  }
+  size_t workspace_bytes() const override { return ws_.total(); }
+  Status run(const KernelArgs& a) const override {
+    return dnnl_guard(op(), [&] { return run_impl(a); });
+  }
+
+ private:
+  std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
+  Status prepare_impl(const KernelConfig& cfg);
+  Status geometry(const KernelConfig& cfg, const Window& w);
+  // Creates the primitive descriptor; throws dnnl::error when oneDNN has no implementation.
+  dnnl::primitive_desc create_pd(dt compute, dt dst_type) const;
+  Status run_impl(const KernelArgs& a) const;
+  void store_shifted(const float* staged, const float* bias, void* out, int threads) const;
+
+  const bool transpose_;
+  DType dtype_ = DType::kUndefined;
+  ew::Activation act_;
+  bool empty_ = false;
+  bool has_bias_ = false;
+  bool stage_src_ = false;   // widen src to f32 in the workspace
+  bool stage_dst_ = false;   // plain f32 dst in the workspace; the store rounds
+  bool shifted_ = false;     // ConvTranspose with a negative begin pad (header comment)
+  DnnlReorder src_reorder_;  // plain src -> the primitive's layout
+  DnnlReorder dst_reorder_;  // the primitive's layout -> plain dst
+
+  int64_t n_ = 0, c_ = 0, m_ = 0, group_ = 1;
+  std::vector<int64_t> in_sp_, out_sp_, dnnl_out_sp_, shift_;
+  memory::dims strides_, dilations_, pad_l_, pad_r_;
+  memory::dims w_dims_, w_strides_;
+
+  dnnl::primitive prim_;
+  memory::desc src_md_, wei_md_, bias_md_, dst_md_, scratch_md_;
+  DnnlWeights weights_;
+  std::vector<float> bias_const_;  // constant bias, widened to f32
+  WorkspaceLayout ws_;
+  size_t off_scratch_ = WorkspaceLayout::kNone, off_src_ = WorkspaceLayout::kNone;
+  size_t off_dst_ = WorkspaceLayout::kNone, off_bias_ = WorkspaceLayout::kNone;
+  size_t off_src_blk_ = WorkspaceLayout::kNone, off_dst_blk_ = WorkspaceLayout::kNone;
+  int64_t src_numel_ = 0, dnnl_dst_numel_ = 0, out_numel_ = 0;
+};
+
+Status ConvKernel::geometry(const KernelConfig& cfg, const Window& win) {
+  const size_t sp = win.rank();
+  const std::vector<int64_t>& od = cfg.outputs[0].dims;
+  if (od.size() != sp + 2 || od[0] != n_ || od[1] != m_)
+    return invalid_model(op() + ": output dims " + dims_string(od) + " should be [" +
+                         std::to_string(n_) + ", " + std::to_string(m_) + ", ...] of rank " +
+                         std::to_string(sp + 2));
+  out_sp_.assign(od.begin() + 2, od.end());
+  dnnl_out_sp_ = out_sp_;
+  shift_.assign(sp, 0);
+  strides_.assign(win.strides.begin(), win.strides.end());
+  dilations_.resize(sp);
+  pad_l_.resize(sp);
+  pad_r_.resize(sp);
+  for (size_t i = 0; i < sp; ++i) dilations_[i] = win.dilations[i] - 1;  // oneDNN: 0 = dense
+
+  if (!transpose_) {
+    Window w = win;
+    AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> expect,
+                         resolve_forward(w, in_sp_, /*ceil_mode=*/false, op()));
+    if (expect != out_sp_)
+      return invalid_model(op() + ": output spatial dims " + dims_string(out_sp_) +
+                           " disagree with the attributes, which give " + dims_string(expect));
+    // oneDNN floors out = (in + l + r - e) / s + 1 like ONNX, so the pads go as they are.
+    pad_l_.assign(w.pad_begin.begin(), w.pad_begin.end());
+    pad_r_.assign(w.pad_end.begin(), w.pad_end.end());
+    return Status::ok();
+  }
+
+  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_pad,
+                       cfg.node->attrs.get_ints("output_padding", std::vector<int64_t>(sp, 0)));
+  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_shape,
+                       cfg.node->attrs.get_ints("output_shape", {}));
+  if (out_pad.size() != sp)
+    return invalid_model(op() + ": output_padding should have " + std::to_string(sp) + " values");
+  if (!out_shape.empty() && out_shape.size() < sp)
+    return invalid_model(op() + ": output_shape " + dims_string(out_shape) + " is too short");
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t e = win.effective_kernel(i), s = win.strides[i];
+    const int64_t natural = s * (in_sp_[i] - 1) + e;
+    const int64_t out = out_sp_[i];
+    if (!out_shape.empty() && out_shape[out_shape.size() - sp + i] != out)
+      return invalid_model(op() + ": output_shape " + dims_string(out_shape) +
+                           " disagrees with the output dims " + dims_string(out_sp_));
+    int64_t pl = 0;
+    if (!out_shape.empty() || win.auto_pad == AutoPad::kSameUpper ||
+        win.auto_pad == AutoPad::kSameLower) {
+      const int64_t total = natural + out_pad[i] - out;
+      pl = win.auto_pad == AutoPad::kSameUpper ? floor_half(total) : total - floor_half(total);
+    } else if (win.auto_pad == AutoPad::kNotSet) {
+      pl = win.pad_begin[i];
+      const int64_t expect = natural + out_pad[i] - win.pad_begin[i] - win.pad_end[i];
+      if (expect != out)
+        return invalid_model(op() + ": output dim " + std::to_string(out) + " of spatial axis " +
+                             std::to_string(i) + " disagrees with the attributes, which give " +
+                             std::to_string(expect));
+    } else if (natural + out_pad[i] != out) {  // VALID
+      return invalid_model(op() + ": output dim " + std::to_string(out) +
+                           " disagrees with auto_pad VALID, which gives " +
+                           std::to_string(natural + out_pad[i]));
+    }
+    if (pl < 0) {
+      shift_[i] = -pl;
+      shifted_ = true;
+      pl = 0;
+      dnnl_out_sp_[i] = out - shift_[i];
+      if (dnnl_out_sp_[i] < 1)
+        return unsupported(op() + ": output_shape larger than the input can reach");
+    }
+    pad_l_[i] = pl;
+    pad_r_[i] = natural - pl - dnnl_out_sp_[i];
+  }
+  return Status::ok();
+}
+
+dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
+  memory::dims src_dims = {n_, c_};
+  memory::dims dst_dims = {n_, m_};
+  src_dims.insert(src_dims.end(), in_sp_.begin(), in_sp_.end());
+  dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
+  const memory::desc src(src_dims, compute, memory::format_tag::any);
+  const memory::desc wei(w_dims_, compute, memory::format_tag::any);
+  const memory::desc dst(dst_dims, dst_type, memory::format_tag::any);
+  const memory::desc bias =
+      has_bias_ ? memory::desc({m_}, dt::f32, memory::format_tag::a) : memory::desc();
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops po;
+  (void)append_activation(po, act_);  // kinds were validated by read_fused_activation
+  attr.set_post_ops(po);
+  const auto prop = dnnl::prop_kind::forward_inference;
+  if (transpose_) {
+    dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, src, wei, bias,
+                                        dst, strides_, dilations_, pad_l_, pad_r_);
+    return dnnl::deconvolution_forward::primitive_desc(d, attr, dnnl_engine());
+  }
+  dnnl::convolution_forward::desc d(prop, dnnl::algorithm::convolution_direct, src, wei, bias, dst,
+                                    strides_, dilations_, pad_l_, pad_r_);
+  return dnnl::convolution_forward::primitive_desc(d, attr, dnnl_engine());
+}
+
+Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
+  const graph::Node& node = *cfg.node;
+  if (cfg.inputs.size() < 2 || cfg.inputs.size() > 3 || cfg.outputs.size() != 1 ||
+      !cfg.inputs[0].present || !cfg.inputs[1].present || !cfg.outputs[0].present)
+    return invalid_model(op() + ": expects inputs (X, W[, B]) and one output");
+  const TensorDesc& x = cfg.inputs[0];
+  const TensorDesc& w = cfg.inputs[1];
+  dtype_ = x.dtype;
+  if (dtype_ != DType::kF32 && dtype_ != DType::kF16 && dtype_ != DType::kBF16)
+    return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
+                       " (the oneDNN kernel takes f32, f16, bf16)");
+  has_bias_ = cfg.inputs.size() == 3 && cfg.inputs[2].present;
+  if (w.dtype != dtype_ || (has_bias_ && cfg.inputs[2].dtype != dtype_) ||
+      cfg.outputs[0].dtype != dtype_)
+    return invalid_model(op() + ": X, W, B and Y must share one dtype");
+  const size_t rank = x.rank();
+  if (rank < 3 || rank > 5)
+    return unsupported(op() + ": input rank " + std::to_string(rank) +
+                       " (1-D to 3-D convolutions are supported)");
+  if (w.rank() != rank)
+    return invalid_model(op() + ": W rank " + std::to_string(w.rank()) + " differs from X rank " +
+                         std::to_string(rank));
+  const size_t sp = rank - 2;
+  AMP_ASSIGN_OR_RETURN(group_, node.attrs.get_int("group", 1));
+  AMP_ASSIGN_OR_RETURN(act_, read_fused_activation(node));
+  n_ = x.dims[0];
+  c_ = x.dims[1];
+  in_sp_.assign(x.dims.begin() + 2, x.dims.end());
+  if (group_ < 1 || c_ % group_ != 0)
+    return invalid_model(op() + ": group " + std::to_string(group_) +
+                         " must be positive and divide the input channels " + std::to_string(c_));
+  if (!transpose_) {
+    m_ = w.dims[0];
+    if (w.dims[1] * group_ != c_ || m_ % group_ != 0)
+      return invalid_model(op() + ": W dims " + dims_string(w.dims) + " do not fit " +
+                           std::to_string(c_) + " input channels in " + std::to_string(group_) +
+                           " groups");
+  } else {
+    m_ = w.dims[1] * group_;
+    if (w.dims[0] != c_)
+      return invalid_model(op() + ": W dims " + dims_string(w.dims) + " do not fit " +
+                           std::to_string(c_) + " input channels");
+  }
+  if (has_bias_ && cfg.inputs[2].dims != std::vector<int64_t>{m_})
+    return invalid_model(op() + ": B dims " + dims_string(cfg.inputs[2].dims) + " should be [" +
+                         std::to_string(m_) + "]");
+  const std::vector<int64_t> kernel(w.dims.begin() + 2, w.dims.end());
+  AMP_ASSIGN_OR_RETURN(const Window win, read_window(node, op(), sp, kernel));
+  AMP_RETURN_IF_ERROR(geometry(cfg, win));
+
+  out_numel_ = cfg.outputs[0].numel();
+  if (out_numel_ == 0) {
+    empty_ = true;
+    return Status::ok();
+  }
+  if (x.numel() == 0 || w.numel() == 0)
+    return unsupported(op() + ": empty input or weights with a non-empty output");
+
+  // Weights: logical oneDNN dims and the strides of the ONNX buffer seen through them.
+  // Conv W [M, C/G, k...] is oihw (goihw for groups). ConvTranspose W [C, M/G, k...] is
+  // [G, C/G, M/G, k...]: oneDNN's (g)oihw dims read with iohw strides.
+  const int64_t g = group_, mg = m_ / g, cg = c_ / g;
+  int64_t ksize = 1;
+  for (int64_t k : kernel) ksize *= k;
+  memory::dims kdims(kernel.begin(), kernel.end());
+  memory::dims kstrides = dense_strides(kdims);
+  if (!transpose_) {
+    w_dims_ = g == 1 ? memory::dims{m_, c_} : memory::dims{g, mg, cg};
+    w_dims_.insert(w_dims_.end(), kdims.begin(), kdims.end());
+    w_strides_ = dense_strides(w_dims_);
+  } else {
+    w_dims_ = g == 1 ? memory::dims{m_, c_} : memory::dims{g, mg, cg};
+    w_strides_ =
+        g == 1 ? memory::dims{ksize, mg * ksize} : memory::dims{cg * mg * ksize, ksize, mg * ksize};
+    w_dims_.insert(w_dims_.end(), kdims.begin(), kdims.end());
+    w_strides_.insert(w_strides_.end(), kstrides.begin(), kstrides.end());
+  }
+
+  // Pick the compute path (header comment).
+  dnnl::primitive_desc pd;
+  dt compute = dt::f32;
+  bool built = false;
+  if (dtype_ == DType::kBF16) {
+    try {
+      pd = create_pd(dt::bf16, shifted_ ? dt::f32 : dt::bf16);
+      compute = dt::bf16;
+      built = true;
+    } catch (const dnnl::error&) {
+      // No bf16 implementation on this CPU: fall through to f32 compute.
+    }
+  }
+  if (!built) {
+    stage_src_ = dtype_ != DType::kF32;
+    pd = create_pd(dt::f32, dt::f32);
+  }
+  stage_dst_ = shifted_ || (dtype_ != DType::kF32 && compute == dt::f32);
+  prim_ = dnnl::primitive(pd);
+  src_md_ = pd.query_md(dnnl::query::src_md);
+  wei_md_ = pd.query_md(dnnl::query::weights_md);
+  dst_md_ = pd.query_md(dnnl::query::dst_md);
+  if (has_bias_) bias_md_ = pd.query_md(dnnl::query::weights_md, 1);
+  scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
+
+  src_numel_ = x.numel();
+  dnnl_dst_numel_ = n_ * m_;
+  for (int64_t d : dnnl_out_sp_) dnnl_dst_numel_ *= d;
+  off_scratch_ = ws_.add(scratch_md_.get_size());
+  if (stage_src_) off_src_ = ws_.add(static_cast<size_t>(src_numel_) * sizeof(float));
+  if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
+  memory::dims dst_dims = {n_, m_};
+  dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
+  src_reorder_.prepare(plain_desc(to_dnnl_dims(x.dims), src_md_.data_type()), src_md_, ws_);
+  dst_reorder_.prepare(dst_md_, plain_desc(dst_dims, dst_md_.data_type()), ws_);
+  if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
+  if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
+  if (has_bias_) {
+    const TensorDesc& b = cfg.inputs[2];
+    if (b.constant_data != nullptr) {
+      bias_const_.resize(static_cast<size_t>(m_));
+      load_scaled_f32(dtype_, b.constant_data, 1.0f, bias_const_.data(), m_);
+    } else if (dtype_ != DType::kF32) {
+      off_bias_ = ws_.add(static_cast<size_t>(m_) * sizeof(float));
+    }
+  }
+  return weights_.prepare(dtype_, w_dims_, w_strides_, w.constant_data, wei_md_, ws_,
+                          cfg.num_threads);
+}
+
+template <typename T>
+void store_shifted_as(const float* staged, const float* bias, const ew::Activation& act,
+                      int64_t planes, int64_t m, const std::vector<int64_t>& out3,
+                      const std::vector<int64_t>& src3, const std::vector<int64_t>& shift3, T* out,
+                      int threads) {
+  const int64_t out_plane = out3[0] * out3[1] * out3[2];
+  const int64_t src_plane = src3[0] * src3[1] * src3[2];
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(out_plane, 1));
+  parallel_for(
+      planes, threads,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const float fill = ew::apply_activation(act, bias ? bias[p % m] : 0.0f);
+          const float* s = staged + p * src_plane;
+          T* o = out + p * out_plane;
+          for (int64_t z = 0; z < out3[0]; ++z) {
+            for (int64_t y = 0; y < out3[1]; ++y) {
+              for (int64_t x = 0; x < out3[2]; ++x) {
+                const int64_t sz = z - shift3[0], sy = y - shift3[1], sx = x - shift3[2];
+                const float v =
+                    (sz < 0 || sy < 0 || sx < 0) ? fill : s[(sz * src3[1] + sy) * src3[2] + sx];
+                o[(z * out3[1] + y) * out3[2] + x] = store_as<T>(v);
+              }
+            }
+          }
+        }
+      },
+      grain);
+}
+
+void ConvKernel::store_shifted(const float* staged, const float* bias, void* out,
+                               int threads) const {
+  // Spatial dims right-aligned into 3 (d, h, w).
+  std::vector<int64_t> out3(3, 1), src3(3, 1), shift3(3, 0);
+  const size_t sp = out_sp_.size();
+  for (size_t i = 0; i < sp; ++i) {
+    out3[3 - sp + i] = out_sp_[i];
+    src3[3 - sp + i] = dnnl_out_sp_[i];
+    shift3[3 - sp + i] = shift_[i];
+  }
+  const int64_t planes = n_ * m_;
+  switch (dtype_) {
+    case DType::kF32:
+      store_shifted_as(staged, bias, act_, planes, m_, out3, src3, shift3, static_cast<float*>(out),
+                       threads);
+      return;
+    case DType::kF16:
+      store_shifted_as(staged, bias, act_, planes, m_, out3, src3, shift3, static_cast<Half*>(out),
+                       threads);
+      return;
+    case DType::kBF16:
+      store_shifted_as(staged, bias, act_, planes, m_, out3, src3, shift3,
+                       static_cast<BFloat16*>(out), threads);
+      return;
+    default:
+      return;  // prepare() admits only these
+  }
+}
+
+Status ConvKernel::run_impl(const KernelArgs& a) const {
+  if (empty_) return Status::ok();
+  const int threads = a.num_threads;
+  void* ws = a.workspace;
+  const dnnl::engine& eng = dnnl_engine();
+
+  const void* src = a.inputs[0];
+  if (stage_src_) {
+    float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_src_));
+    convert_to_f32(dtype_, src, buf, src_numel_, threads);
+    src = buf;
+  }
+  const void* wei = weights_.get(a.inputs[1], ws, threads);
+  const float* bias = nullptr;
+  if (has_bias_) {
+    if (!bias_const_.empty()) {
+      bias = bias_const_.data();
+    } else if (dtype_ == DType::kF32) {
+      bias = static_cast<const float*>(a.inputs[2]);
+    } else {
+      float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_bias_));
+      load_scaled_f32(dtype_, a.inputs[2], 1.0f, buf, m_);
+      bias = buf;
+    }
+  }
+  if (src_reorder_.active()) {
+    void* blk = WorkspaceLayout::at(ws, off_src_blk_);
+    src_reorder_.run(src, blk, ws, threads);
+    src = blk;
+  }
+  void* dst = stage_dst_ ? WorkspaceLayout::at(ws, off_dst_) : a.outputs[0];
+  void* prim_dst = dst_reorder_.active() ? WorkspaceLayout::at(ws, off_dst_blk_) : dst;
+
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(src))},
+      {DNNL_ARG_WEIGHTS, memory(wei_md_, eng, const_cast<void*>(wei))},
+      {DNNL_ARG_DST, memory(dst_md_, eng, prim_dst)}};
+  if (has_bias_) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
+  add_scratchpad(args, scratch_md_, ws, off_scratch_);
+  dnnl_execute(prim_, args, threads);
+  if (dst_reorder_.active()) dst_reorder_.run(prim_dst, dst, ws, threads);
+
+  if (shifted_) {
+    store_shifted(static_cast<const float*>(dst), bias, a.outputs[0], threads);
+  } else if (stage_dst_) {
+    store_from_f32(dtype_, static_cast<const float*>(dst), a.outputs[0], out_numel_, threads);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_dnnl_conv_kernels(KernelRegistry& registry) {
+  const std::vector<DType> dtypes = {DType::kF32, DType::kF16, DType::kBF16};
+  registry.add_all(graph::OpType::kConv, Backend::kCpu, dtypes,
+                   [] { return std::make_unique<ConvKernel>(false); });
+  registry.add_all(graph::OpType::kConvTranspose, Backend::kCpu, dtypes,
+                   [] { return std::make_unique<ConvKernel>(true); });
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,403 @@
+// MatMul and Gemm on oneDNN's matmul primitive, with the fused activation as a post-op.
+//
+// MatMul follows numpy: a 1-D A is [1, K] and a 1-D B is [K, 1] (the added axis is
+// dropped from the output), batch axes broadcast. oneDNN matmul broadcasts batch axes of
+// size 1 itself, so the only reshaping is cosmetic: batch axes where the output is 1 are
+// dropped and neighbouring batch axes that broadcast alike are merged (a dense row-major
+// tensor's adjacent axes merge without copying), which also keeps the rank within
+// oneDNN's 12 dims for any realistic model; more than 10 irreducible batch axes are
+// reported as unsupported.
+//
+// Gemm: Y = act(alpha * A' B' + beta * C), A' = transA ? A^T : A (a strided view, no
+// copy), likewise B'. alpha is oneDNN's output scale, which scales the bias too (dst =
+// alpha (A B + bias)), so:
+//   - C broadcast along rows ([N], [1, N], scalar): bias [1, N] = beta C / alpha;
+//   - C with M rows ([M, 1], [M, N]): the destination is prefilled with beta C and a sum
+//     post-op adds it (f32 destination, in the workspace unless Y is f32);
+//   - alpha == 0 (or K == 0): Y = act(beta C) (or act(0)) by a loop, no primitive.
+//
+// Dtypes as in dnnl_conv.cc: f32 native; bf16 native (f32 accumulation) when the CPU has
+// it, else widened like f16; f16 widened to f32 in the workspace, rounded once on store.
+// A constant B is converted and packed (format_tag::any) once in prepare(); a variable B
+// stays in its plain (possibly transposed) layout.
+#include <algorithm>
+
+#include "cpu/cpu_common.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dnnl_common.h"
+#include "cpu/dnnl_window.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+
+class MatMulKernel final : public Kernel {
+ public:
+  explicit MatMulKernel(bool gemm) : gemm_(gemm) {}
+
+  Status prepare(const KernelConfig& cfg) override {
+    return dnnl_guard(op(), [&] { return prepare_impl(cfg); });
+  }
+  size_t workspace_bytes() const override { return ws_.total(); }
+  Status run(const KernelArgs& a) const override {
+    return dnnl_guard(op(), [&] { return run_impl(a); });
+  }
+
+ private:
+  enum class Mode { kEmpty, kFill, kPrimitive };
+
+  std::string op() const { return gemm_ ? "Gemm" : "MatMul"; }
+  Status prepare_impl(const KernelConfig& cfg);
+  Status matmul_geometry(const KernelConfig& cfg);
+  Status gemm_geometry(const KernelConfig& cfg);
+  dnnl::primitive_desc create_pd(dt compute, dt dst_type, bool b_constant) const;
+  Status build(const KernelConfig& cfg);
+  Status run_impl(const KernelArgs& a) const;
+  // beta * C broadcast to element (i, j) of [M, N]; C in f32 at `c`.
+  float c_at(const float* c, int64_t i, int64_t j) const {
+    return beta_ * c[(cm_ == 1 ? 0 : i) * cn_ + (cn_ == 1 ? 0 : j)];
+  }
+  void fill(const float* c, void* out, int threads) const;
+
+  const bool gemm_;
+  DType dtype_ = DType::kUndefined;
+  ew::Activation act_;
+  Mode mode_ = Mode::kPrimitive;
+
+  // oneDNN shapes: src [batch_a..., M, K], weights [batch_b..., K, N], dst [batch..., M, N].
+  memory::dims a_dims_, a_strides_, b_dims_, b_strides_, y_dims_;
+  int64_t m_ = 0, n_ = 0, k_ = 0;
+  int64_t a_numel_ = 0, b_numel_ = 0, y_numel_ = 0;
+
+  // Gemm's C (header comment).
+  float alpha_ = 1.0f, beta_ = 1.0f;
+  bool use_c_ = false, c_as_bias_ = false, c_prefill_ = false;
+  int64_t cm_ = 1, cn_ = 1;
+  std::vector<float> c_const_;             // constant C widened to f32 (prefill / fill)
+  size_t off_c_ = WorkspaceLayout::kNone;  // variable C widened to f32
+  std::vector<float> bias_const_;          // constant C as bias [N] = beta C / alpha
+  size_t off_bias_ = WorkspaceLayout::kNone;
+
+  bool stage_src_ = false, stage_dst_ = false;
+  dnnl::primitive prim_;
+  memory::desc src_md_, wei_md_, bias_md_, dst_md_, scratch_md_;
+  DnnlWeights weights_;
+  WorkspaceLayout ws_;
+  size_t off_scratch_ = WorkspaceLayout::kNone, off_src_ = WorkspaceLayout::kNone;
+  size_t off_dst_ = WorkspaceLayout::kNone;
+};
+
+Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
+  const TensorDesc& a = cfg.inputs[0];
+  const TensorDesc& b = cfg.inputs[1];
+  if (a.rank() == 0 || b.rank() == 0) return invalid_model("MatMul: inputs must have rank >= 1");
+  std::vector<int64_t> ad = a.dims, bd = b.dims;
+  if (ad.size() == 1) ad.insert(ad.begin(), 1);
+  if (bd.size() == 1) bd.push_back(1);
+  const size_t r = std::max(ad.size(), bd.size());
+  ad.insert(ad.begin(), r - ad.size(), 1);
+  bd.insert(bd.begin(), r - bd.size(), 1);
+  m_ = ad[r - 2];
+  k_ = ad[r - 1];
+  n_ = bd[r - 1];
+  if (bd[r - 2] != k_)
+    return invalid_model("MatMul: inner dims differ: A " + dims_string(a.dims) + ", B " +
+                         dims_string(b.dims));
+  std::vector<int64_t> batch(r - 2);
+  for (size_t i = 0; i + 2 < r; ++i) {
+    if (ad[i] != bd[i] && ad[i] != 1 && bd[i] != 1)
+      return invalid_model("MatMul: batch dims of A " + dims_string(a.dims) + " and B " +
+                           dims_string(b.dims) + " do not broadcast");
+    batch[i] = ad[i] == 1 ? bd[i] : ad[i];
+  }
+  std::vector<int64_t> expect = batch;
+  if (a.rank() > 1) expect.push_back(m_);
+  if (b.rank() > 1) expect.push_back(n_);
+  if (cfg.outputs[0].dims != expect)
+    return invalid_model("MatMul: output dims " + dims_string(cfg.outputs[0].dims) + " should be " +
+                         dims_string(expect));
+
+  // Drop batch axes of output size 1; merge neighbours that broadcast alike.
+  memory::dims ba, bb, by;
+  int prev = -1;
+  for (size_t i = 0; i + 2 < r; ++i) {
+    if (batch[i] == 1) continue;
+    const int pattern = (ad[i] == 1 ? 1 : 0) | (bd[i] == 1 ? 2 : 0);
+    if (pattern == prev) {
+      ba.back() *= ad[i];
+      bb.back() *= bd[i];
+      by.back() *= batch[i];
+    } else {
+      ba.push_back(ad[i]);
+      bb.push_back(bd[i]);
+      by.push_back(batch[i]);
+      prev = pattern;
+    }
+  }
+  if (by.size() + 2 > DNNL_MAX_NDIMS)
+    return unsupported("MatMul: more than " + std::to_string(DNNL_MAX_NDIMS - 2) +
+                       " irreducible batch axes");
+  a_dims_ = ba;
+  a_dims_.insert(a_dims_.end(), {m_, k_});
+  b_dims_ = bb;
+  b_dims_.insert(b_dims_.end(), {k_, n_});
+  y_dims_ = by;
+  y_dims_.insert(y_dims_.end(), {m_, n_});
+  a_strides_ = dense_strides(a_dims_);
+  b_strides_ = dense_strides(b_dims_);
+  return Status::ok();
+}
+
+Status MatMulKernel::gemm_geometry(const KernelConfig& cfg) {
+  const graph::Node& node = *cfg.node;
+  const TensorDesc& a = cfg.inputs[0];
+  const TensorDesc& b = cfg.inputs[1];
+  if (a.rank() != 2 || b.rank() != 2)
+    return invalid_model("Gemm: A and B must be 2-D, got " + dims_string(a.dims) + " and " +
+                         dims_string(b.dims));
+  AMP_ASSIGN_OR_RETURN(const int64_t trans_a, node.attrs.get_int("transA", 0));
+  AMP_ASSIGN_OR_RETURN(const int64_t trans_b, node.attrs.get_int("transB", 0));
+  AMP_ASSIGN_OR_RETURN(alpha_, node.attrs.get_float("alpha", 1.0f));
+  AMP_ASSIGN_OR_RETURN(beta_, node.attrs.get_float("beta", 1.0f));
+  m_ = trans_a ? a.dims[1] : a.dims[0];
+  k_ = trans_a ? a.dims[0] : a.dims[1];
+  n_ = trans_b ? b.dims[0] : b.dims[1];
+  const int64_t kb = trans_b ? b.dims[1] : b.dims[0];
+  if (kb != k_)
+    return invalid_model("Gemm: inner dims differ: A " + dims_string(a.dims) +
+                         (trans_a ? "^T" : "") + ", B " + dims_string(b.dims) +
+                         (trans_b ? "^T" : ""));
+  if (cfg.outputs[0].dims != std::vector<int64_t>{m_, n_})
+    return invalid_model("Gemm: output dims " + dims_string(cfg.outputs[0].dims) + " should be " +
+                         dims_string({m_, n_}));
+  a_dims_ = {m_, k_};
+  a_strides_ = trans_a ? memory::dims{1, m_} : memory::dims{k_, 1};
+  b_dims_ = {k_, n_};
+  b_strides_ = trans_b ? memory::dims{1, k_} : memory::dims{n_, 1};
+  y_dims_ = {m_, n_};
+
+  const bool has_c = cfg.inputs.size() == 3 && cfg.inputs[2].present;
+  if (has_c) {
+    const TensorDesc& c = cfg.inputs[2];
+    if (c.dtype != dtype_) return invalid_model("Gemm: C dtype differs from A's");
+    if (c.rank() > 2) return invalid_model("Gemm: C must have rank <= 2");
+    cm_ = c.rank() == 2 ? c.dims[0] : 1;
+    cn_ = c.rank() >= 1 ? c.dims.back() : 1;
+    if ((cm_ != 1 && cm_ != m_) || (cn_ != 1 && cn_ != n_))
+      return invalid_model("Gemm: C " + dims_string(c.dims) + " does not broadcast to " +
+                           dims_string({m_, n_}));
+  }
+  // beta == 0 ignores C (ONNX: C is optional; a zero beta means it is not used).
+  use_c_ = has_c && beta_ != 0.0f;
+  return Status::ok();
+}
+
+dnnl::primitive_desc MatMulKernel::create_pd(dt compute, dt dst_type, bool b_constant) const {
+  const memory::desc src(a_dims_, compute, a_strides_);
+  const memory::desc wei = b_constant ? memory::desc(b_dims_, compute, memory::format_tag::any)
+                                      : memory::desc(b_dims_, compute, b_strides_);
+  const memory::desc dst = plain_desc(y_dims_, dst_type);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (alpha_ != 1.0f) attr.set_output_scales(0, {alpha_});
+  dnnl::post_ops po;
+  if (c_prefill_) po.append_sum(1.0f);
+  (void)append_activation(po, act_);  // kinds were validated by read_fused_activation
+  attr.set_post_ops(po);
+  if (c_as_bias_) {
+    const memory::desc bias = plain_desc({1, n_}, dt::f32);
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, bias, dst), attr,
+                                        dnnl_engine());
+  }
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), attr, dnnl_engine());
+}
+
+Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
+  const size_t max_inputs = gemm_ ? 3 : 2;
+  if (cfg.inputs.size() < 2 || cfg.inputs.size() > max_inputs || cfg.outputs.size() != 1 ||
+      !cfg.inputs[0].present || !cfg.inputs[1].present || !cfg.outputs[0].present)
+    return invalid_model(op() +
+                         (gemm_ ? ": expects inputs (A, B[, C])" : ": expects inputs (A, B)") +
+                         " and one output");
+  dtype_ = cfg.inputs[0].dtype;
+  if (dtype_ != DType::kF32 && dtype_ != DType::kF16 && dtype_ != DType::kBF16)
+    return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
+                       " (the oneDNN kernel takes f32, f16, bf16)");
+  if (cfg.inputs[1].dtype != dtype_ || cfg.outputs[0].dtype != dtype_)
+    return invalid_model(op() + ": A, B and Y must share one dtype");
+  AMP_ASSIGN_OR_RETURN(act_, read_fused_activation(*cfg.node));
+  AMP_RETURN_IF_ERROR(gemm_ ? gemm_geometry(cfg) : matmul_geometry(cfg));
+  a_numel_ = cfg.inputs[0].numel();
+  b_numel_ = cfg.inputs[1].numel();
+  y_numel_ = cfg.outputs[0].numel();
+
+  if (y_numel_ == 0) {
+    mode_ = Mode::kEmpty;
+    return Status::ok();
+  }
+  // C in f32 for the loop paths (prefill and fill).
+  const bool fill = k_ == 0 || (gemm_ && alpha_ == 0.0f);
+  c_prefill_ = use_c_ && !fill && cm_ != 1;
+  c_as_bias_ = use_c_ && !fill && cm_ == 1;
+  if (use_c_ && (fill || c_prefill_)) {
+    const TensorDesc& c = cfg.inputs[2];
+    if (c.constant_data != nullptr) {
+      c_const_.resize(static_cast<size_t>(c.numel()));
+      load_scaled_f32(dtype_, c.constant_data, 1.0f, c_const_.data(), c.numel());
+    } else {
+      off_c_ = ws_.add(static_cast<size_t>(c.numel()) * sizeof(float));
+    }
+  }
+  if (fill) {
+    mode_ = Mode::kFill;
+    return Status::ok();
+  }
+  return build(cfg);
+}
+
+Status MatMulKernel::build(const KernelConfig& cfg) {
+  const bool b_constant = cfg.inputs[1].constant_data != nullptr;
+  dnnl::primitive_desc pd;
+  dt compute = dt::f32;
+  bool built = false;
+  if (dtype_ == DType::kBF16) {
+    try {
+      pd = create_pd(dt::bf16, c_prefill_ ? dt::f32 : dt::bf16, b_constant);
+      compute = dt::bf16;
+      built = true;
+    } catch (const dnnl::error&) {
+      // No bf16 implementation on this CPU: fall through to f32 compute.
+    }
+  }
+  if (!built) {
+    stage_src_ = dtype_ != DType::kF32;
+    pd = create_pd(dt::f32, dt::f32, b_constant);
+  }
+  // The prefill is f32 (one rounding of beta C + alpha A B), so a low-precision Y is staged.
+  stage_dst_ = dtype_ != DType::kF32 && (compute == dt::f32 || c_prefill_);
+  prim_ = dnnl::primitive(pd);
+  src_md_ = pd.query_md(dnnl::query::src_md);
+  wei_md_ = pd.query_md(dnnl::query::weights_md);
+  dst_md_ = pd.query_md(dnnl::query::dst_md);
+  if (c_as_bias_) bias_md_ = pd.query_md(dnnl::query::weights_md, 1);
+  scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
+
+  off_scratch_ = ws_.add(scratch_md_.get_size());
+  if (stage_src_) off_src_ = ws_.add(static_cast<size_t>(a_numel_) * sizeof(float));
+  if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(y_numel_) * sizeof(float));
+  if (c_as_bias_) {
+    const TensorDesc& c = cfg.inputs[2];
+    if (c.constant_data != nullptr) {
+      std::vector<float> cv(static_cast<size_t>(c.numel()));
+      load_scaled_f32(dtype_, c.constant_data, beta_ / alpha_, cv.data(), c.numel());
+      bias_const_.resize(static_cast<size_t>(n_));
+      for (int64_t j = 0; j < n_; ++j) bias_const_[j] = cv[cn_ == 1 ? 0 : j];
+    } else {
+      off_bias_ = ws_.add(static_cast<size_t>(n_) * sizeof(float));
+    }
+  }
+  return weights_.prepare(dtype_, b_dims_, b_strides_, cfg.inputs[1].constant_data, wei_md_, ws_,
+                          cfg.num_threads);
+}
+
+template <typename T>
+void fill_as(const float* c, float beta, int64_t cm, int64_t cn, int64_t m, int64_t n,
+             int64_t total, const ew::Activation& act, T* out) {
+  // Y = act(beta C) broadcast over [M, N] (or act(0) without C), repeated over batches.
+  const int64_t mn = m * n;
+  for (int64_t idx = 0; idx < total; ++idx) {
+    const int64_t e = idx % mn, i = e / n, j = e % n;
+    const float v = c ? beta * c[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)] : 0.0f;
+    out[idx] = store_as<T>(ew::apply_activation(act, v));
+  }
+}
+
+void MatMulKernel::fill(const float* c, void* out, int /*threads*/) const {
+  const float* cv = use_c_ ? c : nullptr;
+  switch (dtype_) {
+    case DType::kF32:
+      fill_as(cv, beta_, cm_, cn_, m_, n_, y_numel_, act_, static_cast<float*>(out));
+      return;
+    case DType::kF16:
+      fill_as(cv, beta_, cm_, cn_, m_, n_, y_numel_, act_, static_cast<Half*>(out));
+      return;
+    case DType::kBF16:
+      fill_as(cv, beta_, cm_, cn_, m_, n_, y_numel_, act_, static_cast<BFloat16*>(out));
+      return;
+    default:
+      return;  // prepare() admits only these
+  }
+}
+
+Status MatMulKernel::run_impl(const KernelArgs& a) const {
+  if (mode_ == Mode::kEmpty) return Status::ok();
+  const int threads = a.num_threads;
+  void* ws = a.workspace;
+  const dnnl::engine& eng = dnnl_engine();
+
+  // C widened to f32, for the fill and prefill paths.
+  const float* c = c_const_.empty() ? nullptr : c_const_.data();
+  if (off_c_ != WorkspaceLayout::kNone) {
+    float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_c_));
+    load_scaled_f32(dtype_, a.inputs[2], 1.0f, buf, cm_ * cn_);
+    c = buf;
+  }
+  if (mode_ == Mode::kFill) {
+    fill(c, a.outputs[0], threads);
+    return Status::ok();
+  }
+
+  const void* src = a.inputs[0];
+  if (stage_src_) {
+    float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_src_));
+    convert_to_f32(dtype_, src, buf, a_numel_, threads);
+    src = buf;
+  }
+  const void* wei = weights_.get(a.inputs[1], ws, threads);
+  void* dst = stage_dst_ ? WorkspaceLayout::at(ws, off_dst_) : a.outputs[0];
+  if (c_prefill_) {
+    float* d = static_cast<float*>(dst);
+    for (int64_t i = 0; i < m_; ++i)
+      for (int64_t j = 0; j < n_; ++j) d[i * n_ + j] = c_at(c, i, j);
+  }
+
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(src))},
+      {DNNL_ARG_WEIGHTS, memory(wei_md_, eng, const_cast<void*>(wei))},
+      {DNNL_ARG_DST, memory(dst_md_, eng, dst)}};
+  if (c_as_bias_) {
+    const float* bias = bias_const_.data();
+    if (bias_const_.empty()) {
+      float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_bias_));
+      if (cn_ == 1) {
+        float v;
+        load_scaled_f32(dtype_, a.inputs[2], beta_ / alpha_, &v, 1);
+        std::fill(buf, buf + n_, v);
+      } else {
+        load_scaled_f32(dtype_, a.inputs[2], beta_ / alpha_, buf, n_);
+      }
+      bias = buf;
+    }
+    args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
+  }
+  add_scratchpad(args, scratch_md_, ws, off_scratch_);
+  dnnl_execute(prim_, args, threads);
+
+  if (stage_dst_)
+    store_from_f32(dtype_, static_cast<const float*>(dst), a.outputs[0], y_numel_, threads);
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_dnnl_matmul_kernels(KernelRegistry& registry) {
+  const std::vector<DType> dtypes = {DType::kF32, DType::kF16, DType::kBF16};
+  registry.add_all(graph::OpType::kMatMul, Backend::kCpu, dtypes,
+                   [] { return std::make_unique<MatMulKernel>(false); });
+  registry.add_all(graph::OpType::kGemm, Backend::kCpu, dtypes,
+                   [] { return std::make_unique<MatMulKernel>(true); });
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,350 @@
+// MaxPool and AveragePool, 1-D to 3-D: oneDNN pooling_v2 (dilated pooling) where its
+// semantics equal ONNX's, a plain loop elsewhere.
+//
+// Window semantics (ONNX; dnnl_window.h for sizes): output position o on an axis covers
+// input positions o s - pad_begin + j d, j < k. Positions outside the input are padding:
+// MaxPool ignores them; AveragePool divides by the number of positions inside the input,
+// or with count_include_pad by the number inside the padded extent
+// [-pad_begin, in + pad_end) -- positions that ceil_mode adds past that extent never
+// count (a window that ceil_mode adds may only start inside the input or its left pad).
+//
+// oneDNN path: f32 and bf16 (bf16 pooling reads bf16, averages in f32, rounds once),
+// MaxPool without the Indices output, AveragePool unless count_include_pad meets a
+// ceil_mode extension (oneDNN would count the extension as padding). oneDNN has no
+// ceil_mode: the end pad it gets is extended until its floor formula gives ONNX's size.
+// Loop path: everything else -- f16 (oneDNN 2.6 has no f16 pooling on CPU), i8 / u8
+// MaxPool, the Indices output (ONNX flattened indices into X, row-major, or column-major
+// over the spatial axes with storage_order = 1), and the AveragePool case above. The loop
+// is also the fallback whenever oneDNN declines a configuration.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/cpu_common.h"
+#include "cpu/cpu_kernels.h"
+#include "cpu/dnnl_common.h"
+#include "cpu/dnnl_window.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+
+// Geometry right-aligned into 3 spatial axes (leading axes of size 1 for 1-D / 2-D).
+struct PoolGeom {
+  int64_t planes = 0;  // N * C
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1};
+  int64_t d[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, pe[3] = {0, 0, 0};
+  size_t spatial = 0;
+  bool col_major_indices = false;
+};
+
+// Max and argmax over one window; compute type C (float for float storage, int for ints).
+template <typename T>
+using compute_of = std::conditional_t<std::is_integral_v<T>, int, float>;
+
+template <typename T>
+compute_of<T> load_c(T v) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<int>(v);
+  else
+    return load_f32(v);
+}
+
+template <typename T>
+T store_c(compute_of<T> v) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(v);
+  else
+    return store_as<T>(v);
+}
+
+// Flattened index of input position (z, y, x) within its plane, as ONNX's Indices.
+int64_t plane_index(const PoolGeom& g, int64_t z, int64_t y, int64_t x) {
+  if (!g.col_major_indices) return (z * g.in[1] + y) * g.in[2] + x;
+  // Column-major over the real spatial axes: the first spatial axis varies fastest.
+  const int64_t pos[3] = {z, y, x};
+  int64_t idx = 0, stride = 1;
+  for (size_t a = 3 - g.spatial; a < 3; ++a) {
+    idx += pos[a] * stride;
+    stride *= g.in[a];
+  }
+  return idx;
+}
+
+template <typename T>
+void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* indices, int threads) {
+  using C = compute_of<T>;
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(out_plane, 1));
+  parallel_for(
+      g.planes, threads,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const T* xp = x + p * in_plane;
+          int64_t o = p * out_plane;
+          for (int64_t oz = 0; oz < g.out[0]; ++oz)
+            for (int64_t oy = 0; oy < g.out[1]; ++oy)
+              for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
+                C best = std::numeric_limits<C>::lowest();
+                if constexpr (std::is_floating_point_v<C>) best = -INFINITY;
+                int64_t arg = -1;
+                for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+                  const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
+                  if (iz < 0 || iz >= g.in[0]) continue;
+                  for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+                    const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
+                    if (iy < 0 || iy >= g.in[1]) continue;
+                    for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+                      const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
+                      if (ix < 0 || ix >= g.in[2]) continue;
+                      const C v = load_c(xp[(iz * g.in[1] + iy) * g.in[2] + ix]);
+                      if (arg < 0 || v > best) {
+                        best = v;
+                        arg = plane_index(g, iz, iy, ix);
+                      }
+                    }
+                  }
+                }
+                y[o] = store_c<T>(best);
+                if (indices) indices[o] = p * in_plane + std::max<int64_t>(arg, 0);
+              }
+        }
+      },
+      grain);
+}
+
+template <typename T>
+void avg_pool_loop(const PoolGeom& g, bool include_pad, const T* x, T* y, int threads) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
+  const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(out_plane, 1));
+  parallel_for(
+      g.planes, threads,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const T* xp = x + p * in_plane;
+          int64_t o = p * out_plane;
+          for (int64_t oz = 0; oz < g.out[0]; ++oz)
+            for (int64_t oy = 0; oy < g.out[1]; ++oy)
+              for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
+                float sum = 0.0f;
+                int64_t inside = 0, padded = 0;
+                for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+                  const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
+                  if (iz >= g.in[0] + g.pe[0]) continue;  // ceil_mode extension
+                  const bool vz = iz >= 0 && iz < g.in[0];
+                  for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+                    const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
+                    if (iy >= g.in[1] + g.pe[1]) continue;
+                    const bool vy = vz && iy >= 0 && iy < g.in[1];
+                    for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+                      const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
+                      if (ix >= g.in[2] + g.pe[2]) continue;
+                      ++padded;
+                      if (!vy || ix < 0 || ix >= g.in[2]) continue;
+                      sum += load_f32(xp[(iz * g.in[1] + iy) * g.in[2] + ix]);
+                      ++inside;
+                    }
+                  }
+                }
+                const int64_t count = include_pad ? padded : inside;
+                y[o] = store_as<T>(count > 0 ? sum / static_cast<float>(count) : NAN);
+              }
+        }
+      },
+      grain);
+}
+
+class PoolKernel final : public Kernel {
+ public:
+  explicit PoolKernel(bool max) : max_(max) {}
+
+  Status prepare(const KernelConfig& cfg) override {
+    return dnnl_guard(op(), [&] { return prepare_impl(cfg); });
+  }
+  size_t workspace_bytes() const override { return ws_.total(); }
+  Status run(const KernelArgs& a) const override {
+    return dnnl_guard(op(), [&] { return run_impl(a); });
+  }
+
+ private:
+  std::string op() const { return max_ ? "MaxPool" : "AveragePool"; }
+  Status prepare_impl(const KernelConfig& cfg);
+  // Creates the oneDNN primitive when it applies; false when the loop must run instead.
+  bool try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
+                const Window& w, const std::vector<int64_t>& pad_r);
+  Status run_impl(const KernelArgs& a) const;
+
+  const bool max_;
+  DType dtype_ = DType::kUndefined;
+  bool include_pad_ = false;
+  bool with_indices_ = false;
+  bool empty_ = false;
+  PoolGeom geom_;
+  bool use_dnnl_ = false;
+  dnnl::primitive prim_;
+  memory::desc src_md_, dst_md_, scratch_md_;
+  WorkspaceLayout ws_;
+  size_t off_scratch_ = WorkspaceLayout::kNone;
+};
+
+bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
+                          const Window& w, const std::vector<int64_t>& pad_r) {
+  const dt type = dtype_ == DType::kF32 ? dt::f32 : dt::bf16;
+  memory::dims dil(w.rank()), pl(w.pad_begin.begin(), w.pad_begin.end());
+  for (size_t i = 0; i < w.rank(); ++i) dil[i] = w.dilations[i] - 1;
+  const memory::desc src = plain_desc(to_dnnl_dims(x_dims), type);
+  const memory::desc dst = plain_desc(to_dnnl_dims(y_dims), type);
+  const dnnl::algorithm alg = max_           ? dnnl::algorithm::pooling_max
+                              : include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
+                                             : dnnl::algorithm::pooling_avg_exclude_padding;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  try {
+    dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, src, dst,
+                                     memory::dims(w.strides.begin(), w.strides.end()),
+                                     memory::dims(w.kernel.begin(), w.kernel.end()), dil, pl,
+                                     memory::dims(pad_r.begin(), pad_r.end()));
+    dnnl::pooling_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
+    prim_ = dnnl::primitive(pd);
+    src_md_ = pd.src_desc();
+    dst_md_ = pd.dst_desc();
+    scratch_md_ = pd.scratchpad_desc();
+  } catch (const dnnl::error&) {
+    return false;  // oneDNN declines: the loop handles it
+  }
+  off_scratch_ = ws_.add(scratch_md_.get_size());
+  return true;
+}
+
+Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
+  const graph::Node& node = *cfg.node;
+  const size_t max_outputs = max_ ? 2 : 1;
+  if (cfg.inputs.size() != 1 || !cfg.inputs[0].present || cfg.outputs.empty() ||
+      cfg.outputs.size() > max_outputs || !cfg.outputs[0].present)
+    return invalid_model(op() + ": expects one input and " +
+                         (max_ ? "outputs (Y[, Indices])" : "one output"));
+  const TensorDesc& x = cfg.inputs[0];
+  dtype_ = x.dtype;
+  const bool float_type = dtype_ == DType::kF32 || dtype_ == DType::kF16 || dtype_ == DType::kBF16;
+  const bool int8_type = dtype_ == DType::kI8 || dtype_ == DType::kU8;
+  if (!float_type && !(max_ && int8_type))
+    return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)));
+  if (cfg.outputs[0].dtype != dtype_) return invalid_model(op() + ": Y dtype differs from X's");
+  with_indices_ = cfg.outputs.size() == 2 && cfg.outputs[1].present;
+  if (with_indices_ && cfg.outputs[1].dtype != DType::kI64)
+    return invalid_model(op() + ": Indices must be i64");
+  const size_t rank = x.rank();
+  if (rank < 3 || rank > 5)
+    return unsupported(op() + ": input rank " + std::to_string(rank) +
+                       " (1-D to 3-D pooling is supported)");
+  const size_t sp = rank - 2;
+  AMP_ASSIGN_OR_RETURN(Window w, read_window(node, op(), sp, {}));
+  AMP_ASSIGN_OR_RETURN(const int64_t ceil_mode, node.attrs.get_int("ceil_mode", 0));
+  AMP_ASSIGN_OR_RETURN(const int64_t include_pad, node.attrs.get_int("count_include_pad", 0));
+  AMP_ASSIGN_OR_RETURN(const int64_t storage_order, node.attrs.get_int("storage_order", 0));
+  include_pad_ = !max_ && include_pad != 0;
+  const std::vector<int64_t> in_sp(x.dims.begin() + 2, x.dims.end());
+  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_sp,
+                       resolve_forward(w, in_sp, ceil_mode != 0, op()));
+  std::vector<int64_t> y_dims = {x.dims[0], x.dims[1]};
+  y_dims.insert(y_dims.end(), out_sp.begin(), out_sp.end());
+  if (cfg.outputs[0].dims != y_dims)
+    return invalid_model(op() + ": output dims " + dims_string(cfg.outputs[0].dims) +
+                         " disagree with the attributes, which give " + dims_string(y_dims));
+  if (with_indices_ && cfg.outputs[1].dims != y_dims)
+    return invalid_model(op() + ": Indices dims " + dims_string(cfg.outputs[1].dims) +
+                         " should be " + dims_string(y_dims));
+
+  geom_.planes = x.dims[0] * x.dims[1];
+  geom_.spatial = sp;
+  geom_.col_major_indices = storage_order != 0;
+  std::vector<int64_t> pad_r(sp);
+  bool extended = false;  // ceil_mode reaches past the end pad
+  for (size_t i = 0; i < sp; ++i) {
+    const size_t a = 3 - sp + i;
+    geom_.in[a] = in_sp[i];
+    geom_.out[a] = out_sp[i];
+    geom_.k[a] = w.kernel[i];
+    geom_.s[a] = w.strides[i];
+    geom_.d[a] = w.dilations[i];
+    geom_.pb[a] = w.pad_begin[i];
+    geom_.pe[a] = w.pad_end[i];
+    const int64_t need =
+        (out_sp[i] - 1) * w.strides[i] + w.effective_kernel(i) - in_sp[i] - w.pad_begin[i];
+    extended = extended || need > w.pad_end[i];
+    pad_r[i] = std::max(need, w.pad_end[i]);
+  }
+  if (cfg.outputs[0].numel() == 0) {
+    empty_ = true;
+    return Status::ok();
+  }
+  const bool dnnl_fits = (dtype_ == DType::kF32 || dtype_ == DType::kBF16) && !with_indices_ &&
+                         !(include_pad_ && extended);
+  use_dnnl_ = dnnl_fits && try_dnnl(x.dims, y_dims, w, pad_r);
+  return Status::ok();
+}
+
+template <typename T>
+void pool_loop(bool max, bool include_pad, const PoolGeom& g, const void* x, void* y,
+               int64_t* indices, int threads) {
+  if (max)
+    max_pool_loop(g, static_cast<const T*>(x), static_cast<T*>(y), indices, threads);
+  else
+    avg_pool_loop(g, include_pad, static_cast<const T*>(x), static_cast<T*>(y), threads);
+}
+
+Status PoolKernel::run_impl(const KernelArgs& a) const {
+  if (empty_) return Status::ok();
+  if (use_dnnl_) {
+    const dnnl::engine& eng = dnnl_engine();
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(a.inputs[0]))},
+        {DNNL_ARG_DST, memory(dst_md_, eng, a.outputs[0])}};
+    add_scratchpad(args, scratch_md_, a.workspace, off_scratch_);
+    dnnl_execute(prim_, args, a.num_threads);
+    return Status::ok();
+  }
+  int64_t* indices = with_indices_ ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
+  const void* x = a.inputs[0];
+  void* y = a.outputs[0];
+  switch (dtype_) {
+    case DType::kF32:
+      pool_loop<float>(max_, include_pad_, geom_, x, y, indices, a.num_threads);
+      break;
+    case DType::kF16:
+      pool_loop<Half>(max_, include_pad_, geom_, x, y, indices, a.num_threads);
+      break;
+    case DType::kBF16:
+      pool_loop<BFloat16>(max_, include_pad_, geom_, x, y, indices, a.num_threads);
+      break;
+    case DType::kI8:
+      max_pool_loop(geom_, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices,
+                    a.num_threads);
+      break;
+    case DType::kU8:
+      max_pool_loop(geom_, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices,
+                    a.num_threads);
+      break;
+    default:
+      return internal_error(op() + ": dtype not prepared");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_dnnl_pool_kernels(KernelRegistry& registry) {
+  registry.add_all(graph::OpType::kMaxPool, Backend::kCpu,
+                   {DType::kF32, DType::kF16, DType::kBF16, DType::kI8, DType::kU8},
+                   [] { return std::make_unique<PoolKernel>(true); });
+  registry.add_all(graph::OpType::kAveragePool, Backend::kCpu,
+                   {DType::kF32, DType::kF16, DType::kBF16},
+                   [] { return std::make_unique<PoolKernel>(false); });
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,135 @@
+// Binary arithmetic with numpy broadcasting (Add, Sub, Mul, Div) and the variadic Max and
+// Min, on float storage (fp32 arithmetic, f64 in f64) and integers (wrapping; Div
+// truncates, and a zero divisor is an invalid_input error at run). Output 0 may overwrite
+// input 0 when their shapes match.
+#include <cstring>
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/elementwise_cpu.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using graph::OpType;
+
+template <typename T>
+inline constexpr bool kNumeric = ew::kIsFloatStorage<T> || std::is_integral_v<T>;
+
+Status check_numeric(DType t) {
+  if (is_float(t) || is_integer(t)) return Status::ok();
+  return unsupported("dtype " + std::string(dtype_name(t)) + " is not supported");
+}
+
+// out = Op(a, b) over a plan; T is the storage type of a, b and out.
+template <typename T, typename Op>
+void run_binary(const BroadcastPlan& p, const void* a, const void* b, void* out, int threads) {
+  binary_loop(p, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), threads,
+              [](T x, T y) { return ew::store<T>(Op{}(ew::load(x), ew::load(y))); });
+}
+
+template <typename Op>
+class ArithKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_arity(cfg, 2, 2));
+    dtype_ = cfg.inputs[0].dtype;
+    AMP_RETURN_IF_ERROR(check_numeric(dtype_));
+    AMP_RETURN_IF_ERROR(check_input_dtype(cfg, 1, dtype_));
+    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, dtype_));
+    AMP_ASSIGN_OR_RETURN(
+        plan_, make_broadcast_plan({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims));
+    divisor_numel_ = cfg.inputs[1].numel();
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    return visit_dtype(dtype_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      if constexpr (kNumeric<T>) {
+        if constexpr (std::is_integral_v<T> && std::is_same_v<Op, ew::Div>) {
+          // Checked up front so the loop stays branch-free; ew::div returns 0 meanwhile.
+          const T* b = a.input<T>(1);
+          if (plan_.numel > 0)
+            for (int64_t i = 0; i < divisor_numel_; ++i)
+              if (b[i] == 0) return invalid_input("integer division by zero");
+        }
+        run_binary<T, Op>(plan_, a.inputs[0], a.inputs[1], a.outputs[0], a.num_threads);
+        return Status::ok();
+      } else {
+        return unexpected_dtype(dtype_);
+      }
+    });
+  }
+
+ private:
+  DType dtype_ = DType::kUndefined;
+  BroadcastPlan plan_;
+  int64_t divisor_numel_ = 0;
+};
+
+// Max / Min over 1..N inputs, folded pairwise into the output: out = Op(in0, in1), then
+// out = Op(out, in_k). Exact in any storage type (the result is always one of the inputs).
+template <typename Op>
+class VariadicKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    if (cfg.inputs.empty()) return invalid_model("takes at least 1 input, has 0");
+    const size_t n = cfg.inputs.size();
+    AMP_RETURN_IF_ERROR(check_arity(cfg, n, n));
+    dtype_ = cfg.inputs[0].dtype;
+    AMP_RETURN_IF_ERROR(check_numeric(dtype_));
+    for (size_t i = 1; i < n; ++i) AMP_RETURN_IF_ERROR(check_input_dtype(cfg, i, dtype_));
+    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, dtype_));
+    std::vector<std::vector<int64_t>> all;
+    for (const TensorDesc& d : cfg.inputs) all.push_back(d.dims);
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> out_dims, broadcast_dims(all));
+    if (out_dims != cfg.outputs[0].dims)
+      return invalid_model("output shape is not the broadcast of the inputs");
+    num_inputs_ = n;
+    plans_.clear();
+    // Step 0 pairs input 0 with input 1 (with itself when alone: Op(x, x) = x).
+    AMP_ASSIGN_OR_RETURN(BroadcastPlan first,
+                         make_broadcast_plan_to({all[0], all[n > 1 ? 1 : 0]}, out_dims));
+    plans_.push_back(first);
+    for (size_t i = 2; i < n; ++i) {
+      AMP_ASSIGN_OR_RETURN(BroadcastPlan p, make_broadcast_plan({out_dims, all[i]}, out_dims));
+      plans_.push_back(p);
+    }
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    return visit_dtype(dtype_, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      if constexpr (kNumeric<T>) {
+        void* out = a.outputs[0];
+        const void* second = a.inputs[num_inputs_ > 1 ? 1 : 0];
+        run_binary<T, Op>(plans_[0], a.inputs[0], second, out, a.num_threads);
+        for (size_t i = 2; i < num_inputs_; ++i)
+          run_binary<T, Op>(plans_[i - 1], out, a.inputs[i], out, a.num_threads);
+        return Status::ok();
+      } else {
+        return unexpected_dtype(dtype_);
+      }
+    });
+  }
+
+ private:
+  DType dtype_ = DType::kUndefined;
+  size_t num_inputs_ = 0;
+  std::vector<BroadcastPlan> plans_;  // plans_[0]: (in0, in1); plans_[i - 1]: (out, in_i)
+};
+
+}  // namespace
+
+void register_elementwise_binary(KernelRegistry& r) {
+  const std::vector<DType>& numeric = numeric_dtypes();
+  r.add_all(OpType::kAdd, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Add>>(), 0);
+  r.add_all(OpType::kSub, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Sub>>(), 0);
+  r.add_all(OpType::kMul, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Mul>>(), 0);
+  r.add_all(OpType::kDiv, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Div>>(), 0);
+  r.add_all(OpType::kMax, Backend::kCpu, numeric, make_factory<VariadicKernel<ew::Max>>(), 0);
+  r.add_all(OpType::kMin, Backend::kCpu, numeric, make_factory<VariadicKernel<ew::Min>>(), 0);
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,68 @@
+// Cast between every supported dtype (f32, f16, bf16, f64, i64, i32, i16, i8, u8, bool)
+// with the semantics of ew::cast_value: float -> float rounds once to nearest even (f64 ->
+// f16/bf16 without double rounding), float -> int truncates toward zero and saturates
+// (NaN -> 0), int -> int wraps, x -> bool is x != 0. Attribute 'saturate' only concerns
+// fp8 targets, which AMPRT does not support, so it is ignored.
+//
+// Looked up by the source dtype (registered for all of them); the target is the output's
+// dtype, which must match attribute 'to' when present.
+#include <cstring>
+
+#include "cpu/cpu_kernels.h"
+#include "cpu/elementwise_cpu.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+class CastKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 1));
+    src_ = cfg.inputs[0].dtype;
+    dst_ = cfg.outputs[0].dtype;
+    if (dtype_size(src_) == 0) return invalid_model("input has no dtype");
+    if (dtype_size(dst_) == 0) return invalid_model("output has no dtype");
+    const graph::Attributes& attrs = node_attrs(cfg);
+    if (attrs.has("to")) {
+      AMP_ASSIGN_OR_RETURN(int64_t to, attrs.get_int("to", 0));
+      const std::optional<DType> want =
+          to > 0 && to <= INT32_MAX ? dtype_from_onnx(static_cast<int32_t>(to)) : std::nullopt;
+      if (!want) return unsupported("Cast to ONNX dtype " + std::to_string(to));
+      AMP_RETURN_IF_ERROR(check_output_dtype(cfg, *want));
+    }
+    if (cfg.outputs[0].dims != cfg.inputs[0].dims)
+      return invalid_model("output shape differs from the input's");
+    n_ = cfg.outputs[0].numel();
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    if (src_ == dst_ && src_ != DType::kBool) {  // bool -> bool still normalizes to 0/1
+      if (a.inputs[0] != a.outputs[0])
+        std::memcpy(a.outputs[0], a.inputs[0], static_cast<size_t>(n_) * dtype_size(src_));
+      return Status::ok();
+    }
+    return visit_dtype(src_, [&](auto src_tag) -> Status {
+      using S = typename decltype(src_tag)::type;
+      return visit_dtype(dst_, [&](auto dst_tag) -> Status {
+        using D = typename decltype(dst_tag)::type;
+        unary_loop(a.input<S>(0), a.output<D>(0), n_, a.num_threads,
+                   [](S s) { return ew::cast_value<D>(s); });
+        return Status::ok();
+      });
+    });
+  }
+
+ private:
+  DType src_ = DType::kUndefined;
+  DType dst_ = DType::kUndefined;
+  int64_t n_ = 0;
+};
+
+}  // namespace
+
+void register_elementwise_cast(KernelRegistry& r) {
+  r.add_all(graph::OpType::kCast, Backend::kCpu, all_dtypes(), make_factory<CastKernel>());
+}
+
+}  // namespace amp::kernels::cpu

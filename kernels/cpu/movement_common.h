@@ -1,0 +1,87 @@
+// Shared pieces of the CPU movement kernels (movement_*.cc).
+//
+// Movement ops never look at element values, only at their bytes, so every kernel here
+// works on an element size (1, 2, 4 or 8 bytes) and is registered for every dtype.
+//
+// Parameters that shape the copy (Slice starts, Pad pads, Resize scales, ...) are inputs.
+// When they are constants, prepare() reads them; when they are computed at run time the
+// output shape is still static (the runtime binds shapes before prepare), so run()
+// resolves them into fixed-size plans on the stack or into the workspace, never the heap.
+// Plans are therefore capped at kMaxRank dims.
+//
+//   StridedView v = make_strided_view(rank, out_dims, src_strides, base);
+//   strided_copy(v, src, dst, elem_size, threads);   // dst dense in out_dims order
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/status.h"
+#include "kernel.h"
+#include "kernel_registry.h"
+
+namespace amp::kernels::cpu {
+
+inline constexpr int kMaxRank = 16;
+
+// An N-d view of a source buffer: element (i_0..i_{r-1}) is src[base + sum i_a*strides[a]]
+// (element units; strides may be 0 for broadcast or negative for reversed slices).
+struct StridedView {
+  int rank = 0;
+  int64_t numel = 0;
+  int64_t base = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+};
+
+// Builds a view, dropping size-1 dims and merging axes that are contiguous in the source
+// so the innermost loop is as long as possible. rank <= kMaxRank (checked by callers).
+StridedView make_strided_view(int rank, const int64_t* dims, const int64_t* strides, int64_t base);
+
+// dst (dense, row-major in the view's dims) = the view of src. Rows run in parallel.
+void strided_copy(const StridedView& view, const void* src, void* dst, size_t elem_size,
+                  int threads);
+
+// memcpy split over threads for large buffers; a no-op when dst == src (aliased views).
+void parallel_copy(void* dst, const void* src, size_t bytes, int threads);
+
+// Fills `count` elements of `elem_size` bytes at dst with the element at `value`.
+void fill_elements(void* dst, const void* value, int64_t count, size_t elem_size);
+
+// Integer parameter tensors (axes, starts, pads, ...) of dtype i32 or i64 widened to
+// int64. False for other dtypes.
+bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out);
+
+// Row-major strides of dims[0..rank).
+void contiguous_strides(int rank, const int64_t* dims, int64_t* strides);
+
+// axis in [-rank, rank) -> [0, rank); -1 when out of range.
+inline int64_t normalize_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return -1;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string dims_to_string(const std::vector<int64_t>& dims);
+std::string dims_to_string(int rank, const int64_t* dims);
+
+// Checks a tensor's rank against kMaxRank, naming it in the error.
+Status check_max_rank(const TensorDesc& t, const char* what);
+
+// The op name of the node being prepared, for messages ("Slice").
+std::string op_label(const KernelConfig& cfg);
+
+// Per sub-family registration (movement_*.cc), called by register_cpu_movement_kernels.
+void register_movement_view_kernels(KernelRegistry& r);
+void register_movement_transpose_kernels(KernelRegistry& r);
+void register_movement_concat_split_kernels(KernelRegistry& r);
+void register_movement_slice_gather_kernels(KernelRegistry& r);
+void register_movement_expand_tile_kernels(KernelRegistry& r);
+void register_movement_pad_kernels(KernelRegistry& r);
+void register_movement_depth_to_space_kernels(KernelRegistry& r);
+void register_movement_resize_kernels(KernelRegistry& r);
+void register_movement_shape_kernels(KernelRegistry& r);
+
+}  // namespace amp::kernels::cpu

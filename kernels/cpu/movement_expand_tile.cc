@@ -1,0 +1,149 @@
+// Expand(data, shape) and Tile(data, repeats). Neither needs its second input's values:
+// the static output shape already says how far to broadcast or repeat.
+//   Expand: a strided view with stride 0 on broadcast axes (numpy rules, right-aligned).
+//   Tile:   output row (all axes but the last) o reads input row (o_a mod d_a), which is
+//           copied repeats_last times.
+#include <cstring>
+
+#include "cpu/cpu_common.h"
+#include "cpu/movement_common.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+class ExpandKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    const TensorDesc& in = cfg.inputs[0];
+    const TensorDesc& out = cfg.outputs[0];
+    AMP_RETURN_IF_ERROR(check_max_rank(out, "Expand output"));
+    if (in.rank() > out.rank() || in.dtype != out.dtype)
+      return invalid_model("Expand: output " + dims_to_string(out.dims) +
+                           " cannot be a broadcast of input " + dims_to_string(in.dims));
+    const int r = static_cast<int>(out.rank());
+    const int off = r - static_cast<int>(in.rank());
+    int64_t in_strides[kMaxRank], strides[kMaxRank];
+    contiguous_strides(static_cast<int>(in.rank()), in.dims.data(), in_strides);
+    for (int a = 0; a < r; ++a) {
+      strides[a] = 0;
+      if (a < off) continue;
+      const int64_t d = in.dims[static_cast<size_t>(a - off)];
+      if (d == out.dims[static_cast<size_t>(a)]) {
+        strides[a] = in_strides[a - off];
+      } else if (d != 1) {
+        return invalid_model("Expand: input " + dims_to_string(in.dims) +
+                             " does not broadcast to " + dims_to_string(out.dims));
+      }
+    }
+    view_ = make_strided_view(r, out.dims.data(), strides, 0);
+    elem_ = dtype_size(in.dtype);
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    strided_copy(view_, a.inputs[0], a.outputs[0], elem_, a.num_threads);
+    return Status::ok();
+  }
+
+ private:
+  StridedView view_;
+  size_t elem_ = 0;
+};
+
+class TileKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    const TensorDesc& in = cfg.inputs[0];
+    const TensorDesc& out = cfg.outputs[0];
+    AMP_RETURN_IF_ERROR(check_max_rank(in, "Tile input"));
+    if (in.rank() != out.rank() || in.dtype != out.dtype)
+      return invalid_model("Tile: output " + dims_to_string(out.dims) +
+                           " does not match the input's rank or dtype");
+    rank_ = static_cast<int>(in.rank());
+    for (int a = 0; a < rank_; ++a) {
+      in_dims_[a] = in.dims[static_cast<size_t>(a)];
+      out_dims_[a] = out.dims[static_cast<size_t>(a)];
+      if (in_dims_[a] == 0 ? out_dims_[a] != 0 : out_dims_[a] % in_dims_[a] != 0)
+        return invalid_model("Tile: output " + dims_to_string(out.dims) +
+                             " is not a whole repeat of input " + dims_to_string(in.dims));
+    }
+    // Cross-check a constant repeats input.
+    if (cfg.inputs.size() > 1 && cfg.inputs[1].present && cfg.inputs[1].constant_data &&
+        cfg.inputs[1].numel() == rank_) {
+      int64_t reps[kMaxRank];
+      if (read_int_param(cfg.inputs[1].constant_data, cfg.inputs[1].dtype, rank_, reps)) {
+        for (int a = 0; a < rank_; ++a)
+          if (reps[a] < 0 || in_dims_[a] * reps[a] != out_dims_[a])
+            return invalid_model("Tile: repeats " + dims_to_string(rank_, reps) + " on input " +
+                                 dims_to_string(in.dims) + " do not give output " +
+                                 dims_to_string(out.dims));
+      }
+    }
+    elem_ = dtype_size(in.dtype);
+    numel_ = out.numel();
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& args) const override {
+    if (numel_ == 0) return Status::ok();
+    const uint8_t* src = args.input<uint8_t>(0);
+    uint8_t* dst = args.output<uint8_t>(0);
+    const size_t es = elem_;
+    if (rank_ == 0) {
+      std::memcpy(dst, src, es);
+      return Status::ok();
+    }
+    const int last = rank_ - 1;
+    const size_t in_row = static_cast<size_t>(in_dims_[last]) * es;
+    const int64_t reps = out_dims_[last] / in_dims_[last];
+    const int64_t rows = numel_ / out_dims_[last];
+    int64_t in_strides[kMaxRank];
+    contiguous_strides(rank_, in_dims_, in_strides);
+    parallel_for(
+        rows, args.num_threads,
+        [&](int64_t b, int64_t e) {
+          int64_t idx[kMaxRank];
+          int64_t rem = b;
+          for (int a = last - 1; a >= 0; --a) {
+            idx[a] = rem % out_dims_[a];
+            rem /= out_dims_[a];
+          }
+          for (int64_t row = b; row < e; ++row) {
+            int64_t off = 0;
+            for (int a = 0; a < last; ++a) off += (idx[a] % in_dims_[a]) * in_strides[a];
+            uint8_t* d = dst + static_cast<size_t>(row) * in_row * static_cast<size_t>(reps);
+            if (in_dims_[last] == 1) {
+              fill_elements(d, src + static_cast<size_t>(off) * es, reps, es);
+            } else {
+              for (int64_t k = 0; k < reps; ++k)
+                std::memcpy(d + static_cast<size_t>(k) * in_row,
+                            src + static_cast<size_t>(off) * es, in_row);
+            }
+            for (int a = last - 1; a >= 0; --a) {
+              if (++idx[a] < out_dims_[a]) break;
+              idx[a] = 0;
+            }
+          }
+        },
+        std::max<int64_t>(1, 32768 / std::max<int64_t>(out_dims_[last], 1)));
+    return Status::ok();
+  }
+
+ private:
+  int rank_ = 0;
+  int64_t in_dims_[kMaxRank] = {};
+  int64_t out_dims_[kMaxRank] = {};
+  size_t elem_ = 0;
+  int64_t numel_ = 0;
+};
+
+}  // namespace
+
+void register_movement_expand_tile_kernels(KernelRegistry& r) {
+  r.add_all(graph::OpType::kExpand, Backend::kCpu, all_dtypes(),
+            [] { return std::make_unique<ExpandKernel>(); });
+  r.add_all(graph::OpType::kTile, Backend::kCpu, all_dtypes(),
+            [] { return std::make_unique<TileKernel>(); });
+}
+
+}  // namespace amp::kernels::cpu

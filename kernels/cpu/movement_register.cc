@@ -1,0 +1,19 @@
+// The movement family's entry point (cpu_kernels.h): one call per sub-family file.
+#include "cpu/cpu_kernels.h"
+#include "cpu/movement_common.h"
+
+namespace amp::kernels {
+
+void register_cpu_movement_kernels(KernelRegistry& registry) {
+  cpu::register_movement_view_kernels(registry);
+  cpu::register_movement_transpose_kernels(registry);
+  cpu::register_movement_concat_split_kernels(registry);
+  cpu::register_movement_slice_gather_kernels(registry);
+  cpu::register_movement_expand_tile_kernels(registry);
+  cpu::register_movement_pad_kernels(registry);
+  cpu::register_movement_depth_to_space_kernels(registry);
+  cpu::register_movement_resize_kernels(registry);
+  cpu::register_movement_shape_kernels(registry);
+}
+
+}  // namespace amp::kernels

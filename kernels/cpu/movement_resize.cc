@@ -1,0 +1,626 @@
+// Resize(X, roi?, scales?, sizes?): the CPU kernel. The sampling tables and the ONNX
+// reference semantics they encode are in movement_resize.h.
+//
+// Nearest runs as a single gather of raw element bytes (every dtype). Linear/cubic run
+// one separable pass per non-identity axis, the most shrinking axis first, accumulating
+// in fp32 (f64 for f64) with intermediates in the workspace, and round once to the
+// storage type on the last pass. Tables are built in prepare() when roi/scales/sizes are
+// constants, else in run() into the workspace (sized in prepare() from a bound on the
+// number of taps).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "cpu/cpu_common.h"
+#include "cpu/movement_common.h"
+#include "cpu/movement_resize.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using resize::AspectPolicy;
+using resize::AxisSpec;
+using resize::CoordMode;
+using resize::ResizeAttrs;
+using resize::ResizeMode;
+
+// Storage <-> compute type.
+inline float to_compute(float v) {
+  return v;
+}
+inline float to_compute(Half v) {
+  return load_f32(v);
+}
+inline float to_compute(BFloat16 v) {
+  return load_f32(v);
+}
+inline double to_compute(double v) {
+  return v;
+}
+template <typename D, typename C>
+inline D from_compute(C v) {
+  if constexpr (std::is_same_v<D, C>) {
+    return v;
+  } else {
+    return store_as<D>(v);
+  }
+}
+
+// The innermost-axis pass over one row: d[o] = sum_t w(o, t) * s[idx(o, t)]. N > 0 fixes
+// the tap count at compile time; N == 0 reads it from `taps`.
+template <int N, typename C, typename Src, typename Dst>
+void row_dots(const Src* s, Dst* d, int64_t out_len, const int64_t* idx, const double* w,
+              const uint8_t* extrap, int taps, int cap, Dst fill) {
+  const int n = N > 0 ? N : taps;
+  for (int64_t o = 0; o < out_len; ++o) {
+    const int64_t* oi = idx + o * cap;
+    const double* ow = w + o * cap;
+    C acc = 0;
+    for (int t = 0; t < n; ++t) acc += static_cast<C>(ow[t]) * to_compute(s[oi[t]]);
+    d[o] = extrap[o] ? fill : from_compute<Dst>(acc);
+  }
+}
+
+// One separable pass over axis `a`: src [outer, in_len, inner] -> dst [outer, out_len,
+// inner]. Rows accumulate in a stack block of C so low-precision outputs round once.
+// The innermost axis (inner == 1) has its own loop: one dot product per output element.
+template <typename Src, typename Dst, typename C>
+void resize_pass(const Src* src, Dst* dst, int64_t outer, int64_t in_len, int64_t out_len,
+                 int64_t inner, const int64_t* idx, const double* w, const uint8_t* extrap,
+                 int taps, int cap, C extrap_value, int threads) {
+  const Dst fill = from_compute<Dst>(extrap_value);
+  if (inner == 1) {
+    parallel_for(
+        outer, threads,
+        [&](int64_t b, int64_t e) {
+          for (int64_t ou = b; ou < e; ++ou) {
+            const Src* s = src + ou * in_len;
+            Dst* d = dst + ou * out_len;
+            // Fixed tap counts unroll, so consecutive outputs overlap in the pipeline.
+            switch (taps) {
+              case 2:
+                row_dots<2, C>(s, d, out_len, idx, w, extrap, 2, cap, fill);
+                break;
+              case 4:
+                row_dots<4, C>(s, d, out_len, idx, w, extrap, 4, cap, fill);
+                break;
+              default:
+                row_dots<0, C>(s, d, out_len, idx, w, extrap, taps, cap, fill);
+                break;
+            }
+          }
+        },
+        std::max<int64_t>(1, 16384 / std::max<int64_t>(out_len * taps, 1)));
+    return;
+  }
+  constexpr int64_t kBlock = 256;
+  parallel_for(
+      outer * out_len, threads,
+      [&](int64_t b, int64_t e) {
+        C acc[kBlock];
+        int64_t ou = b / out_len, o = b % out_len;
+        for (int64_t row = b; row < e; ++row, ++o) {
+          if (o == out_len) {
+            o = 0;
+            ++ou;
+          }
+          Dst* d = dst + row * inner;
+          if (extrap[o]) {
+            for (int64_t i = 0; i < inner; ++i) d[i] = fill;
+            continue;
+          }
+          const Src* s0 = src + ou * in_len * inner;
+          for (int64_t i0 = 0; i0 < inner; i0 += kBlock) {
+            const int64_t n = std::min(kBlock, inner - i0);
+            for (int64_t i = 0; i < n; ++i) acc[i] = 0;
+            for (int t = 0; t < taps; ++t) {
+              const C wt = static_cast<C>(w[o * cap + t]);
+              const Src* s = s0 + idx[o * cap + t] * inner + i0;
+              for (int64_t i = 0; i < n; ++i) acc[i] += wt * to_compute(s[i]);
+            }
+            for (int64_t i = 0; i < n; ++i) d[i0 + i] = from_compute<Dst>(acc[i]);
+          }
+        }
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(inner * taps, 1)));
+}
+
+// Nearest: a gather of raw elements, with the extrapolation element where any axis is
+// outside the roi.
+template <typename E>
+void nearest_gather(const E* src, E* dst, int rank, const int64_t* out_dims,
+                    const int64_t* in_strides, const int64_t* const* idx,
+                    const uint8_t* const* extrap, E fill, int64_t numel, int threads) {
+  const int last = rank - 1;
+  const int64_t width = out_dims[last];
+  const int64_t rows = numel / width;
+  parallel_for(
+      rows, threads,
+      [&](int64_t b, int64_t e) {
+        int64_t pos[kMaxRank];
+        int64_t rem = b;
+        for (int a = last - 1; a >= 0; --a) {
+          pos[a] = rem % out_dims[a];
+          rem /= out_dims[a];
+        }
+        for (int64_t row = b; row < e; ++row) {
+          E* d = dst + row * width;
+          int64_t off = 0;
+          bool outside = false;
+          for (int a = 0; a < last; ++a) {
+            off += idx[a][pos[a]] * in_strides[a];
+            outside = outside || extrap[a][pos[a]];
+          }
+          if (outside) {
+            for (int64_t j = 0; j < width; ++j) d[j] = fill;
+          } else {
+            const E* s = src + off;
+            const int64_t* li = idx[last];
+            const uint8_t* lx = extrap[last];
+            const int64_t st = in_strides[last];
+            for (int64_t j = 0; j < width; ++j) d[j] = lx[j] ? fill : s[li[j] * st];
+          }
+          for (int a = last - 1; a >= 0; --a) {
+            if (++pos[a] < out_dims[a]) break;
+            pos[a] = 0;
+          }
+        }
+      },
+      std::max<int64_t>(1, 32768 / std::max<int64_t>(width, 1)));
+}
+
+// Where one axis' table lives: `idx`/`w` hold out * cap entries, `extrap` out entries.
+struct AxisTable {
+  int64_t* idx = nullptr;
+  double* w = nullptr;
+  uint8_t* extrap = nullptr;
+  int taps = 1;
+  bool identity = false;
+};
+
+constexpr size_t kAlign = 64;
+inline size_t align_up(size_t n) {
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
+
+class ResizeKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    const TensorDesc& x = cfg.inputs[0];
+    const TensorDesc& out = cfg.outputs[0];
+    AMP_RETURN_IF_ERROR(check_max_rank(x, "Resize input"));
+    AMP_RETURN_IF_ERROR(resize::parse_attrs(cfg.node->attrs, &at_));
+    dtype_ = x.dtype;
+    if (out.dtype != dtype_ || out.rank() != x.rank())
+      return invalid_model("Resize: output " + dims_to_string(out.dims) +
+                           " does not match the input's rank or dtype");
+    if (at_.mode != ResizeMode::kNearest && !is_float(dtype_))
+      return unsupported("Resize: mode linear/cubic on " + std::string(dtype_name(dtype_)) +
+                         " (only nearest runs on integer tensors)");
+    rank_ = static_cast<int>(x.rank());
+    for (int a = 0; a < rank_; ++a) {
+      in_dims_[a] = x.dims[static_cast<size_t>(a)];
+      out_dims_[a] = out.dims[static_cast<size_t>(a)];
+    }
+    numel_ = out.numel();
+    elem_ = dtype_size(dtype_);
+
+    // Which axes the scales/sizes/roi entries address.
+    for (int a = 0; a < rank_; ++a) axis_pos_[a] = -1;
+    if (cfg.node->attrs.has("axes")) {
+      AMP_ASSIGN_OR_RETURN(std::vector<int64_t> axes, cfg.node->attrs.get_ints("axes"));
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t a = normalize_axis(axes[i], rank_);
+        if (a < 0 || axis_pos_[a] >= 0)
+          return invalid_model("Resize: axes " + dims_to_string(axes) +
+                               " are out of range or repeated for rank " + std::to_string(rank_));
+        axis_pos_[a] = static_cast<int>(i);
+      }
+      n_axes_ = static_cast<int>(axes.size());
+    } else {
+      for (int a = 0; a < rank_; ++a) axis_pos_[a] = a;
+      n_axes_ = rank_;
+    }
+    for (int a = 0; a < rank_; ++a)
+      if (axis_pos_[a] < 0 && in_dims_[a] != out_dims_[a])
+        return invalid_model("Resize: axis " + std::to_string(a) +
+                             " is not resized but the output changes its size");
+
+    // The optional inputs, "given" when present and non-empty.
+    const auto given = [&](size_t i) {
+      return cfg.inputs.size() > i && cfg.inputs[i].present && cfg.inputs[i].numel() > 0;
+    };
+    has_roi_ = given(1);
+    has_scales_ = given(2);
+    has_sizes_ = given(3);
+    if (has_scales_ == has_sizes_)
+      return invalid_model("Resize: exactly one of scales (input 2) and sizes (input 3) is needed");
+    bool all_const = true;
+    if (has_roi_) {
+      roi_dtype_ = cfg.inputs[1].dtype;
+      if (!is_float(roi_dtype_) || cfg.inputs[1].numel() != 2 * n_axes_)
+        return invalid_model("Resize: roi must be float with " + std::to_string(2 * n_axes_) +
+                             " entries");
+      all_const = all_const && cfg.inputs[1].constant_data != nullptr;
+    } else if (at_.coord == CoordMode::kTfCropAndResize) {
+      return invalid_model("Resize: tf_crop_and_resize needs roi (input 1)");
+    }
+    const TensorDesc& param = cfg.inputs[has_scales_ ? 2 : 3];
+    param_dtype_ = param.dtype;
+    if (param.numel() != n_axes_)
+      return invalid_model("Resize: " + std::string(has_scales_ ? "scales" : "sizes") + " has " +
+                           std::to_string(param.numel()) + " entries for " +
+                           std::to_string(n_axes_) + " axes");
+    if (has_scales_ ? !is_float(param_dtype_)
+                    : (param_dtype_ != DType::kI64 && param_dtype_ != DType::kI32))
+      return invalid_model("Resize: scales must be float, sizes i64");
+    all_const = all_const && param.constant_data != nullptr;
+
+    // The fill element for tf_crop_and_resize, in the storage type.
+    std::memset(&fill_, 0, sizeof(fill_));
+    store_element(at_.extrapolation, &fill_);
+
+    // Table capacities: exact when the parameters are known now, else a bound.
+    AxisSpec specs[kMaxRank];
+    if (all_const) {
+      Status s = resolve_specs(has_roi_ ? cfg.inputs[1].constant_data : nullptr,
+                               param.constant_data, specs);
+      if (!s.is_ok()) return invalid_model(s.message());
+    }
+    size_t n_idx = 0, n_flags = 0;
+    for (int a = 0; a < rank_; ++a) {
+      int cap = 1;
+      if (all_const) {
+        cap = resize::tap_count(at_, specs[a].scale);
+      } else if (out_dims_[a] > 0 && in_dims_[a] > 0) {
+        // scale >= (out - 0.5) / in under every way of giving the output size.
+        cap = resize::tap_count(
+            at_, (static_cast<double>(out_dims_[a]) - 0.5) / static_cast<double>(in_dims_[a]));
+      }
+      if (cap > resize::kMaxTaps)
+        return unsupported("Resize: antialias filter of " + std::to_string(cap) + " taps on axis " +
+                           std::to_string(a));
+      cap_[a] = cap;
+      idx_off_[a] = n_idx;
+      flag_off_[a] = n_flags;
+      n_idx += static_cast<size_t>(out_dims_[a] * cap);
+      n_flags += static_cast<size_t>(out_dims_[a]);
+    }
+    table_bytes_ =
+        align_up(n_idx * sizeof(int64_t)) + align_up(n_idx * sizeof(double)) + align_up(n_flags);
+
+    // Separable passes (not nearest): the most shrinking axis first, so later passes
+    // work on less data.
+    n_passes_ = 0;
+    for (int a = 0; a < rank_; ++a)
+      if (axis_pos_[a] >= 0) order_[n_passes_++] = a;
+    std::stable_sort(order_, order_ + n_passes_, [&](int p, int q) {
+      return static_cast<double>(out_dims_[p]) * static_cast<double>(in_dims_[q]) <
+             static_cast<double>(out_dims_[q]) * static_cast<double>(in_dims_[p]);
+    });
+    scratch_bytes_ = 0;
+    if (at_.mode != ResizeMode::kNearest && n_passes_ >= 2) {
+      // Any subset of axes may be resized between passes: bound by the larger of in/out.
+      int64_t bound = 1;
+      for (int a = 0; a < rank_; ++a) bound *= std::max(in_dims_[a], out_dims_[a]);
+      const size_t c = dtype_ == DType::kF64 ? sizeof(double) : sizeof(float);
+      scratch_bytes_ = align_up(static_cast<size_t>(bound) * c);
+    }
+
+    if (all_const) {
+      table_storage_.assign(table_bytes_ / sizeof(uint64_t) + 1, 0);
+      build_tables(specs, reinterpret_cast<uint8_t*>(table_storage_.data()), tables_);
+      resolved_ = true;
+    }
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override {
+    return (resolved_ ? 0 : table_bytes_) + 2 * scratch_bytes_;
+  }
+
+  Status run(const KernelArgs& args) const override {
+    if (numel_ == 0) return Status::ok();
+    uint8_t* ws = static_cast<uint8_t*>(args.workspace);
+    AxisTable local[kMaxRank];
+    const AxisTable* tables = tables_;
+    if (!resolved_) {
+      AxisSpec specs[kMaxRank];
+      Status s = resolve_specs(has_roi_ ? args.inputs[1] : nullptr,
+                               args.inputs[has_scales_ ? 2 : 3], specs);
+      if (!s.is_ok()) return invalid_input(s.message());
+      for (int a = 0; a < rank_; ++a)
+        if (resize::tap_count(at_, specs[a].scale) > cap_[a])
+          return invalid_input("Resize: scales/sizes at run time do not give the output shape " +
+                               dims_to_string(rank_, out_dims_));
+      build_tables(specs, ws, local);
+      tables = local;
+      ws += table_bytes_;
+    }
+    if (at_.mode == ResizeMode::kNearest) {
+      run_nearest(args, tables);
+      return Status::ok();
+    }
+    switch (dtype_) {
+      case DType::kF32:
+        run_interp<float, float>(args, tables, ws);
+        break;
+      case DType::kF16:
+        run_interp<Half, float>(args, tables, ws);
+        break;
+      case DType::kBF16:
+        run_interp<BFloat16, float>(args, tables, ws);
+        break;
+      case DType::kF64:
+        run_interp<double, double>(args, tables, ws);
+        break;
+      case DType::kUndefined:
+      case DType::kU8:
+      case DType::kI8:
+      case DType::kI16:
+      case DType::kI32:
+      case DType::kI64:
+      case DType::kBool:
+        return internal_error("Resize: interpolation on a non-float dtype");
+    }
+    return Status::ok();
+  }
+
+ private:
+  // Per-axis sizes, scales and roi from the raw parameter buffers.
+  Status resolve_specs(const void* roi_data, const void* param_data, AxisSpec* specs) const {
+    double roi[2 * kMaxRank];
+    double params[kMaxRank];
+    if (roi_data) resize::read_float_param(roi_data, roi_dtype_, 2 * n_axes_, roi);
+    if (has_scales_) {
+      resize::read_float_param(param_data, param_dtype_, n_axes_, params);
+    } else {
+      int64_t sizes[kMaxRank];
+      read_int_param(param_data, param_dtype_, n_axes_, sizes);
+      for (int i = 0; i < n_axes_; ++i) params[i] = static_cast<double>(sizes[i]);
+    }
+    // keep_aspect_ratio_policy: one scale for all resized axes (min or max of size/in).
+    double common = 0.0;
+    if (has_sizes_ && at_.policy != AspectPolicy::kStretch) {
+      bool first = true;
+      for (int a = 0; a < rank_; ++a) {
+        if (axis_pos_[a] < 0 || in_dims_[a] == 0) continue;
+        const double s = params[axis_pos_[a]] / static_cast<double>(in_dims_[a]);
+        if (first || (at_.policy == AspectPolicy::kNotLarger ? s < common : s > common)) common = s;
+        first = false;
+      }
+    }
+    for (int a = 0; a < rank_; ++a) {
+      AxisSpec& s = specs[a];
+      s.in = in_dims_[a];
+      s.out = out_dims_[a];
+      s.scale = 1.0;
+      s.roi_start = 0.0;
+      s.roi_end = 1.0;
+      const int i = axis_pos_[a];
+      if (i < 0) continue;
+      if (roi_data) {
+        s.roi_start = roi[i];
+        s.roi_end = roi[n_axes_ + i];
+      }
+      if (has_scales_) {
+        s.scale = params[i];
+        if (!(s.scale > 0.0) || !std::isfinite(s.scale))
+          return invalid_model("Resize: scales entry " + std::to_string(i) + " must be positive");
+      } else if (s.in > 0) {
+        if (at_.policy == AspectPolicy::kStretch) {
+          if (static_cast<int64_t>(params[i]) != s.out)
+            return invalid_model("Resize: sizes entry " + std::to_string(i) + " is " +
+                                 std::to_string(static_cast<int64_t>(params[i])) +
+                                 " but the output has " + std::to_string(s.out));
+          s.scale = params[i] / static_cast<double>(s.in);
+        } else {
+          s.scale = common;
+        }
+        if (!(s.scale > 0.0)) s.scale = 1.0;  // empty output: nothing is sampled
+      }
+    }
+    return Status::ok();
+  }
+
+  // Lays the tables out in `mem` (table_bytes_ long) and fills them.
+  void build_tables(const AxisSpec* specs, uint8_t* mem, AxisTable* tables) const {
+    size_t n_idx = 0;
+    for (int a = 0; a < rank_; ++a) n_idx += static_cast<size_t>(out_dims_[a] * cap_[a]);
+    int64_t* idx = reinterpret_cast<int64_t*>(mem);
+    double* w = reinterpret_cast<double*>(mem + align_up(n_idx * sizeof(int64_t)));
+    uint8_t* flags = mem + align_up(n_idx * sizeof(int64_t)) + align_up(n_idx * sizeof(double));
+    for (int a = 0; a < rank_; ++a) {
+      AxisTable& t = tables[a];
+      t.idx = idx + idx_off_[a];
+      t.w = w + idx_off_[a];
+      t.extrap = flags + flag_off_[a];
+      if (axis_pos_[a] < 0) {
+        t.taps = 1;
+        for (int64_t o = 0; o < out_dims_[a]; ++o) {
+          t.idx[o * cap_[a]] = o;
+          t.w[o * cap_[a]] = 1.0;
+          t.extrap[o] = 0;
+        }
+        t.identity = true;
+        continue;
+      }
+      t.taps = resize::tap_count(at_, specs[a].scale);
+      resize::build_axis(at_, specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
+      t.identity = resize::is_identity(specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
+    }
+  }
+
+  void store_element(float v, uint64_t* dst) const {
+    switch (dtype_) {
+      case DType::kF32:
+        std::memcpy(dst, &v, 4);
+        return;
+      case DType::kF64: {
+        const double d = v;
+        std::memcpy(dst, &d, 8);
+        return;
+      }
+      case DType::kF16: {
+        const Half h(v);
+        std::memcpy(dst, &h, 2);
+        return;
+      }
+      case DType::kBF16: {
+        const BFloat16 h(v);
+        std::memcpy(dst, &h, 2);
+        return;
+      }
+      case DType::kU8: {
+        const uint8_t i = static_cast<uint8_t>(v);
+        std::memcpy(dst, &i, 1);
+        return;
+      }
+      case DType::kI8: {
+        const int8_t i = static_cast<int8_t>(v);
+        std::memcpy(dst, &i, 1);
+        return;
+      }
+      case DType::kI16: {
+        const int16_t i = static_cast<int16_t>(v);
+        std::memcpy(dst, &i, 2);
+        return;
+      }
+      case DType::kI32: {
+        const int32_t i = static_cast<int32_t>(v);
+        std::memcpy(dst, &i, 4);
+        return;
+      }
+      case DType::kI64: {
+        const int64_t i = static_cast<int64_t>(v);
+        std::memcpy(dst, &i, 8);
+        return;
+      }
+      case DType::kBool: {
+        const uint8_t i = v != 0.0f;
+        std::memcpy(dst, &i, 1);
+        return;
+      }
+      case DType::kUndefined:
+        return;
+    }
+  }
+
+  void run_nearest(const KernelArgs& args, const AxisTable* tables) const {
+    int64_t in_strides[kMaxRank];
+    contiguous_strides(rank_, in_dims_, in_strides);
+    const int64_t* idx[kMaxRank];
+    const uint8_t* extrap[kMaxRank];
+    for (int a = 0; a < rank_; ++a) {
+      idx[a] = tables[a].idx;  // cap is 1 for nearest: one entry per coordinate
+      extrap[a] = tables[a].extrap;
+    }
+    const void* src = args.inputs[0];
+    void* dst = args.outputs[0];
+    if (rank_ == 0) {
+      std::memcpy(dst, src, elem_);
+      return;
+    }
+    switch (elem_) {
+      case 1:
+        nearest_gather(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), rank_,
+                       out_dims_, in_strides, idx, extrap, static_cast<uint8_t>(fill_), numel_,
+                       args.num_threads);
+        return;
+      case 2:
+        nearest_gather(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), rank_,
+                       out_dims_, in_strides, idx, extrap, static_cast<uint16_t>(fill_), numel_,
+                       args.num_threads);
+        return;
+      case 4:
+        nearest_gather(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), rank_,
+                       out_dims_, in_strides, idx, extrap, static_cast<uint32_t>(fill_), numel_,
+                       args.num_threads);
+        return;
+      default:
+        nearest_gather(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), rank_,
+                       out_dims_, in_strides, idx, extrap, fill_, numel_, args.num_threads);
+        return;
+    }
+  }
+
+  template <typename T, typename C>
+  void run_interp(const KernelArgs& args, const AxisTable* tables, uint8_t* scratch) const {
+    int active[kMaxRank];
+    int n = 0;
+    for (int p = 0; p < n_passes_; ++p)
+      if (!tables[order_[p]].identity) active[n++] = order_[p];
+    const T* in = args.input<T>(0);
+    T* out = args.output<T>(0);
+    if (n == 0) {
+      parallel_copy(out, in, static_cast<size_t>(numel_) * sizeof(T), args.num_threads);
+      return;
+    }
+    C* buf[2] = {reinterpret_cast<C*>(scratch), reinterpret_cast<C*>(scratch + scratch_bytes_)};
+    const C fill = static_cast<C>(at_.extrapolation);
+    int64_t cur[kMaxRank];
+    for (int a = 0; a < rank_; ++a) cur[a] = in_dims_[a];
+    const C* prev = nullptr;  // the last intermediate (compute type)
+    for (int p = 0; p < n; ++p) {
+      const int a = active[p];
+      int64_t outer = 1, inner = 1;
+      for (int b = 0; b < a; ++b) outer *= cur[b];
+      for (int b = a + 1; b < rank_; ++b) inner *= cur[b];
+      const AxisTable& t = tables[a];
+      const bool first = p == 0, last = p == n - 1;
+      C* next = last ? nullptr : buf[p % 2];
+      if (first && last) {
+        resize_pass<T, T, C>(in, out, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+                             t.taps, cap_[a], fill, args.num_threads);
+      } else if (first) {
+        resize_pass<T, C, C>(in, next, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+                             t.taps, cap_[a], fill, args.num_threads);
+      } else if (last) {
+        resize_pass<C, T, C>(prev, out, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+                             t.taps, cap_[a], fill, args.num_threads);
+      } else {
+        resize_pass<C, C, C>(prev, next, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+                             t.taps, cap_[a], fill, args.num_threads);
+      }
+      cur[a] = out_dims_[a];
+      prev = next;
+    }
+  }
+
+  ResizeAttrs at_;
+  DType dtype_ = DType::kF32;
+  DType roi_dtype_ = DType::kF32;
+  DType param_dtype_ = DType::kF32;
+  bool has_roi_ = false, has_scales_ = false, has_sizes_ = false;
+  int rank_ = 0;
+  int n_axes_ = 0;
+  int axis_pos_[kMaxRank] = {};  // index into scales/sizes/roi, -1 when not resized
+  int64_t in_dims_[kMaxRank] = {};
+  int64_t out_dims_[kMaxRank] = {};
+  int64_t numel_ = 0;
+  size_t elem_ = 0;
+  uint64_t fill_ = 0;  // extrapolation_value as one storage element
+  int cap_[kMaxRank] = {};
+  size_t idx_off_[kMaxRank] = {};
+  size_t flag_off_[kMaxRank] = {};
+  size_t table_bytes_ = 0;
+  size_t scratch_bytes_ = 0;  // one intermediate buffer; the workspace holds two
+  int order_[kMaxRank] = {};
+  int n_passes_ = 0;
+  bool resolved_ = false;
+  std::vector<uint64_t> table_storage_;  // 8-byte aligned backing for tables_
+  AxisTable tables_[kMaxRank];
+};
+
+}  // namespace
+
+void register_movement_resize_kernels(KernelRegistry& r) {
+  // Interpolation needs floats; nearest also runs on integer tensors (prepare() says so).
+  r.add_all(graph::OpType::kResize, Backend::kCpu,
+            {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kU8, DType::kI8,
+             DType::kI16, DType::kI32, DType::kI64},
+            [] { return std::make_unique<ResizeKernel>(); });
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,118 @@
+// BatchNormalization, inference form: X [N, C, D1..Dk] and per-channel scale, B,
+// input_mean, input_var (each [C], any float dtype), epsilon (default 1e-5).
+// y = (x - mean) / sqrt(var + eps) * scale + B, folded per channel into y = x * a[c] + b[c]
+// (batchnorm_scale / batchnorm_shift): once in prepare() when all four are constant (the
+// usual case: weights), else into the workspace at the start of run().
+//
+// Training (training_mode = 1, or the running-statistics outputs 1..2 requested) and the
+// pre-opset-9 non-spatial form (spatial = 0) are unsupported.
+#include "common/reduction_functors.h"
+#include "cpu/cpu_common.h"
+#include "cpu/reduce_util.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+template <typename T>
+class BatchNormKernel : public Kernel {
+  using C = compute_t<T>;
+
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.size() < 2) return invalid_model("BatchNormalization needs an input [N, C, ...]");
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
+    AMP_ASSIGN_OR_RETURN(int64_t training, attrs.get_int("training_mode", 0));
+    AMP_ASSIGN_OR_RETURN(int64_t spatial, attrs.get_int("spatial", 1));
+    if (training != 0) return unsupported("training_mode=1 (only inference is implemented)");
+    if (spatial == 0) return unsupported("spatial=0 (non-spatial batch normalization)");
+    for (size_t i = 1; i < cfg.outputs.size(); ++i)
+      if (cfg.outputs[i].present)
+        return unsupported("running mean/variance outputs (training) are not implemented");
+    epsilon_ = static_cast<C>(eps);
+    channels_ = dims[1];
+    planes_ = dims[0] * dims[1];
+    spatial_ = dims_product(dims, 2, dims.size());
+    bool all_constant = true;
+    for (size_t i = 1; i < 5; ++i) {
+      if (cfg.inputs.size() <= i || !cfg.inputs[i].present)
+        return invalid_model("input " + std::to_string(i) + " is required");
+      const TensorDesc& d = cfg.inputs[i];
+      if (!is_float(d.dtype) || d.numel() != channels_)
+        return invalid_model("input " + std::to_string(i) + " must be a float tensor of C = " +
+                             std::to_string(channels_) + " elements");
+      param_dtype_[i - 1] = d.dtype;
+      all_constant = all_constant && d.constant_data != nullptr;
+    }
+    if (all_constant) {
+      folded_.resize(static_cast<size_t>(2 * channels_));
+      const void* p[4] = {cfg.inputs[1].constant_data, cfg.inputs[2].constant_data,
+                          cfg.inputs[3].constant_data, cfg.inputs[4].constant_data};
+      fold(p, folded_.data());
+    }
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override {
+    return folded_.empty() ? static_cast<size_t>(2 * channels_) * sizeof(C) : 0;
+  }
+
+  Status run(const KernelArgs& a) const override {
+    const C* ab = folded_.data();
+    if (folded_.empty()) {
+      C* ws = static_cast<C*>(a.workspace);
+      const void* p[4] = {a.inputs[1], a.inputs[2], a.inputs[3], a.inputs[4]};
+      fold(p, ws);
+      ab = ws;
+    }
+    const T* x = a.input<T>(0);
+    T* y = a.output<T>(0);
+    const int64_t s = spatial_, ch = channels_;
+    parallel_for(
+        planes_, a.num_threads,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            const int64_t c = p % ch;
+            const C scale = ab[c], shift = ab[ch + c];
+            const T* xp = x + p * s;
+            T* yp = y + p * s;
+            for (int64_t i = 0; i < s; ++i)
+              yp[i] = from_compute<T>(batchnorm_value(to_compute(xp[i]), scale, shift));
+          }
+        },
+        grain_for(s));
+    return Status::ok();
+  }
+
+ private:
+  // p = {scale, B, mean, var}; out = [a[0..C), b[0..C)]. The fold is computed in the
+  // compute type from the parameters' own dtypes.
+  void fold(const void* const* p, C* out) const {
+    for (int64_t c = 0; c < channels_; ++c) {
+      const C scale = static_cast<C>(load_as_double(p[0], param_dtype_[0], c));
+      const C bias = static_cast<C>(load_as_double(p[1], param_dtype_[1], c));
+      const C mean = static_cast<C>(load_as_double(p[2], param_dtype_[2], c));
+      const C var = static_cast<C>(load_as_double(p[3], param_dtype_[3], c));
+      const C a = batchnorm_scale(scale, var, epsilon_);
+      out[c] = a;
+      out[channels_ + c] = batchnorm_shift(bias, mean, a);
+    }
+  }
+
+  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
+  C epsilon_ = C(0);
+  DType param_dtype_[4] = {};
+  std::vector<C> folded_;  // [a, b] when the parameters are constant
+};
+
+}  // namespace
+
+void register_cpu_batch_norm_kernels(KernelRegistry& r) {
+  add_typed<BatchNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kBatchNormalization,
+                                                            0);
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,85 @@
+// InstanceNormalization: X [N, C, D1..Dk], scale [C], B [C], epsilon (default 1e-5).
+// Each (n, c) plane (contiguous) is normalized with its own two-pass mean and variance in
+// fp32 (f64 for f64), then y = (x - mean) * inv_std * scale[c] + B[c].
+#include "common/reduction_functors.h"
+#include "cpu/cpu_common.h"
+#include "cpu/reduce_util.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+template <typename T>
+class InstanceNormKernel : public Kernel {
+  using C = compute_t<T>;
+
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.size() < 2) return invalid_model("InstanceNormalization needs an input [N, C, ...]");
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    AMP_ASSIGN_OR_RETURN(float eps, cfg.node->attrs.get_float("epsilon", 1e-5f));
+    epsilon_ = static_cast<C>(eps);
+    channels_ = dims[1];
+    planes_ = dims[0] * dims[1];
+    spatial_ = dims_product(dims, 2, dims.size());
+    for (size_t i = 1; i < 3; ++i) {
+      if (cfg.inputs.size() <= i || !cfg.inputs[i].present)
+        return invalid_model("input " + std::to_string(i) + " (scale / B) is required");
+      const TensorDesc& d = cfg.inputs[i];
+      if (!is_float(d.dtype) || d.numel() != channels_)
+        return invalid_model("input " + std::to_string(i) + " must be a float tensor of C = " +
+                             std::to_string(channels_) + " elements");
+      param_dtype_[i - 1] = d.dtype;
+    }
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    const T* x = a.input<T>(0);
+    T* y = a.output<T>(0);
+    const void* scale = a.inputs[1];
+    const void* bias = a.inputs[2];
+    const int64_t s = spatial_;
+    const C eps = epsilon_;
+    auto add = [](C u, C v) { return reduce_sum_step(u, v); };
+    parallel_for(
+        planes_, a.num_threads,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            const int64_t c = p % channels_;
+            const T* xp = x + p * s;
+            T* yp = y + p * s;
+            const C mean =
+                tree_reduce<C>(0, s, C(0), add, [xp](int64_t i) { return to_compute(xp[i]); }) /
+                static_cast<C>(s);
+            const C var = tree_reduce<C>(0, s, C(0), add,
+                                         [xp, mean](int64_t i) {
+                                           return squared_deviation(to_compute(xp[i]), mean);
+                                         }) /
+                          static_cast<C>(s);
+            const C inv = inv_std_dev(var, eps);
+            const C sc = static_cast<C>(load_as_double(scale, param_dtype_[0], c));
+            const C b = static_cast<C>(load_as_double(bias, param_dtype_[1], c));
+            for (int64_t i = 0; i < s; ++i)
+              yp[i] = from_compute<T>(normalize_value(to_compute(xp[i]), mean, inv, sc, b));
+          }
+        },
+        grain_for(3 * s));
+    return Status::ok();
+  }
+
+ private:
+  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
+  C epsilon_ = C(0);
+  DType param_dtype_[2] = {DType::kUndefined, DType::kUndefined};
+};
+
+}  // namespace
+
+void register_cpu_instance_norm_kernels(KernelRegistry& r) {
+  add_typed<InstanceNormKernel, float, Half, BFloat16, double>(
+      r, graph::OpType::kInstanceNormalization, 0);
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,194 @@
+// LayerNormalization (opset 17): X viewed as [outer, N] with N = prod(dims[axis:]) (axis
+// default -1); each row is normalized with its own mean and variance, then scaled and
+// shifted by Scale (input 1) and the optional B (input 2), both unidirectionally
+// broadcastable to dims[axis:]. Optional outputs Mean (1) and InvStdDev (2) have shape
+// dims[:axis] + [1]*(rank-axis) and a float dtype (stash_type must be 1 = float).
+//
+// Statistics are two-pass (mean, then mean of squared deviations) with pairwise fp32 sums,
+// f64 for f64 inputs. Scale and B are expanded to N compute-type values: once in prepare()
+// when constant, else into the workspace at the start of run().
+#include <algorithm>
+
+#include "common/reduction_functors.h"
+#include "cpu/cpu_common.h"
+#include "cpu/reduce_util.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+// A per-element parameter of the normalized shape, broadcast from its own dims.
+struct NormParam {
+  bool present = false;
+  DType dtype = DType::kUndefined;
+  int rank = 0;                    // of the normalized shape
+  int64_t strides[kMaxRank] = {};  // 0 on broadcast dims
+};
+
+template <typename T>
+class LayerNormKernel : public Kernel {
+  using C = compute_t<T>;
+
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.empty()) return invalid_model("LayerNormalization needs an input of rank >= 1");
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    AMP_ASSIGN_OR_RETURN(int64_t axis_attr, attrs.get_int("axis", -1));
+    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
+    AMP_ASSIGN_OR_RETURN(int64_t stash, attrs.get_int("stash_type", 1));
+    if (stash != 1) return unsupported("stash_type " + std::to_string(stash) + " (only 1 = float)");
+    AMP_ASSIGN_OR_RETURN(int64_t axis,
+                         normalize_axis_attr(axis_attr, static_cast<int64_t>(dims.size()), "axis"));
+    const size_t ax = static_cast<size_t>(axis);
+    epsilon_ = static_cast<C>(eps);
+    outer_ = dims_product(dims, 0, ax);
+    n_ = dims_product(dims, ax, dims.size());
+    norm_dims_.assign(dims.begin() + static_cast<std::ptrdiff_t>(ax), dims.end());
+
+    if (cfg.inputs.size() < 2 || !cfg.inputs[1].present)
+      return invalid_model("Scale (input 1) is required");
+    for (size_t k = 0; k < norm_dims_.size(); ++k) norm_dims_arr_[k] = norm_dims_[k];
+    AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_, &const_scale_, &scale_runtime_, C(1)));
+    AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_, &const_bias_, &bias_runtime_, C(0)));
+
+    for (size_t i = 1; i < 3; ++i) {
+      stat_dtype_[i - 1] = DType::kUndefined;
+      if (cfg.outputs.size() <= i || !cfg.outputs[i].present) continue;
+      const TensorDesc& o = cfg.outputs[i];
+      if (!is_float(o.dtype))
+        return invalid_model("output " + std::to_string(i) + " must be a float tensor");
+      if (o.numel() != outer_)
+        return invalid_model("output " + std::to_string(i) + " has " + std::to_string(o.numel()) +
+                             " elements, expected " + std::to_string(outer_));
+      stat_dtype_[i - 1] = o.dtype;
+    }
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override {
+    size_t n = 0;
+    if (scale_runtime_) n += static_cast<size_t>(n_);
+    if (bias_runtime_) n += static_cast<size_t>(n_);
+    return n * sizeof(C);
+  }
+
+  Status run(const KernelArgs& a) const override {
+    C* ws = static_cast<C*>(a.workspace);
+    const C* scale = const_scale_.data();
+    const C* bias = const_bias_.data();
+    if (scale_runtime_) {
+      expand(scale_, a.inputs[1], ws);
+      scale = ws;
+      ws += n_;
+    }
+    if (bias_runtime_) {
+      expand(bias_, a.inputs[2], ws);
+      bias = ws;
+    }
+    const T* x = a.input<T>(0);
+    T* y = a.output<T>(0);
+    // Indexing a.outputs[1..2] only when prepare() saw those outputs present.
+    void* mean_out = stat_dtype_[0] != DType::kUndefined ? a.outputs[1] : nullptr;
+    void* inv_out = stat_dtype_[1] != DType::kUndefined ? a.outputs[2] : nullptr;
+    const int64_t n = n_;
+    const C eps = epsilon_;
+    auto add = [](C u, C v) { return reduce_sum_step(u, v); };
+    parallel_for(
+        outer_, a.num_threads,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t o = begin; o < end; ++o) {
+            const T* xr = x + o * n;
+            T* yr = y + o * n;
+            const C mean =
+                tree_reduce<C>(0, n, C(0), add, [xr](int64_t i) { return to_compute(xr[i]); }) /
+                static_cast<C>(n);
+            const C var = tree_reduce<C>(0, n, C(0), add,
+                                         [xr, mean](int64_t i) {
+                                           return squared_deviation(to_compute(xr[i]), mean);
+                                         }) /
+                          static_cast<C>(n);
+            const C inv = inv_std_dev(var, eps);
+            for (int64_t i = 0; i < n; ++i)
+              yr[i] =
+                  from_compute<T>(normalize_value(to_compute(xr[i]), mean, inv, scale[i], bias[i]));
+            if (mean_out) store_from_double(mean_out, stat_dtype_[0], o, mean);
+            if (inv_out) store_from_double(inv_out, stat_dtype_[1], o, inv);
+          }
+        },
+        grain_for(3 * n));
+    return Status::ok();
+  }
+
+ private:
+  // Validates input `i` as broadcastable to the normalized shape. A constant (or absent:
+  // filled with `fill`) parameter is expanded now into `values`.
+  Status setup_param(const KernelConfig& cfg, size_t i, NormParam* p, std::vector<C>* values,
+                     bool* runtime, C fill) {
+    *runtime = false;
+    const int nr = static_cast<int>(norm_dims_.size());
+    if (cfg.inputs.size() <= i || !cfg.inputs[i].present) {
+      values->assign(static_cast<size_t>(n_), fill);
+      return Status::ok();
+    }
+    const TensorDesc& d = cfg.inputs[i];
+    if (!is_float(d.dtype))
+      return invalid_model("input " + std::to_string(i) + " must be a float tensor");
+    if (d.rank() > norm_dims_.size())
+      return invalid_model("input " + std::to_string(i) +
+                           " has a higher rank than the "
+                           "normalized dims");
+    const size_t off = norm_dims_.size() - d.rank();
+    for (size_t k = 0; k < d.rank(); ++k)
+      if (d.dims[k] != 1 && d.dims[k] != norm_dims_[off + k])
+        return invalid_model("input " + std::to_string(i) +
+                             " does not broadcast to the "
+                             "normalized dims");
+    p->present = true;
+    p->dtype = d.dtype;
+    p->rank = nr;
+    const std::vector<int64_t> s = broadcast_strides(d.dims, norm_dims_);
+    std::copy(s.begin(), s.end(), p->strides);
+    if (d.constant_data == nullptr) {
+      *runtime = true;
+      return Status::ok();
+    }
+    values->resize(static_cast<size_t>(n_));
+    expand(*p, d.constant_data, values->data());
+    return Status::ok();
+  }
+
+  // dst[j] = param at element j of the normalized shape (an odometer over its dims).
+  void expand(const NormParam& p, const void* src, C* dst) const {
+    int64_t idx[kMaxRank] = {};
+    int64_t off = 0;
+    for (int64_t j = 0; j < n_; ++j) {
+      dst[j] = static_cast<C>(load_as_double(src, p.dtype, off));
+      for (int k = p.rank - 1; k >= 0; --k) {
+        off += p.strides[k];
+        if (++idx[k] < norm_dims_arr_[k]) break;
+        off -= p.strides[k] * idx[k];
+        idx[k] = 0;
+      }
+    }
+  }
+
+  int64_t outer_ = 1, n_ = 1;
+  C epsilon_ = C(0);
+  std::vector<int64_t> norm_dims_;
+  int64_t norm_dims_arr_[kMaxRank] = {};
+  NormParam scale_, bias_;
+  std::vector<C> const_scale_, const_bias_;  // unused when *_runtime_
+  bool scale_runtime_ = false, bias_runtime_ = false;
+  DType stat_dtype_[2] = {DType::kUndefined, DType::kUndefined};
+};
+
+}  // namespace
+
+void register_cpu_layer_norm_kernels(KernelRegistry& r) {
+  add_typed<LayerNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kLayerNormalization,
+                                                            0);
+}
+
+}  // namespace amp::kernels::cpu

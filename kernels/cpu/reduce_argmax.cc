@@ -1,0 +1,110 @@
+// ArgMax: the index (i64) of the largest element along `axis` (default 0), keepdims
+// (default 1), select_last_index (default 0: the first of equal maxima). NaN counts as the
+// largest value, as in numpy.argmax. Comparisons are done in the compute type, which is
+// exact for every storage type (f16/bf16 widen to fp32 without rounding).
+#include <algorithm>
+
+#include "common/reduction_functors.h"
+#include "cpu/cpu_common.h"
+#include "cpu/reduce_util.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+template <typename T>
+class ArgMaxKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>(), DType::kI64));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    AMP_ASSIGN_OR_RETURN(int64_t axis, attrs.get_int("axis", 0));
+    AMP_ASSIGN_OR_RETURN(int64_t last, attrs.get_int("select_last_index", 0));
+    select_last_ = last != 0;
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.empty()) return invalid_model("ArgMax needs an input of rank >= 1");
+    AMP_ASSIGN_OR_RETURN(int64_t a,
+                         normalize_axis_attr(axis, static_cast<int64_t>(dims.size()), "axis"));
+    const size_t ax = static_cast<size_t>(a);
+    outer_ = dims_product(dims, 0, ax);
+    len_ = dims[ax];
+    inner_ = dims_product(dims, ax + 1, dims.size());
+    if (cfg.outputs[0].numel() != outer_ * inner_)
+      return invalid_model("output has " + std::to_string(cfg.outputs[0].numel()) +
+                           " elements, expected " + std::to_string(outer_ * inner_));
+    if (len_ == 0 && outer_ * inner_ > 0)
+      return invalid_model("ArgMax over an empty axis has no answer");
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    const T* x = a.input<T>(0);
+    int64_t* y = a.output<int64_t>(0);
+    const bool last = select_last_;
+    const int64_t len = len_, inner = inner_;
+    if (inner == 1) {
+      parallel_for(
+          outer_, a.num_threads,
+          [&](int64_t begin, int64_t end) {
+            for (int64_t o = begin; o < end; ++o) {
+              const T* row = x + o * len;
+              auto best = to_compute(row[0]);
+              int64_t idx = 0;
+              for (int64_t i = 1; i < len; ++i) {
+                const auto v = to_compute(row[i]);
+                if (argmax_takes(v, best, last)) {
+                  best = v;
+                  idx = i;
+                }
+              }
+              y[o] = idx;
+            }
+          },
+          grain_for(len));
+      return Status::ok();
+    }
+    // Axis not innermost: scan rows of kTile columns with per-column state on the stack.
+    const int64_t tiles = (inner + kTile - 1) / kTile;
+    parallel_for(
+        outer_ * tiles, a.num_threads,
+        [&](int64_t begin, int64_t end) {
+          compute_t<T> best[kTile];
+          int64_t idx[kTile];
+          for (int64_t item = begin; item < end; ++item) {
+            const int64_t o = item / tiles;
+            const int64_t c0 = (item % tiles) * kTile;
+            const int64_t w = std::min(kTile, inner - c0);
+            const T* base = x + o * len * inner + c0;
+            for (int64_t j = 0; j < w; ++j) {
+              best[j] = to_compute(base[j]);
+              idx[j] = 0;
+            }
+            for (int64_t i = 1; i < len; ++i) {
+              const T* row = base + i * inner;
+              for (int64_t j = 0; j < w; ++j) {
+                const auto v = to_compute(row[j]);
+                if (argmax_takes(v, best[j], last)) {
+                  best[j] = v;
+                  idx[j] = i;
+                }
+              }
+            }
+            std::copy(idx, idx + w, y + o * inner + c0);
+          }
+        },
+        grain_for(len * std::min(kTile, inner)));
+    return Status::ok();
+  }
+
+ private:
+  int64_t outer_ = 1, len_ = 1, inner_ = 1;
+  bool select_last_ = false;
+};
+
+}  // namespace
+
+void register_cpu_argmax_kernels(KernelRegistry& r) {
+  add_typed<ArgMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t>(
+      r, graph::OpType::kArgMax);
+}
+
+}  // namespace amp::kernels::cpu

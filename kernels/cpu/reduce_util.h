@@ -1,0 +1,250 @@
+// Helpers shared by the CPU reduction family (reduce_*.cc, norm_*.cc, softmax.cc): the
+// compute type of each storage type, loads/stores through it, a lane-parallel pairwise
+// reduction of contiguous runs, the collapsed iteration plan of a multi-axis reduction,
+// and per-channel parameter loads for the normalizations.
+//
+// Compute types (the numerical contract, ARCHITECTURE.md): f32/f16/bf16 -> float, f64 ->
+// double, integers and bool -> int64_t. Results are rounded once, on store.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/half.h"
+#include "common/status.h"
+#include "ir/graph.h"
+#include "kernel_registry.h"
+
+namespace amp::kernels::cpu {
+
+// ONNX bool storage (one byte, 0 or 1) as a distinct type, so stores normalize to 0/1.
+struct BoolByte {
+  uint8_t v;
+};
+
+template <typename T>
+struct ComputeOf {
+  using type = int64_t;  // integers and bool
+};
+template <>
+struct ComputeOf<float> {
+  using type = float;
+};
+template <>
+struct ComputeOf<Half> {
+  using type = float;
+};
+template <>
+struct ComputeOf<BFloat16> {
+  using type = float;
+};
+template <>
+struct ComputeOf<double> {
+  using type = double;
+};
+template <typename T>
+using compute_t = typename ComputeOf<T>::type;
+
+// Storage -> compute type. Exact for every pair used here.
+inline float to_compute(float v) {
+  return v;
+}
+inline float to_compute(Half v) {
+  return static_cast<float>(v);
+}
+inline float to_compute(BFloat16 v) {
+  return static_cast<float>(v);
+}
+inline double to_compute(double v) {
+  return v;
+}
+inline int64_t to_compute(int8_t v) {
+  return v;
+}
+inline int64_t to_compute(uint8_t v) {
+  return v;
+}
+inline int64_t to_compute(int32_t v) {
+  return v;
+}
+inline int64_t to_compute(int64_t v) {
+  return v;
+}
+inline int64_t to_compute(BoolByte v) {
+  return v.v;
+}
+
+// Compute -> storage type, rounding to nearest even once for f16/bf16. Integer sums wrap
+// modulo 2^bits like the storage type would.
+template <typename T>
+inline T from_compute(compute_t<T> v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(v);
+  } else if constexpr (std::is_same_v<T, BoolByte>) {
+    return BoolByte{static_cast<uint8_t>(v != 0)};
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return DType::kF32;
+  else if constexpr (std::is_same_v<T, Half>)
+    return DType::kF16;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return DType::kBF16;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::kF64;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return DType::kI8;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::kU8;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::kI32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::kI64;
+  else if constexpr (std::is_same_v<T, BoolByte>)
+    return DType::kBool;
+  else
+    return DType::kUndefined;
+}
+
+// The largest / smallest value of T in its compute type: the identities of Max and Min
+// (and the ONNX result of ReduceMax/ReduceMin over an empty set: -inf/+inf for floats,
+// the type's limits for integers, false/true for bool).
+template <typename T>
+inline compute_t<T> lowest_of() {
+  using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, BoolByte>)
+    return 0;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<C>(std::numeric_limits<T>::lowest());
+  else
+    return -std::numeric_limits<C>::infinity();
+}
+template <typename T>
+inline compute_t<T> highest_of() {
+  using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, BoolByte>)
+    return 1;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<C>(std::numeric_limits<T>::max());
+  else
+    return std::numeric_limits<C>::infinity();
+}
+
+// Reduces load(i) for i in [begin, end) with `op` (associative; the identity `init`):
+// eight independent lanes over blocks of at most 256 elements (GCC vectorizes the lane
+// loop), and pairwise recursion above that, so a sum's rounding error grows like
+// O(log n) rather than O(n).
+template <typename C, typename Op, typename Load>
+C tree_reduce(int64_t begin, int64_t end, C init, Op op, Load load) {
+  const int64_t n = end - begin;
+  if (n > 256) {
+    const int64_t mid = begin + ((n / 2) & ~int64_t{7});
+    return op(tree_reduce<C>(begin, mid, init, op, load), tree_reduce<C>(mid, end, init, op, load));
+  }
+  C lane[8];
+  for (int l = 0; l < 8; ++l) lane[l] = init;
+  int64_t i = begin;
+  for (; i + 8 <= end; i += 8)
+    for (int l = 0; l < 8; ++l) lane[l] = op(lane[l], load(i + l));
+  C tail = init;
+  for (; i < end; ++i) tail = op(tail, load(i));
+  const C a = op(op(lane[0], lane[1]), op(lane[2], lane[3]));
+  const C b = op(op(lane[4], lane[5]), op(lane[6], lane[7]));
+  return op(op(a, b), tail);
+}
+
+// Tensors of higher rank are rejected in prepare (no real model comes close).
+inline constexpr int kMaxRank = 8;
+// Columns per tile when the innermost dim is not reduced: per-column accumulators live on
+// the stack (no workspace), and 256 fp32 values fit comfortably in L1.
+inline constexpr int64_t kTile = 256;
+
+// How to walk a reduction over any set of axes, with size-1 dims dropped and adjacent dims
+// of the same kind (kept / reduced) merged. Two shapes result:
+//   inner_reduced: each output reduces contiguous runs of `inner` elements, one per index
+//     of the other reduced dims ("red"), at offsets from the kept dims ("kept");
+//   otherwise: the innermost `inner` elements are kept and contiguous in input and output;
+//     each output row (index over "kept") accumulates whole rows over "red".
+// Built without allocation, so run() can build one from run-time axes.
+struct ReducePlan {
+  bool inner_reduced = true;
+  int64_t inner = 1;
+  int n_kept = 0;
+  int64_t kept_dims[kMaxRank] = {};
+  int64_t kept_strides[kMaxRank] = {};  // input strides
+  int n_red = 0;
+  int64_t red_dims[kMaxRank] = {};
+  int64_t red_strides[kMaxRank] = {};
+  int64_t kept_count = 1;   // product of kept_dims
+  int64_t red_count = 1;    // product of red_dims
+  int64_t reduce_size = 1;  // elements reduced into each output (for the mean)
+};
+
+// dims/reduced: the input's dims and which are reduced (rank <= kMaxRank).
+ReducePlan make_reduce_plan(const int64_t* dims, const bool* reduced, int rank);
+
+// The input offset of the index-th element of a row-major space `dims` with `strides`.
+inline int64_t offset_of(int64_t index, const int64_t* dims, const int64_t* strides, int n) {
+  int64_t off = 0;
+  for (int d = n - 1; d >= 0; --d) {
+    off += (index % dims[d]) * strides[d];
+    index /= dims[d];
+  }
+  return off;
+}
+
+// Chunk size for parallel_for so one chunk covers ~32K input elements of work.
+inline int64_t grain_for(int64_t work_per_item) {
+  return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work_per_item));
+}
+
+// An axis in [-rank, rank) normalized to [0, rank); invalid_model otherwise.
+Result<int64_t> normalize_axis_attr(int64_t axis, int64_t rank, const char* what);
+
+// Element i of a small float tensor of any float dtype, as double (normalization
+// parameters: scale, bias, running mean/var may differ in dtype from X).
+double load_as_double(const void* data, DType dtype, int64_t i);
+// Stores v into element i of a float tensor (f32/f16/bf16/f64), rounding once.
+void store_from_double(void* data, DType dtype, int64_t i, double v);
+
+// Checks the common prepare() preconditions: input 0 and output 0 present with dtype `t`
+// (output 0 dtype `out` when given), rank <= kMaxRank.
+Status check_io(const KernelConfig& cfg, DType t, DType out = DType::kUndefined);
+
+// Product of dims[begin, end).
+inline int64_t dims_product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= dims[i];
+  return p;
+}
+
+// Registration of each file of the family; register_cpu_reduction_kernels calls them all.
+void register_cpu_reduce_axes_kernels(KernelRegistry& registry);    // reduce_axes.cc
+void register_cpu_argmax_kernels(KernelRegistry& registry);         // reduce_argmax.cc
+void register_cpu_global_pool_kernels(KernelRegistry& registry);    // reduce_global_pool.cc
+void register_cpu_softmax_kernels(KernelRegistry& registry);        // softmax.cc
+void register_cpu_layer_norm_kernels(KernelRegistry& registry);     // norm_layer.cc
+void register_cpu_instance_norm_kernels(KernelRegistry& registry);  // norm_instance.cc
+void register_cpu_batch_norm_kernels(KernelRegistry& registry);     // norm_batch.cc
+
+// Registers Kernel class template K<T> for each storage type in Ts. in_place_input = 0 for
+// kernels that read each input element before writing the output element at the same
+// index and never read it again afterwards (KernelDef::in_place_input).
+template <template <typename> class K, typename... Ts>
+void add_typed(KernelRegistry& registry, graph::OpType op, int in_place_input = -1) {
+  (registry.add({op, Backend::kCpu, dtype_of<Ts>(), [] { return std::make_unique<K<Ts>>(); },
+                 in_place_input}),
+   ...);
+}
+
+}  // namespace amp::kernels::cpu

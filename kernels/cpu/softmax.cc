@@ -1,0 +1,186 @@
+// Softmax and LogSoftmax, max-subtracted, in fp32 (f64 for f64).
+//
+// Opset >= 13 (and nodes without an opset, op_version 0): normalize along `axis` (default
+// -1). Opset < 13: the input is viewed as 2-D [prod(dims[:axis]), prod(dims[axis:])] with
+// `axis` default 1, and each whole row is normalized. Both become [outer, len, inner] with
+// the normalized dim in the middle (inner = 1 for the old form).
+//
+// Three passes per row: max, sum of exp(x - max) (pairwise), then the outputs. f32/f64
+// outputs hold exp(x - max) between passes 2 and 3; f16/bf16 recompute it so nothing is
+// rounded to the storage type before the final store.
+#include <algorithm>
+#include <type_traits>
+
+#include "common/reduction_functors.h"
+#include "cpu/cpu_common.h"
+#include "cpu/reduce_util.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+template <typename T, bool kLog>
+class SoftmaxKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    const int32_t opset = cfg.node->op_version;
+    const bool coerce_2d = opset > 0 && opset < 13;
+    AMP_ASSIGN_OR_RETURN(int64_t axis, cfg.node->attrs.get_int("axis", coerce_2d ? 1 : -1));
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (rank == 0) {
+      // A scalar is one row of length 1 (the old 2-D view [1, 1]); any axis but 0/-1 is bad.
+      if (axis != 0 && axis != -1) return invalid_model("axis out of range for a scalar");
+      outer_ = len_ = inner_ = 1;
+      return Status::ok();
+    }
+    if (coerce_2d) {
+      // The old form also allows axis == rank (all dims in the outer part).
+      if (axis < -rank || axis > rank)
+        return invalid_model("axis " + std::to_string(axis) + " is out of range for rank " +
+                             std::to_string(rank));
+      const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+      outer_ = dims_product(dims, 0, a);
+      len_ = dims_product(dims, a, dims.size());
+      inner_ = 1;
+      return Status::ok();
+    }
+    AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis_attr(axis, rank, "axis"));
+    const size_t ax = static_cast<size_t>(a);
+    outer_ = dims_product(dims, 0, ax);
+    len_ = dims[ax];
+    inner_ = dims_product(dims, ax + 1, dims.size());
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    if (inner_ == 1)
+      run_rows(a.input<T>(0), a.output<T>(0), a.num_threads);
+    else
+      run_tiles(a.input<T>(0), a.output<T>(0), a.num_threads);
+    return Status::ok();
+  }
+
+ private:
+  using C = compute_t<T>;
+  // Storage and compute type coincide (f32, f64): y can hold exp(x - max) between passes.
+  static constexpr bool kStoreExp = std::is_same_v<T, C> && !kLog;
+
+  // The normalized dim is innermost: each row is contiguous.
+  void run_rows(const T* x, T* y, int threads) const {
+    const int64_t len = len_;
+    auto max_op = [](C u, C v) { return reduce_max_step(u, v); };
+    auto add = [](C u, C v) { return reduce_sum_step(u, v); };
+    parallel_for(
+        outer_, threads,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t o = begin; o < end; ++o) {
+            const T* xr = x + o * len;
+            T* yr = y + o * len;
+            auto load = [xr](int64_t i) { return to_compute(xr[i]); };
+            const C m = tree_reduce<C>(0, len, reduce_identity_max<C>(), max_op, load);
+            C sum;
+            if constexpr (kStoreExp) {
+              sum = tree_reduce<C>(0, len, C(0), add, [xr, yr, m](int64_t i) {
+                const C e = softmax_exp(xr[i], m);
+                yr[i] = e;
+                return e;
+              });
+            } else {
+              sum = tree_reduce<C>(0, len, C(0), add, [xr, m](int64_t i) {
+                return softmax_exp(to_compute(xr[i]), m);
+              });
+            }
+            if constexpr (kLog) {
+              const C log_sum = math_log(sum);
+              for (int64_t i = 0; i < len; ++i)
+                yr[i] = from_compute<T>(log_softmax_value(to_compute(xr[i]), m, log_sum));
+            } else if constexpr (kStoreExp) {
+              const C inv = C(1) / sum;
+              for (int64_t i = 0; i < len; ++i) yr[i] = yr[i] * inv;
+            } else {
+              const C inv = C(1) / sum;
+              for (int64_t i = 0; i < len; ++i)
+                yr[i] = from_compute<T>(softmax_value(to_compute(xr[i]), m, inv));
+            }
+          }
+        },
+        grain_for(len));
+  }
+
+  // The normalized dim has stride `inner`: kTile columns at a time, state on the stack.
+  void run_tiles(const T* x, T* y, int threads) const {
+    const int64_t len = len_, inner = inner_;
+    const int64_t tiles = (inner + kTile - 1) / kTile;
+    parallel_for(
+        outer_ * tiles, threads,
+        [&](int64_t begin, int64_t end) {
+          C mx[kTile];
+          C sm[kTile];
+          C blk[kTile];
+          for (int64_t item = begin; item < end; ++item) {
+            const int64_t o = item / tiles;
+            const int64_t c0 = (item % tiles) * kTile;
+            const int64_t w = std::min(kTile, inner - c0);
+            const T* xb = x + o * len * inner + c0;
+            T* yb = y + o * len * inner + c0;
+            for (int64_t j = 0; j < w; ++j) {
+              mx[j] = reduce_identity_max<C>();
+              sm[j] = C(0);
+            }
+            for (int64_t i = 0; i < len; ++i)
+              for (int64_t j = 0; j < w; ++j)
+                mx[j] = reduce_max_step(mx[j], to_compute(xb[i * inner + j]));
+            // Blocked sum: kTile rows per partial sum, partials added to the total.
+            for (int64_t i0 = 0; i0 < len; i0 += kTile) {
+              for (int64_t j = 0; j < w; ++j) blk[j] = C(0);
+              const int64_t i1 = std::min(len, i0 + kTile);
+              for (int64_t i = i0; i < i1; ++i) {
+                for (int64_t j = 0; j < w; ++j) {
+                  const C e = softmax_exp(to_compute(xb[i * inner + j]), mx[j]);
+                  if constexpr (kStoreExp) yb[i * inner + j] = e;
+                  blk[j] += e;
+                }
+              }
+              for (int64_t j = 0; j < w; ++j) sm[j] += blk[j];
+            }
+            if constexpr (kLog) {
+              for (int64_t j = 0; j < w; ++j) sm[j] = math_log(sm[j]);
+              for (int64_t i = 0; i < len; ++i)
+                for (int64_t j = 0; j < w; ++j)
+                  yb[i * inner + j] = from_compute<T>(
+                      log_softmax_value(to_compute(xb[i * inner + j]), mx[j], sm[j]));
+            } else {
+              for (int64_t j = 0; j < w; ++j) sm[j] = C(1) / sm[j];
+              for (int64_t i = 0; i < len; ++i) {
+                for (int64_t j = 0; j < w; ++j) {
+                  if constexpr (kStoreExp)
+                    yb[i * inner + j] = yb[i * inner + j] * sm[j];
+                  else
+                    yb[i * inner + j] =
+                        from_compute<T>(softmax_value(to_compute(xb[i * inner + j]), mx[j], sm[j]));
+                }
+              }
+            }
+          }
+        },
+        grain_for(len * std::min(kTile, inner)));
+  }
+
+  int64_t outer_ = 1, len_ = 1, inner_ = 1;
+};
+
+template <typename T>
+using SoftmaxF = SoftmaxKernel<T, false>;
+template <typename T>
+using LogSoftmaxF = SoftmaxKernel<T, true>;
+
+}  // namespace
+
+void register_cpu_softmax_kernels(KernelRegistry& r) {
+  add_typed<SoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kSoftmax, 0);
+  add_typed<LogSoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kLogSoftmax, 0);
+}
+
+}  // namespace amp::kernels::cpu

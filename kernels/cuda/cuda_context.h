@@ -1,0 +1,37 @@
+// The CUDA handles kernels receive. The runtime owns them:
+//   - DeviceHandles: one per Engine (device properties, a cuBLASLt handle for prepare-time
+//     heuristics). Passed to prepare() as KernelConfig::backend_handle.
+//   - ContextHandles: one per ExecutionContext, bound to that context's stream (cuDNN
+//     handles are not safe to share across concurrently running streams). Passed to run()
+//     as KernelArgs::context_handles; args.stream is the same stream.
+// Kernels never create handles or streams themselves.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include "common/status.h"
+
+namespace amp::cuda {
+
+struct DeviceHandles {
+  int device = 0;
+  cudaDeviceProp props{};
+  cublasLtHandle_t cublaslt = nullptr;
+  bool allow_tf32 = false;  // Options::allow_tf32
+};
+
+struct ContextHandles {
+  cudaStream_t stream = nullptr;
+  cudnnHandle_t cudnn = nullptr;       // cudnnSetStream(cudnn, stream) done by the runtime
+  cublasLtHandle_t cublaslt = nullptr;
+};
+
+// Creation / destruction with every return code checked (implemented in cuda_context.cc).
+Result<DeviceHandles*> create_device_handles(int device, bool allow_tf32);
+void destroy_device_handles(DeviceHandles* h);
+Result<ContextHandles*> create_context_handles(cudaStream_t stream);
+void destroy_context_handles(ContextHandles* h);
+
+}  // namespace amp::cuda

@@ -1,0 +1,155 @@
+// Launch geometry, indexing and dtype dispatch shared by the CUDA elementwise and movement
+// kernels (kernels/cuda/elementwise_*.cu, movement_*.cu).
+//
+// Conventions every kernel here follows:
+//   - kThreads threads per block, a grid-stride loop over int64 indices, and at most
+//     kMaxBlocks blocks (the loop covers the rest), so any size launches the same way;
+//   - nothing launches for an empty tensor (a zero-block grid is a launch error);
+//   - after each launch, launch_status() turns cudaGetLastError() into a Status naming
+//     the kernel;
+//   - shapes and strides travel by value in small fixed-size structs (kMaxDims dims), so a
+//     run() needs no device allocation and no host-to-device copy.
+//
+//   const unsigned blocks = grid_for(n);
+//   my_kernel<<<blocks, kThreads, 0, stream>>>(..., n);
+//   AMP_RETURN_IF_ERROR(launch_status("my_kernel"));
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "amp/dtype.h"
+#include "common/elementwise_functors.h"
+#include "common/half.h"
+#include "common/status.h"
+#include "cuda/cuda_check.h"
+
+namespace amp::cuda {
+
+inline constexpr int kThreads = 256;
+// Enough blocks to fill an H200 (132 SMs x 2048 threads) many times over; the grid-stride
+// loop covers larger tensors.
+inline constexpr int64_t kMaxBlocks = int64_t{1} << 16;
+// Dims of the index structs passed by value (after merging contiguous axes).
+inline constexpr int kMaxDims = 8;
+
+// Blocks for a grid-stride loop over `n` work items (n > 0).
+inline unsigned grid_for(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxBlocks ? kMaxBlocks : blocks));
+}
+
+// The Status of the last launch (named after `kernel`), e.g. an invalid configuration.
+inline Status launch_status(const char* kernel) {
+  const cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) return Status::ok();
+  return cuda_status(err, kernel, __FILE__, __LINE__);
+}
+
+inline bool is_aligned(const void* p, size_t bytes) {
+  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
+
+#if defined(__CUDACC__)
+// The first index of this thread and the stride of a grid-stride loop.
+__device__ __forceinline__ int64_t thread_index() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t grid_stride() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+#endif
+
+// N consecutive elements loaded or stored as one aligned access (16 bytes at most), so
+// contiguous kernels issue 128-bit loads whatever the element type.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Pack {
+  T v[N];
+};
+
+// Elements per Pack for a kernel reading/writing these storage types: 16 bytes of the
+// widest one.
+template <typename... Ts>
+constexpr int pack_size() {
+  size_t widest = 1;
+  ((widest = sizeof(Ts) > widest ? sizeof(Ts) : widest), ...);
+  return static_cast<int>(16 / widest);
+}
+
+// Offsets of N operands for an output linear index: the output is row-major in dims[0..rank),
+// operand k's element is at sum_d idx_d * strides[k][d] (0 on broadcast axes). Built on the
+// host in prepare() and passed to kernels by value.
+template <int N>
+struct OffsetCalc {
+  int rank = 1;
+  int64_t dims[kMaxDims] = {};
+  int64_t strides[N][kMaxDims] = {};
+
+#if defined(__CUDACC__)
+  // I is uint32_t when the output has fewer than 2^32 elements (cheap division), else int64_t.
+  template <typename I>
+  __device__ __forceinline__ void get(I linear, int64_t (&off)[N]) const {
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const I dim = static_cast<I>(dims[d]);
+      const I q = linear / dim;
+      const int64_t r = static_cast<int64_t>(linear - q * dim);
+      linear = q;
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] += r * strides[k][d];
+    }
+  }
+#endif
+};
+
+// ---- Dtype dispatch (host) ----------------------------------------------------------------
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls fn(TypeTag<T>{}) with the storage type of `t` (bool -> ew::Bool, f16 -> Half,
+// bf16 -> BFloat16) and returns its Status. Callers instantiate only what they support
+// with `if constexpr`.
+template <typename Fn>
+Status visit_dtype(DType t, Fn&& fn) {
+  switch (t) {
+    case DType::kF32:
+      return fn(TypeTag<float>{});
+    case DType::kF16:
+      return fn(TypeTag<Half>{});
+    case DType::kBF16:
+      return fn(TypeTag<BFloat16>{});
+    case DType::kF64:
+      return fn(TypeTag<double>{});
+    case DType::kI64:
+      return fn(TypeTag<int64_t>{});
+    case DType::kI32:
+      return fn(TypeTag<int32_t>{});
+    case DType::kI16:
+      return fn(TypeTag<int16_t>{});
+    case DType::kI8:
+      return fn(TypeTag<int8_t>{});
+    case DType::kU8:
+      return fn(TypeTag<uint8_t>{});
+    case DType::kBool:
+      return fn(TypeTag<ew::Bool>{});
+    case DType::kUndefined:
+      break;
+  }
+  return internal_error("CUDA kernel: undefined dtype");
+}
+
+// The error a run() returns for a dtype prepare() should have rejected.
+inline Status unexpected_dtype(DType t) {
+  return internal_error("CUDA kernel: dtype " + std::string(dtype_name(t)) +
+                        " passed prepare() but has no kernel");
+}
+
+}  // namespace amp::cuda

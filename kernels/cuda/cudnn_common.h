@@ -1,0 +1,162 @@
+// Plumbing shared by the CUDA library kernels (cudnn_conv.cc, cudnn_pool.cc,
+// cublaslt_matmul.cc): the fused-activation attributes, sliding-window geometry,
+// descriptor ownership, dtype mapping, workspace layout, and the cuDNN handle used for
+// prepare-time heuristics.
+//
+// The attribute readers and the window arithmetic repeat kernels/cpu/dnnl_common.cc and
+// dnnl_window.cc on purpose: amp_kernels_cuda does not link amp_kernels_cpu (and those
+// files pull in oneDNN). They follow the same ONNX rules line by line; moving both into
+// kernels/common/ would remove the copy.
+//
+// Handles: prepare() receives cuda::DeviceHandles, which has a cuBLASLt handle (for
+// cublasLtMatmulAlgoGetHeuristic) but no cuDNN handle, and cuDNN's algorithm heuristics
+// (cudnnGetConvolutionForwardAlgorithm_v7) need one. with_heuristics_handle() lends a
+// process-wide cuDNN handle per device, created on first use and kept for the life of
+// the process, under a mutex (heuristics are descriptor-only: nothing runs on a stream).
+// run() uses the ExecutionContext's own handle (KernelArgs::context_handles).
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/elementwise_functors.h"
+#include "common/status.h"
+#include "cuda/cuda_context.h"
+#include "cuda/cudnn_check.h"
+#include "ir/graph.h"
+#include "kernel_registry.h"
+
+namespace amp::kernels::cuda_library {
+
+// ---- Fused activation (graph/passes/fuse_activation.cc writes these attributes) ----
+
+// fused_activation ("Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
+// "HardSwish") with fused_alpha / fused_beta; kNone without. unsupported for other names.
+Result<ew::Activation> read_fused_activation(const graph::Node& node);
+
+// ---- Sliding-window geometry (Conv, ConvTranspose, MaxPool, AveragePool) ----
+
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pad_begin, pad_end;
+  AutoPad auto_pad = AutoPad::kNotSet;
+  size_t rank() const { return kernel.size(); }
+  int64_t effective_kernel(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+};
+
+// Reads kernel_shape / strides / dilations / pads / auto_pad for `spatial` axes;
+// `weight_kernel` is the kernel size from the weights (Conv) or empty (pools).
+Result<Window> read_window(const graph::Node& node, const std::string& op, size_t spatial,
+                           const std::vector<int64_t>& weight_kernel);
+// Resolves auto_pad (and ceil_mode, for pools) into explicit pads; returns output sizes.
+Result<std::vector<int64_t>> resolve_forward(Window& w, const std::vector<int64_t>& in,
+                                             bool ceil_mode, const std::string& op);
+
+std::string dims_string(const std::vector<int64_t>& dims);
+
+// ---- dtypes ----
+
+// cuDNN / CUDA data types of f32, f16, bf16 (the library kernels' dtypes).
+cudnnDataType_t cudnn_type(DType t);
+cudaDataType_t cuda_type(DType t);
+bool is_library_float(DType t);  // f32, f16, bf16
+
+// ---- Descriptor ownership (created in prepare, read-only in run) ----
+
+template <typename H, cudnnStatus_t (*Destroy)(H)>
+class CudnnDesc {
+ public:
+  CudnnDesc() = default;
+  CudnnDesc(const CudnnDesc&) = delete;
+  CudnnDesc& operator=(const CudnnDesc&) = delete;
+  ~CudnnDesc() {
+    if (h_) Destroy(h_);
+  }
+  // Creates the descriptor once; later calls keep it.
+  template <cudnnStatus_t (*Create)(H*)>
+  Status create(const char* what) {
+    if (h_) return Status::ok();
+    const cudnnStatus_t st = Create(&h_);
+    if (st != CUDNN_STATUS_SUCCESS) {
+      h_ = nullptr;
+      return cuda::cudnn_status(st, what, __FILE__, __LINE__);
+    }
+    return Status::ok();
+  }
+  H get() const { return h_; }
+
+ private:
+  H h_ = nullptr;
+};
+
+using TensorDescriptor = CudnnDesc<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>;
+using FilterDescriptor = CudnnDesc<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>;
+using ConvDescriptor = CudnnDesc<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>;
+using PoolDescriptor = CudnnDesc<cudnnPoolingDescriptor_t, cudnnDestroyPoolingDescriptor>;
+using ActivationDescriptor =
+    CudnnDesc<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>;
+
+Status create(TensorDescriptor& d);
+Status create(FilterDescriptor& d);
+Status create(ConvDescriptor& d);
+Status create(PoolDescriptor& d);
+Status create(ActivationDescriptor& d);
+
+// A packed NC[D]HW tensor descriptor of `dims` (rank 4 or 5; callers lift 1-D to 2-D).
+// unsupported when a dim exceeds int32 (cuDNN's legacy API takes int dims).
+Status set_tensor(TensorDescriptor& d, DType t, const std::vector<int64_t>& dims);
+Status set_filter(FilterDescriptor& d, DType t, const std::vector<int64_t>& dims);
+
+// Checks that every value fits cuDNN's int parameters.
+Status fits_int(const std::vector<int64_t>& v, const std::string& what);
+std::vector<int> to_int(const std::vector<int64_t>& v);
+
+// ---- Handles ----
+
+// The DeviceHandles of a prepare() call; internal_error when the runtime passed none.
+Result<const cuda::DeviceHandles*> device_handles(const KernelConfig& cfg);
+// The ContextHandles of a run() call, checked.
+Result<const cuda::ContextHandles*> context_handles(const KernelArgs& a);
+
+// Runs fn(handle) with the process-wide heuristics cuDNN handle of `device` (header
+// comment), holding its mutex.
+Status with_heuristics_handle(int device, const std::function<Status(cudnnHandle_t)>& fn);
+
+// ---- Workspace layout ----
+
+// Hands out 256-byte aligned regions of the run's workspace in prepare(); run() turns an
+// offset back into a pointer with at(). kNone: no region.
+class WorkspaceLayout {
+ public:
+  static constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t add(size_t bytes) {
+    if (bytes == 0) return kNone;
+    const size_t off = total_;
+    total_ += (bytes + 255) / 256 * 256;
+    return off;
+  }
+  size_t total() const { return total_; }
+  static void* at(void* workspace, size_t offset) {
+    return offset == kNone ? nullptr : static_cast<uint8_t*>(workspace) + offset;
+  }
+
+ private:
+  size_t total_ = 0;
+};
+
+// Registration of each file of the family; register_cuda_library_kernels calls them all.
+void register_conv_kernels(KernelRegistry& registry);    // cudnn_conv.cc
+void register_pool_kernels(KernelRegistry& registry);    // cudnn_pool.cc
+void register_matmul_kernels(KernelRegistry& registry);  // cublaslt_matmul.cc
+
+}  // namespace amp::kernels::cuda_library

@@ -1,0 +1,163 @@
+// MaxPool and AveragePool on the GPU, 1-D to 3-D: cuDNN pooling where its semantics are
+// ONNX's, AMPRT's own kernel (cudnn_pool_kernels.cu) elsewhere. Window rules as in
+// kernels/cpu/dnnl_pool.cc (see its header comment).
+//
+// cuDNN's legacy pooling takes one pad per axis (symmetric), no dilation, floors the
+// output size, and averages either over the whole padded window or over the positions
+// inside the input. So it runs when: no Indices output, every dilation is 1, pad_begin ==
+// pad_end < kernel on every axis, the output sizes are cuDNN's floor formula (ceil_mode
+// added no window), and the dtype is f32 (max or average) or f16 (max only: a maximum is
+// exact in any precision, while cuDNN does not document fp32 accumulation for a half
+// average, which the numerical contract requires). Everything else, including bf16 and
+// i8/u8 MaxPool, runs the own kernel. 1-D pools are 2-D pools of height 1 for cuDNN.
+#include <algorithm>
+
+#include "cuda/cuda_kernels.h"
+#include "cuda/cudnn_common.h"
+#include "cuda/cudnn_pool_kernels.h"
+
+namespace amp::kernels::cuda_library {
+namespace {
+
+class PoolKernel final : public Kernel {
+ public:
+  explicit PoolKernel(bool max) : max_(max) {}
+
+  Status prepare(const KernelConfig& cfg) override {
+    const graph::Node& node = *cfg.node;
+    const size_t max_outputs = max_ ? 2 : 1;
+    if (cfg.inputs.size() != 1 || !cfg.inputs[0].present || cfg.outputs.empty() ||
+        cfg.outputs.size() > max_outputs || !cfg.outputs[0].present)
+      return invalid_model(op() + ": expects one input and " +
+                           (max_ ? "outputs (Y[, Indices])" : "one output"));
+    const TensorDesc& x = cfg.inputs[0];
+    dtype_ = x.dtype;
+    const bool float_type = is_library_float(dtype_);
+    const bool int8_type = dtype_ == DType::kI8 || dtype_ == DType::kU8;
+    if (!float_type && !(max_ && int8_type))
+      return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)));
+    if (cfg.outputs[0].dtype != dtype_) return invalid_model(op() + ": Y dtype differs from X's");
+    with_indices_ = cfg.outputs.size() == 2 && cfg.outputs[1].present;
+    if (with_indices_ && cfg.outputs[1].dtype != DType::kI64)
+      return invalid_model(op() + ": Indices must be i64");
+    const size_t rank = x.rank();
+    if (rank < 3 || rank > 5)
+      return unsupported(op() + ": input rank " + std::to_string(rank) +
+                         " (1-D to 3-D pooling is supported)");
+    const size_t sp = rank - 2;
+    AMP_ASSIGN_OR_RETURN(Window w, read_window(node, op(), sp, {}));
+    AMP_ASSIGN_OR_RETURN(const int64_t ceil_mode, node.attrs.get_int("ceil_mode", 0));
+    AMP_ASSIGN_OR_RETURN(const int64_t include_pad, node.attrs.get_int("count_include_pad", 0));
+    AMP_ASSIGN_OR_RETURN(const int64_t storage_order, node.attrs.get_int("storage_order", 0));
+    include_pad_ = !max_ && include_pad != 0;
+    const std::vector<int64_t> in_sp(x.dims.begin() + 2, x.dims.end());
+    AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_sp,
+                         resolve_forward(w, in_sp, ceil_mode != 0, op()));
+    std::vector<int64_t> y_dims = {x.dims[0], x.dims[1]};
+    y_dims.insert(y_dims.end(), out_sp.begin(), out_sp.end());
+    if (cfg.outputs[0].dims != y_dims)
+      return invalid_model(op() + ": output dims " + dims_string(cfg.outputs[0].dims) +
+                           " disagree with the attributes, which give " + dims_string(y_dims));
+    if (with_indices_ && cfg.outputs[1].dims != y_dims)
+      return invalid_model(op() + ": Indices dims " + dims_string(cfg.outputs[1].dims) +
+                           " should be " + dims_string(y_dims));
+
+    geom_.planes = x.dims[0] * x.dims[1];
+    geom_.spatial = static_cast<int>(sp);
+    geom_.col_major_indices = storage_order != 0;
+    bool cudnn_fits = !with_indices_ && (dtype_ == DType::kF32 || (dtype_ == DType::kF16 && max_));
+    for (size_t i = 0; i < sp; ++i) {
+      const size_t a = 3 - sp + i;
+      geom_.in[a] = in_sp[i];
+      geom_.out[a] = out_sp[i];
+      geom_.k[a] = w.kernel[i];
+      geom_.s[a] = w.strides[i];
+      geom_.d[a] = w.dilations[i];
+      geom_.pb[a] = w.pad_begin[i];
+      geom_.pe[a] = w.pad_end[i];
+      const int64_t floor_out = (in_sp[i] + 2 * w.pad_begin[i] - w.kernel[i]) / w.strides[i] + 1;
+      cudnn_fits = cudnn_fits && w.dilations[i] == 1 && w.pad_begin[i] == w.pad_end[i] &&
+                   w.pad_begin[i] < w.kernel[i] && out_sp[i] == floor_out;
+    }
+    if (cfg.outputs[0].numel() == 0) {
+      empty_ = true;
+      return Status::ok();
+    }
+    use_cudnn_ = false;
+    if (cudnn_fits) {
+      // cuDNN wants 4-D / 5-D descriptors: a 1-D pool is a 2-D pool of height 1.
+      std::vector<int64_t> xd = x.dims, yd = y_dims, k = w.kernel, s = w.strides, p = w.pad_begin;
+      if (sp == 1) {
+        xd.insert(xd.begin() + 2, 1);
+        yd.insert(yd.begin() + 2, 1);
+        k.insert(k.begin(), 1);
+        s.insert(s.begin(), 1);
+        p.insert(p.begin(), 0);
+      }
+      AMP_RETURN_IF_ERROR(fits_int(k, op() + " kernel_shape"));
+      AMP_RETURN_IF_ERROR(fits_int(s, op() + " strides"));
+      AMP_RETURN_IF_ERROR(fits_int(p, op() + " pads"));
+      AMP_RETURN_IF_ERROR(set_tensor(x_desc_, dtype_, xd));
+      AMP_RETURN_IF_ERROR(set_tensor(y_desc_, dtype_, yd));
+      AMP_RETURN_IF_ERROR(create(pool_desc_));
+      const cudnnPoolingMode_t mode = max_           ? CUDNN_POOLING_MAX_DETERMINISTIC
+                                      : include_pad_ ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                                     : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+      const std::vector<int> ki = to_int(k), si = to_int(s), pi = to_int(p);
+      AMP_CUDNN_RETURN_IF_ERROR(cudnnSetPoolingNdDescriptor(
+          pool_desc_.get(), mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(ki.size()), ki.data(),
+          pi.data(), si.data()));
+      // cuDNN's own output size must be ONNX's, or the own kernel runs.
+      std::vector<int> od(yd.size());
+      AMP_CUDNN_RETURN_IF_ERROR(cudnnGetPoolingNdForwardOutputDim(
+          pool_desc_.get(), x_desc_.get(), static_cast<int>(od.size()), od.data()));
+      use_cudnn_ = std::equal(od.begin(), od.end(), yd.begin(),
+                              [](int a, int64_t b) { return static_cast<int64_t>(a) == b; });
+    }
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    if (empty_) return Status::ok();
+    cudaStream_t st = static_cast<cudaStream_t>(a.stream);
+    if (use_cudnn_) {
+      AMP_ASSIGN_OR_RETURN(const cuda::ContextHandles* ctx, context_handles(a));
+      const float one = 1.0f, zero = 0.0f;
+      AMP_CUDNN_RETURN_IF_ERROR(cudnnPoolingForward(ctx->cudnn, pool_desc_.get(), &one,
+                                                    x_desc_.get(), a.inputs[0], &zero,
+                                                    y_desc_.get(), a.outputs[0]));
+      return Status::ok();
+    }
+    if (max_) {
+      int64_t* indices = with_indices_ ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
+      return launch_max_pool(dtype_, geom_, a.inputs[0], a.outputs[0], indices, st);
+    }
+    return launch_avg_pool(dtype_, geom_, include_pad_, a.inputs[0], a.outputs[0], st);
+  }
+
+ private:
+  std::string op() const { return max_ ? "MaxPool" : "AveragePool"; }
+
+  const bool max_;
+  DType dtype_ = DType::kUndefined;
+  bool include_pad_ = false;
+  bool with_indices_ = false;
+  bool empty_ = false;
+  bool use_cudnn_ = false;
+  PoolGeom geom_;
+  TensorDescriptor x_desc_, y_desc_;
+  PoolDescriptor pool_desc_;
+};
+
+}  // namespace
+
+void register_pool_kernels(KernelRegistry& registry) {
+  registry.add_all(graph::OpType::kMaxPool, Backend::kCuda,
+                   {DType::kF32, DType::kF16, DType::kBF16, DType::kI8, DType::kU8},
+                   [] { return std::make_unique<PoolKernel>(true); });
+  registry.add_all(graph::OpType::kAveragePool, Backend::kCuda,
+                   {DType::kF32, DType::kF16, DType::kBF16},
+                   [] { return std::make_unique<PoolKernel>(false); });
+}
+
+}  // namespace amp::kernels::cuda_library

@@ -1,0 +1,123 @@
+// Host helpers of the CUDA movement family: copy plans, parameter reading, messages, and
+// the family's registration entry point.
+#include <cstring>
+
+#include "cuda/cuda_kernels.h"
+#include "cuda/movement_cuda.h"
+
+namespace amp::kernels {
+
+// The family's entry point (cuda_kernels.h): one call per sub-family file.
+void register_cuda_movement_kernels(KernelRegistry& registry) {
+  cuda_mv::register_view_kernels(registry);
+  cuda_mv::register_transpose_kernels(registry);
+  cuda_mv::register_concat_split_kernels(registry);
+  cuda_mv::register_slice_kernels(registry);
+  cuda_mv::register_gather_kernels(registry);
+  cuda_mv::register_expand_tile_kernels(registry);
+  cuda_mv::register_pad_kernels(registry);
+  cuda_mv::register_resize_kernels(registry);
+  cuda_mv::register_shape_kernels(registry);
+}
+
+namespace cuda_mv {
+
+CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides,
+                        int64_t src_base, const int64_t* dst_strides, int64_t dst_base) {
+  CopyPlan p;
+  p.src_base = src_base;
+  p.dst_base = dst_base;
+  p.numel = 1;
+  for (int a = 0; a < rank; ++a) p.numel *= dims[a];
+  int64_t dense[kMaxRank];
+  if (dst_strides == nullptr) {
+    contiguous_strides(rank, dims, dense);
+    dst_strides = dense;
+  }
+  auto& c = p.calc;
+  c.rank = 0;
+  if (p.numel > 1) {
+    for (int a = 0; a < rank; ++a) {
+      if (dims[a] == 1) continue;
+      // Merge with the previous kept axis when both sides walk the pair as one run.
+      if (c.rank > 0 && c.strides[0][c.rank - 1] == src_strides[a] * dims[a] &&
+          c.strides[1][c.rank - 1] == dst_strides[a] * dims[a]) {
+        c.dims[c.rank - 1] *= dims[a];
+        c.strides[0][c.rank - 1] = src_strides[a];
+        c.strides[1][c.rank - 1] = dst_strides[a];
+        continue;
+      }
+      c.dims[c.rank] = dims[a];
+      c.strides[0][c.rank] = src_strides[a];
+      c.strides[1][c.rank] = dst_strides[a];
+      ++c.rank;
+    }
+  }
+  if (c.rank == 0) {  // empty or a single element: one axis, strides 0
+    c.rank = 1;
+    c.dims[0] = p.numel;
+    c.strides[0][0] = 0;
+    c.strides[1][0] = 0;
+  }
+  return p;
+}
+
+bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out) {
+  if (dtype == DType::kI64) {
+    if (count > 0) std::memcpy(out, data, static_cast<size_t>(count) * sizeof(int64_t));
+    return true;
+  }
+  if (dtype == DType::kI32) {
+    const int32_t* p = static_cast<const int32_t*>(data);
+    for (int64_t i = 0; i < count; ++i) out[i] = p[i];
+    return true;
+  }
+  return false;
+}
+
+void contiguous_strides(int rank, const int64_t* dims, int64_t* strides) {
+  int64_t s = 1;
+  for (int a = rank - 1; a >= 0; --a) {
+    strides[a] = s;
+    s *= dims[a];
+  }
+}
+
+std::string dims_to_string(int rank, const int64_t* dims) {
+  std::string s = "[";
+  for (int i = 0; i < rank; ++i) {
+    if (i) s += ",";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+std::string dims_to_string(const std::vector<int64_t>& dims) {
+  return dims_to_string(static_cast<int>(dims.size()), dims.data());
+}
+
+Status check_max_rank(const TensorDesc& t, const char* what) {
+  if (t.rank() > static_cast<size_t>(kMaxRank))
+    return unsupported(std::string(what) + " has rank " + std::to_string(t.rank()) +
+                       "; the CUDA movement kernels support up to " + std::to_string(kMaxRank));
+  return Status::ok();
+}
+
+std::string op_label(const KernelConfig& cfg) {
+  return cfg.node ? std::string(graph::op_name(cfg.node->op)) : std::string("movement op");
+}
+
+const graph::Attributes& node_attrs(const KernelConfig& cfg) {
+  static const graph::Attributes kEmpty;
+  return cfg.node ? cfg.node->attrs : kEmpty;
+}
+
+Status check_data_io(const KernelConfig& cfg) {
+  if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
+      !cfg.outputs[0].present)
+    return invalid_model(op_label(cfg) + ": needs a data input and an output");
+  return Status::ok();
+}
+
+}  // namespace cuda_mv
+}  // namespace amp::kernels

@@ -1,0 +1,129 @@
+// Shared pieces of the CUDA movement family (kernels/cuda/movement_*.cc/.cu), which mirrors
+// kernels/cpu/movement_*.cc: same ops, attributes, canonical input layouts and dtypes.
+//
+// Movement ops never look at element values, only at their bytes, so every kernel works on
+// an element size (1, 2, 4 or 8 bytes) and is registered for every dtype. Most ops reduce
+// to one generic strided copy (CopyPlan): Transpose, DepthToSpace, Expand, Slice with
+// constant parameters, and each part of Concat/Split. Its launcher widens elements (up to
+// 16 bytes) when the innermost axis is contiguous on both sides and the pointers allow, so
+// copies of whole rows move 128 bits per thread.
+//
+// Parameters that shape the copy (Slice starts, Pad pads, Resize scales) are inputs. When
+// they are constants, prepare() resolves them on the host into plans passed by value. When
+// they are computed at run time, they live on the device: the kernel resolves them itself
+// (each block once, into shared memory) with the same host/device function, so run() needs
+// no synchronization and no host round trip. A kernel cannot return a Status, so run-time
+// parameters that contradict the static output shape do not fail as on the CPU: the output
+// is written as zeros (Slice) or computed with indices clamped into the input (Pad,
+// Resize); no access ever leaves the buffers.
+//
+// Plans hold at most kMaxRank (8) dims: inputs of higher rank are unsupported here.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/status.h"
+#include "cuda/cuda_launch.h"
+#include "kernel.h"
+#include "kernel_registry.h"
+
+namespace amp::kernels::cuda_mv {
+
+inline constexpr int kMaxRank = amp::cuda::kMaxDims;
+
+// A copy between two N-d layouts of the same dims: element (i_0..i_{r-1}) goes from
+// src[src_base + sum i_a * calc.strides[0][a]] to dst[dst_base + sum i_a * calc.strides[1][a]]
+// (element units; source strides may be 0 for broadcast or negative for reversed slices).
+struct CopyPlan {
+  int64_t numel = 0;
+  int64_t src_base = 0;
+  int64_t dst_base = 0;
+  amp::cuda::OffsetCalc<2> calc;  // strides[0]: source, strides[1]: destination
+};
+
+// Builds a plan over dims[0..rank) (rank <= kMaxRank), dropping size-1 dims and merging axes
+// contiguous on both sides so the innermost run is as long as possible. dst_strides ==
+// nullptr means a dense row-major destination.
+CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides,
+                        int64_t src_base, const int64_t* dst_strides = nullptr,
+                        int64_t dst_base = 0);
+
+// Runs a plan on `stream` (widening elements where possible). No-op when numel == 0.
+Status launch_copy_plan(const CopyPlan& plan, const void* src, void* dst, size_t elem_size,
+                        cudaStream_t stream);
+
+// A device-to-device copy of `bytes`; none when dst == src (aliased views) or bytes == 0.
+Status copy_bytes(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+
+// Fills `count` elements of `elem_size` (1, 2, 4, 8) bytes with the low bytes of `value`.
+Status launch_fill(void* dst, uint64_t value, int64_t count, size_t elem_size, cudaStream_t stream);
+
+// Writes host bytes fixed at prepare() to the device: small payloads travel by value in the
+// kernel's parameters (no pageable-memory copy, capture-safe), larger ones by
+// cudaMemcpyAsync from `host`, which must stay alive and unchanged (a kernel member).
+Status write_host_bytes(void* dst, const std::vector<uint8_t>& host, cudaStream_t stream);
+
+// Gather along one axis: out[o, j, i] = data[o, idx[j], i] for o < outer, j < n_idx,
+// i < inner; indices (i32 or i64, on the device) may be negative (counted from the end);
+// an index outside [-dim, dim) yields zeros (no error can be returned from the kernel).
+Status launch_gather(const void* data, const void* indices, DType index_dtype, void* out,
+                     int64_t outer, int64_t dim, int64_t n_idx, int64_t inner, size_t elem_size,
+                     cudaStream_t stream);
+
+// Tile: output element (o_0..o_{r-1}) reads input element (o_a mod in_dims_a).
+Status launch_tile(const void* src, void* dst, int rank, const int64_t* in_dims,
+                   const int64_t* out_dims, size_t elem_size, cudaStream_t stream);
+
+// Range: out[i] = start + i * delta, start and delta read from device scalars. Floats compute
+// in fp32 (f64 in f64) and round once on store; integers in wrapping int64.
+Status launch_range(DType dtype, const void* start, const void* delta, void* out, int64_t n,
+                    cudaStream_t stream);
+
+// ---- prepare() helpers (as kernels/cpu/movement_common.h) ---------------------------------
+
+// Integer parameter tensors (axes, starts, pads, ...) of dtype i32 or i64 widened to int64.
+// False for other dtypes.
+bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out);
+
+// Row-major strides of dims[0..rank).
+void contiguous_strides(int rank, const int64_t* dims, int64_t* strides);
+
+// axis in [-rank, rank) -> [0, rank); -1 when out of range.
+inline int64_t normalize_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return -1;
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::string dims_to_string(const std::vector<int64_t>& dims);
+std::string dims_to_string(int rank, const int64_t* dims);
+
+// Checks a tensor's rank against kMaxRank, naming it in the error.
+Status check_max_rank(const TensorDesc& t, const char* what);
+
+// The op name of the node being prepared, for messages ("Slice").
+std::string op_label(const KernelConfig& cfg);
+
+// The node's attributes (an empty set when a test builds a config without a node).
+const graph::Attributes& node_attrs(const KernelConfig& cfg);
+
+// Requires a present input 0 and a present output 0.
+Status check_data_io(const KernelConfig& cfg);
+
+// Per sub-family registration, called by register_cuda_movement_kernels().
+void register_view_kernels(KernelRegistry& r);          // movement_views.cc
+void register_transpose_kernels(KernelRegistry& r);     // movement_transpose.cc (+ DepthToSpace)
+void register_concat_split_kernels(KernelRegistry& r);  // movement_concat_split.cc
+void register_slice_kernels(KernelRegistry& r);         // movement_slice.cu
+void register_gather_kernels(KernelRegistry& r);        // movement_gather.cc
+void register_expand_tile_kernels(KernelRegistry& r);   // movement_expand_tile.cc
+void register_pad_kernels(KernelRegistry& r);           // movement_pad.cu
+void register_resize_kernels(KernelRegistry& r);        // movement_resize.cu
+void register_shape_kernels(KernelRegistry& r);         // movement_shape_ops.cc
+
+}  // namespace amp::kernels::cuda_mv

@@ -1,0 +1,806 @@
+// CUDA Resize(X, roi?, scales?, sizes?) with the semantics of kernels/cpu/movement_resize.cc
+// (the ONNX reference implementation): modes nearest | linear | cubic; every
+// coordinate_transformation_mode; nearest_mode; cubic_coeff_a; exclude_outside; antialias;
+// axes; keep_aspect_ratio_policy; tf_crop_and_resize with extrapolation_value.
+//
+// No tables: the per-coordinate rules (coordinate transform, tap window and weights) are one
+// AMP_HOST_DEVICE function, axis_taps(), a line-by-line port of the CPU's build_axis
+// (kernels/cpu/movement_resize_tables.cc), which each thread evaluates for its own output
+// coordinate in double precision, as the CPU does. (That file is host-only C++; were it an
+// AMP_HOST_DEVICE header, both backends could share one copy.)
+// prepare() runs the same function on the host to find axes whose resize is the identity.
+//   nearest:        one gather kernel on raw element bytes (every dtype); an output element
+//                   is the extrapolation value when any axis' coordinate lies outside the roi.
+//   linear / cubic: one separable pass per non-identity axis, the most shrinking axis first,
+//                   accumulating in fp32 (f64 for f64) with fp32 intermediates in the
+//                   workspace, rounding once to the storage type on the last pass (the CPU's
+//                   order, so results agree up to fp32 rounding of the same sums).
+// Constant roi/scales/sizes are resolved in prepare() and passed by value. Run-time ones are
+// read on the device: thread 0 of each block resolves the axis specs (the same
+// resolve_spec() as the host) into shared memory. Run-time parameters the CPU would reject
+// (non-positive scales, sizes not matching the output, more taps than prepared for) write
+// zeros instead of failing; every index is clamped into the input, so no access leaves the
+// buffers. With run-time parameters every resized axis gets a pass (identity ones included).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "common/elementwise_functors.h"
+#include "common/half.h"
+#include "common/host_device.h"
+#include "cuda/movement_cuda.h"
+
+namespace amp::kernels::cuda_mv {
+namespace {
+
+using amp::cuda::grid_for;
+using amp::cuda::grid_stride;
+using amp::cuda::kThreads;
+using amp::cuda::launch_status;
+using amp::cuda::thread_index;
+
+enum ResizeMode : int { kNearest, kLinear, kCubic };
+enum CoordMode : int {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfCropAndResize
+};
+enum NearestMode : int { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+enum AspectPolicy : int { kStretch, kNotLarger, kNotSmaller };
+
+// Taps per coordinate the CUDA kernels hold: 4 without antialias (cubic), kMaxTaps with
+// (linear/cubic filters stretched by 1/scale when downsampling: 64 taps reach a 16x linear
+// or 8x cubic downscale).
+constexpr int kPlainTaps = 4;
+constexpr int kMaxTaps = 64;
+
+struct ResizeAttrs {
+  int mode = kNearest;
+  int coord = kHalfPixel;
+  int nearest = kRoundPreferFloor;
+  int policy = kStretch;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  bool antialias = false;
+  float extrapolation = 0.0f;
+};
+
+// One axis' resize parameters. No default member initializers: the kernels keep it in
+// __shared__ memory, which needs a trivially constructible type (make_spec gives defaults).
+struct AxisSpec {
+  int64_t in, out;
+  double scale;
+  double roi_start, roi_end;
+};
+
+AMP_HOST_DEVICE AxisSpec make_spec(int64_t in, int64_t out) {
+  AxisSpec s;
+  s.in = in;
+  s.out = out;
+  s.scale = 1.0;
+  s.roi_start = 0.0;
+  s.roi_end = 1.0;
+  return s;
+}
+
+// What prepare() learns about the node; passed by value to the kernels.
+struct ResizeStatic {
+  ResizeAttrs at;
+  int rank = 0;
+  int n_axes = 0;
+  int axis_pos[kMaxRank] = {};  // index into scales/sizes/roi, -1 when not resized
+  int64_t in_dims[kMaxRank] = {};
+  int64_t out_dims[kMaxRank] = {};
+  bool has_roi = false, has_scales = false, has_sizes = false;
+  DType roi_dtype = DType::kF32;
+  DType param_dtype = DType::kF32;
+};
+
+Status parse_attrs(const graph::Attributes& at, ResizeAttrs* r) {
+  AMP_ASSIGN_OR_RETURN(std::string mode, at.get_string("mode", "nearest"));
+  if (mode == "nearest") r->mode = kNearest;
+  else if (mode == "linear") r->mode = kLinear;
+  else if (mode == "cubic") r->mode = kCubic;
+  else return unsupported("Resize: mode '" + mode + "'");
+
+  AMP_ASSIGN_OR_RETURN(std::string ctm,
+                       at.get_string("coordinate_transformation_mode", "half_pixel"));
+  if (ctm == "half_pixel") r->coord = kHalfPixel;
+  else if (ctm == "half_pixel_symmetric") r->coord = kHalfPixelSymmetric;
+  else if (ctm == "pytorch_half_pixel") r->coord = kPytorchHalfPixel;
+  else if (ctm == "align_corners") r->coord = kAlignCorners;
+  else if (ctm == "asymmetric") r->coord = kAsymmetric;
+  else if (ctm == "tf_crop_and_resize") r->coord = kTfCropAndResize;
+  else return unsupported("Resize: coordinate_transformation_mode '" + ctm + "'");
+
+  AMP_ASSIGN_OR_RETURN(std::string nm, at.get_string("nearest_mode", "round_prefer_floor"));
+  if (nm == "round_prefer_floor") r->nearest = kRoundPreferFloor;
+  else if (nm == "round_prefer_ceil") r->nearest = kRoundPreferCeil;
+  else if (nm == "floor") r->nearest = kFloor;
+  else if (nm == "ceil") r->nearest = kCeil;
+  else return unsupported("Resize: nearest_mode '" + nm + "'");
+
+  AMP_ASSIGN_OR_RETURN(std::string pol, at.get_string("keep_aspect_ratio_policy", "stretch"));
+  if (pol == "stretch") r->policy = kStretch;
+  else if (pol == "not_larger") r->policy = kNotLarger;
+  else if (pol == "not_smaller") r->policy = kNotSmaller;
+  else return unsupported("Resize: keep_aspect_ratio_policy '" + pol + "'");
+
+  AMP_ASSIGN_OR_RETURN(float a, at.get_float("cubic_coeff_a", -0.75f));
+  r->cubic_a = a;
+  AMP_ASSIGN_OR_RETURN(int64_t ex, at.get_int("exclude_outside", 0));
+  r->exclude_outside = ex != 0;
+  AMP_ASSIGN_OR_RETURN(int64_t aa, at.get_int("antialias", 0));
+  r->antialias = aa != 0;
+  AMP_ASSIGN_OR_RETURN(r->extrapolation, at.get_float("extrapolation_value", 0.0f));
+  return Status::ok();
+}
+
+// ---- Shared host/device arithmetic (ports of kernels/cpu/movement_resize_tables.cc) -------
+
+AMP_HOST_DEVICE double read_float_at(const void* p, DType t, int i) {
+  switch (t) {
+    case DType::kF64:
+      return static_cast<const double*>(p)[i];
+    case DType::kF16:
+      return half_bits_to_float(static_cast<const uint16_t*>(p)[i]);
+    case DType::kBF16:
+      return bf16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
+  }
+}
+
+AMP_HOST_DEVICE int64_t read_int_at(const void* p, DType t, int i) {
+  return t == DType::kI32 ? static_cast<int64_t>(static_cast<const int32_t*>(p)[i])
+                          : static_cast<const int64_t*>(p)[i];
+}
+
+AMP_HOST_DEVICE int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// A product and a sum rounded separately, as on the CPU: nvcc would otherwise contract
+// a * b + c into one FMA (also across statements), and a last-bit change of a source
+// coordinate can flip floor() and pick another pixel.
+AMP_HOST_DEVICE double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+AMP_HOST_DEVICE double add_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+// The reference's cubic convolution kernel (Keys, parameter A) at distance x.
+AMP_HOST_DEVICE double cubic_kernel(double x, double A) {
+  x = fabs(x);
+  if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
+  if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+  return 0.0;
+}
+
+// The first of the n (even) input indices the reference interpolates from: the n integers
+// nearest to x_ori, ties to the smaller, searched in the input edge-padded by n/2 on each
+// side (op_resize.py's _get_neighbor). Like the reference (and the CPU), the distances are
+// taken from the padded coordinate x_ori + n/2 in floating point, so a coordinate within
+// rounding of an integer is decided the way the reference decides it.
+AMP_HOST_DEVICE int64_t neighbor_window(double x_ori, int n, int64_t in) {
+  const int64_t pad = n / 2;
+  // Far-outside coordinates land on the padded border anyway; bound them before the cast.
+  double xp = x_ori + static_cast<double>(pad);
+  xp = xp < -1e15 ? -1e15 : (xp > 1e15 ? 1e15 : xp);
+  const double f = floor(xp);
+  int64_t lo = static_cast<int64_t>(f) - pad + (f == xp ? 0 : 1);
+  lo = clamp64(lo, 0, in + 2 * pad - n);  // inside the padded range
+  return lo - pad;
+}
+
+// Number of coefficients per output coordinate. A scale that is not a positive finite number
+// (only possible with run-time parameters) counts as 1; huge counts saturate at 1 << 20.
+AMP_HOST_DEVICE int tap_count(const ResizeAttrs& at, double scale) {
+  if (at.mode == kNearest) return 1;
+  if (!at.antialias) return at.mode == kLinear ? 2 : 4;
+  if (!(scale > 0.0) || !isfinite(scale)) scale = 1.0;
+  const double s = scale < 1.0 ? scale : 1.0;
+  const double start = floor((at.mode == kLinear ? -1.0 : -2.0) / s) + 1;
+  const double n = 2 - 2 * start;
+  return n > 1048576.0 ? 1048576 : static_cast<int>(n);
+}
+
+// The taps of output coordinate o on one axis (the CPU's resize::build_axis for one
+// coordinate):
+// writes `taps` clamped input indices and weights, and whether o lies outside the roi
+// (tf_crop_and_resize) or its source coordinate is not finite (then weights are 0).
+AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int taps, int64_t o,
+                               int64_t* idx, double* w, bool* extrap) {
+  const double in_w = static_cast<double>(s.in);
+  const double out_w = mul_rn(s.scale, in_w);  // the reference's float output width
+  const double x = static_cast<double>(o);
+  double x_ori = 0.0;
+  bool outside = false;
+  switch (at.coord) {
+    case kAlignCorners:
+      x_ori = out_w == 1.0 ? 0.0 : x * (in_w - 1) / (out_w - 1);
+      break;
+    case kAsymmetric:
+      x_ori = x / s.scale;
+      break;
+    case kTfCropAndResize:
+      x_ori = out_w == 1.0 ? (s.roi_end - s.roi_start) * (in_w - 1) / 2
+                           : x * (s.roi_end - s.roi_start) * (in_w - 1) / (out_w - 1);
+      x_ori = add_rn(x_ori, mul_rn(s.roi_start, in_w - 1));
+      outside = x_ori < 0 || x_ori > in_w - 1;
+      break;
+    case kPytorchHalfPixel:
+      x_ori = out_w == 1.0 ? -0.5 : (x + 0.5) / s.scale - 0.5;
+      break;
+    case kHalfPixel:
+      x_ori = (x + 0.5) / s.scale - 0.5;
+      break;
+    case kHalfPixelSymmetric:
+    default: {
+      const double adjustment = static_cast<double>(s.out) / out_w;
+      const double offset = mul_rn(in_w / 2, 1 - adjustment);
+      x_ori = offset + (x + 0.5) / s.scale - 0.5;
+      break;
+    }
+  }
+  *extrap = outside;
+  if (outside || !isfinite(x_ori)) {
+    for (int t = 0; t < taps; ++t) {
+      idx[t] = 0;
+      w[t] = 0.0;
+    }
+    *extrap = true;
+    return;
+  }
+  const double fl = floor(x_ori);
+  const double ratio = fl == x_ori ? 1.0 : x_ori - fl;
+  const int n = at.mode == kNearest ? 2 : taps;  // nearest: 2 coefficients
+  const int64_t lo = neighbor_window(x_ori, n, s.in);
+
+  if (at.mode == kNearest) {
+    bool right = true;  // integer x_ori: coefficients [0, 1]
+    if (ratio != 1.0) {
+      switch (at.nearest) {
+        case kRoundPreferFloor:
+          right = ratio > 0.5;
+          break;
+        case kRoundPreferCeil:
+          right = ratio >= 0.5;
+          break;
+        case kFloor:
+          right = false;
+          break;
+        case kCeil:
+        default:
+          right = true;
+          break;
+      }
+    }
+    idx[0] = clamp64(right ? lo + 1 : lo, 0, s.in - 1);
+    w[0] = 1.0;
+    return;
+  }
+
+  // Coefficients for window points lo .. lo + n - 1, i.e. offsets first .. from the point
+  // left of x_ori.
+  const int64_t first = 1 - n / 2;
+  if (at.mode == kLinear && !at.antialias) {
+    w[0] = 1 - ratio;
+    w[1] = ratio;
+  } else if (at.mode == kCubic && !at.antialias) {
+    for (int t = 0; t < 4; ++t)
+      w[t] = cubic_kernel(static_cast<double>(first + t) - ratio, at.cubic_a);
+  } else {
+    const double sc = s.scale < 1.0 ? s.scale : 1.0;
+    double sum = 0.0;
+    for (int t = 0; t < n; ++t) {
+      const double arg = (static_cast<double>(first + t) - ratio) * sc;
+      double c;
+      if (at.mode == kLinear) {
+        c = 1 - fabs(arg);
+        c = c < 0.0 ? 0.0 : (c > 1.0 ? 1.0 : c);
+      } else {
+        c = cubic_kernel(arg, at.cubic_a);
+      }
+      w[t] = c;
+      sum += c;
+    }
+    for (int t = 0; t < n; ++t) w[t] /= sum;
+  }
+  if (at.exclude_outside) {
+    double sum = 0.0;
+    for (int t = 0; t < n; ++t) {
+      const int64_t p = lo + t;
+      if (p < 0 || p >= s.in) w[t] = 0.0;
+      sum += w[t];
+    }
+    if (sum != 0.0)
+      for (int t = 0; t < n; ++t) w[t] /= sum;
+  }
+  for (int t = 0; t < n; ++t) idx[t] = clamp64(lo + t, 0, s.in - 1);
+}
+
+// Axis a's spec from the raw roi / scales-or-sizes buffers (host constants or device
+// tensors); returns false for a non-positive scale or sizes that do not give the output.
+AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const void* param,
+                                  int a, AxisSpec* spec) {
+  AxisSpec s = make_spec(st.in_dims[a], st.out_dims[a]);
+  const int i = st.axis_pos[a];
+  *spec = s;
+  if (i < 0) return true;
+  if (roi != nullptr) {
+    s.roi_start = read_float_at(roi, st.roi_dtype, i);
+    s.roi_end = read_float_at(roi, st.roi_dtype, st.n_axes + i);
+  }
+  if (st.has_scales) {
+    s.scale = read_float_at(param, st.param_dtype, i);
+    if (!(s.scale > 0.0) || !isfinite(s.scale)) return false;
+  } else if (s.in > 0) {
+    if (st.at.policy == kStretch) {
+      const double size = static_cast<double>(read_int_at(param, st.param_dtype, i));
+      if (static_cast<int64_t>(size) != s.out) return false;
+      s.scale = size / static_cast<double>(s.in);
+    } else {
+      // keep_aspect_ratio_policy: one scale for all resized axes (min or max of size/in).
+      double common = 0.0;
+      bool first = true;
+      for (int b = 0; b < st.rank; ++b) {
+        if (st.axis_pos[b] < 0 || st.in_dims[b] == 0) continue;
+        const double v = static_cast<double>(read_int_at(param, st.param_dtype, st.axis_pos[b])) /
+                         static_cast<double>(st.in_dims[b]);
+        if (first || (st.at.policy == kNotLarger ? v < common : v > common)) common = v;
+        first = false;
+      }
+      s.scale = common;
+    }
+    if (!(s.scale > 0.0)) s.scale = 1.0;  // empty output: nothing is sampled
+  }
+  *spec = s;
+  return true;
+}
+
+// ---- Kernels ------------------------------------------------------------------------------
+
+struct AxisSpecs {
+  AxisSpec a[kMaxRank];
+};
+
+// Nearest: a gather of raw elements. `specs` is used when roi/param are null (constants).
+template <typename E>
+__global__ void resize_nearest_kernel(const E* src, E* dst, int64_t n, ResizeStatic st,
+                                      AxisSpecs specs, const void* roi, const void* param,
+                                      E fill) {
+  __shared__ AxisSpec sh[kMaxRank];
+  __shared__ int sh_ok;
+  if (threadIdx.x == 0) {
+    bool ok = true;
+    for (int a = 0; a < st.rank; ++a) {
+      if (param != nullptr)
+        ok = resolve_spec(st, roi, param, a, &sh[a]) && ok;
+      else
+        sh[a] = specs.a[a];
+    }
+    sh_ok = ok;
+  }
+  __syncthreads();
+  const bool ok = sh_ok != 0;
+  for (int64_t i = thread_index(); i < n; i += grid_stride()) {
+    if (!ok) {
+      dst[i] = E{};
+      continue;
+    }
+    int64_t rem = i, off = 0, in_stride = 1;
+    bool outside = false;
+    for (int a = st.rank - 1; a >= 0; --a) {
+      const int64_t q = rem / st.out_dims[a];
+      const int64_t o = rem - q * st.out_dims[a];
+      rem = q;
+      int64_t src_i = o;
+      if (st.axis_pos[a] >= 0) {
+        double w;
+        bool ex;
+        axis_taps(st.at, sh[a], 1, o, &src_i, &w, &ex);
+        outside = outside || ex;
+      }
+      off += src_i * in_stride;
+      in_stride *= st.in_dims[a];
+    }
+    dst[i] = outside ? fill : src[off];
+  }
+}
+
+// One separable pass over axis `axis`: src [outer, in_len, inner] -> dst [outer, out_len,
+// inner], accumulating in C. `spec`/`taps` are used when roi/param are null (constants).
+template <typename Src, typename Dst, typename C, int kTaps>
+__global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int64_t in_len,
+                                   int64_t out_len, int64_t inner, ResizeStatic st, int axis,
+                                   AxisSpec spec, int taps, int cap, const void* roi,
+                                   const void* param, C fill) {
+  __shared__ AxisSpec sh_spec;
+  __shared__ int sh_taps;
+  __shared__ int sh_ok;
+  if (threadIdx.x == 0) {
+    if (param != nullptr) {
+      bool ok = resolve_spec(st, roi, param, axis, &sh_spec);
+      const int t = tap_count(st.at, sh_spec.scale);
+      ok = ok && t <= cap && t <= kTaps;
+      sh_taps = t < kTaps ? t : kTaps;
+      sh_ok = ok;
+    } else {
+      sh_spec = spec;
+      sh_taps = taps;
+      sh_ok = 1;
+    }
+  }
+  __syncthreads();
+  const bool ok = sh_ok != 0;
+  const int nt = sh_taps;
+  const AxisSpec s = sh_spec;
+  const int64_t n = outer * out_len * inner;
+  int64_t idx[kTaps];
+  double w[kTaps];
+  for (int64_t k = thread_index(); k < n; k += grid_stride()) {
+    if (!ok) {
+      dst[k] = ew::store<Dst>(C(0));
+      continue;
+    }
+    const int64_t t = k / inner;
+    const int64_t i = k - t * inner;
+    const int64_t ou = t / out_len;
+    const int64_t o = t - ou * out_len;
+    bool ex;
+    axis_taps(st.at, s, nt, o, idx, w, &ex);
+    if (ex) {
+      dst[k] = ew::store<Dst>(fill);
+      continue;
+    }
+    const Src* s0 = src + ou * in_len * inner + i;
+    C acc = 0;
+    for (int tp = 0; tp < nt; ++tp) acc += static_cast<C>(w[tp]) * ew::load(s0[idx[tp] * inner]);
+    dst[k] = ew::store<Dst>(acc);
+  }
+}
+
+constexpr size_t kAlign = 256;
+inline size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+class ResizeKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_data_io(cfg));
+    const TensorDesc& x = cfg.inputs[0];
+    const TensorDesc& out = cfg.outputs[0];
+    AMP_RETURN_IF_ERROR(check_max_rank(x, "Resize input"));
+    st_ = ResizeStatic{};
+    AMP_RETURN_IF_ERROR(parse_attrs(node_attrs(cfg), &st_.at));
+    const ResizeAttrs& at = st_.at;
+    dtype_ = x.dtype;
+    if (out.dtype != dtype_ || out.rank() != x.rank())
+      return invalid_model("Resize: output " + dims_to_string(out.dims) +
+                           " does not match the input's rank or dtype");
+    if (at.mode != kNearest && !is_float(dtype_))
+      return unsupported("Resize: mode linear/cubic on " + std::string(dtype_name(dtype_)) +
+                         " (only nearest runs on integer tensors)");
+    const int rank = static_cast<int>(x.rank());
+    st_.rank = rank;
+    for (int a = 0; a < rank; ++a) {
+      st_.in_dims[a] = x.dims[static_cast<size_t>(a)];
+      st_.out_dims[a] = out.dims[static_cast<size_t>(a)];
+    }
+    numel_ = out.numel();
+    elem_ = dtype_size(dtype_);
+
+    // Which axes the scales/sizes/roi entries address.
+    for (int a = 0; a < rank; ++a) st_.axis_pos[a] = -1;
+    if (node_attrs(cfg).has("axes")) {
+      AMP_ASSIGN_OR_RETURN(std::vector<int64_t> axes, node_attrs(cfg).get_ints("axes"));
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t a = normalize_axis(axes[i], rank);
+        if (a < 0 || st_.axis_pos[a] >= 0)
+          return invalid_model("Resize: axes " + dims_to_string(axes) +
+                               " are out of range or repeated for rank " + std::to_string(rank));
+        st_.axis_pos[a] = static_cast<int>(i);
+      }
+      st_.n_axes = static_cast<int>(axes.size());
+    } else {
+      for (int a = 0; a < rank; ++a) st_.axis_pos[a] = a;
+      st_.n_axes = rank;
+    }
+    for (int a = 0; a < rank; ++a)
+      if (st_.axis_pos[a] < 0 && st_.in_dims[a] != st_.out_dims[a])
+        return invalid_model("Resize: axis " + std::to_string(a) +
+                             " is not resized but the output changes its size");
+
+    // The optional inputs, "given" when present and non-empty.
+    const auto given = [&](size_t i) {
+      return cfg.inputs.size() > i && cfg.inputs[i].present && cfg.inputs[i].numel() > 0;
+    };
+    st_.has_roi = given(1);
+    st_.has_scales = given(2);
+    st_.has_sizes = given(3);
+    if (st_.has_scales == st_.has_sizes)
+      return invalid_model("Resize: exactly one of scales (input 2) and sizes (input 3) is needed");
+    bool all_const = true;
+    if (st_.has_roi) {
+      st_.roi_dtype = cfg.inputs[1].dtype;
+      if (!is_float(st_.roi_dtype) || cfg.inputs[1].numel() != 2 * st_.n_axes)
+        return invalid_model("Resize: roi must be float with " + std::to_string(2 * st_.n_axes) +
+                             " entries");
+      all_const = all_const && cfg.inputs[1].constant_data != nullptr;
+    } else if (at.coord == kTfCropAndResize) {
+      return invalid_model("Resize: tf_crop_and_resize needs roi (input 1)");
+    }
+    param_index_ = st_.has_scales ? 2 : 3;
+    const TensorDesc& param = cfg.inputs[param_index_];
+    st_.param_dtype = param.dtype;
+    if (param.numel() != st_.n_axes)
+      return invalid_model("Resize: " + std::string(st_.has_scales ? "scales" : "sizes") +
+                           " has " + std::to_string(param.numel()) + " entries for " +
+                           std::to_string(st_.n_axes) + " axes");
+    if (st_.has_scales ? !is_float(st_.param_dtype)
+                       : (st_.param_dtype != DType::kI64 && st_.param_dtype != DType::kI32))
+      return invalid_model("Resize: scales must be float, sizes i64");
+    all_const = all_const && param.constant_data != nullptr;
+    resolved_ = all_const;
+
+    fill_ = fill_element(at.extrapolation);
+
+    // Per-axis specs and tap capacities: exact when the parameters are known now, else a
+    // bound (scale >= (out - 0.5) / in under every way of giving the output size).
+    for (int a = 0; a < rank; ++a) {
+      AxisSpec& s = specs_.a[a];
+      if (all_const) {
+        if (!resolve_spec(st_, st_.has_roi ? cfg.inputs[1].constant_data : nullptr,
+                          param.constant_data, a, &s))
+          return invalid_model("Resize: scales entry " + std::to_string(st_.axis_pos[a]) +
+                               " must be positive (or sizes must give the output shape " +
+                               dims_to_string(out.dims) + ")");
+        cap_[a] = tap_count(at, s.scale);
+      } else {
+        s = make_spec(st_.in_dims[a], st_.out_dims[a]);
+        cap_[a] = 1;
+        if (st_.out_dims[a] > 0 && st_.in_dims[a] > 0)
+          cap_[a] = tap_count(at, (static_cast<double>(st_.out_dims[a]) - 0.5) /
+                                      static_cast<double>(st_.in_dims[a]));
+      }
+      if (st_.axis_pos[a] >= 0 && cap_[a] > kMaxTaps)
+        return unsupported("Resize: antialias filter of " + std::to_string(cap_[a]) +
+                           " taps on axis " + std::to_string(a) + " (the CUDA kernel takes " +
+                           std::to_string(kMaxTaps) + ")");
+      identity_[a] = st_.axis_pos[a] < 0 || (all_const && is_identity(s, cap_[a]));
+    }
+
+    // Separable passes (not nearest): the most shrinking axis first, so later passes work
+    // on less data; identity axes (known only with constant parameters) are skipped.
+    n_passes_ = 0;
+    for (int a = 0; a < rank; ++a)
+      if (!identity_[a]) order_[n_passes_++] = a;
+    std::stable_sort(order_, order_ + n_passes_, [&](int p, int q) {
+      return static_cast<double>(st_.out_dims[p]) * static_cast<double>(st_.in_dims[q]) <
+             static_cast<double>(st_.out_dims[q]) * static_cast<double>(st_.in_dims[p]);
+    });
+    scratch_bytes_ = 0;
+    if (at.mode != kNearest && n_passes_ >= 2) {
+      // Any subset of axes may be resized between passes: bound by the larger of in/out.
+      int64_t bound = 1;
+      for (int a = 0; a < rank; ++a) bound *= std::max(st_.in_dims[a], st_.out_dims[a]);
+      const size_t c = dtype_ == DType::kF64 ? sizeof(double) : sizeof(float);
+      scratch_bytes_ = align_up(static_cast<size_t>(bound) * c);
+    }
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override { return 2 * scratch_bytes_; }
+
+  Status run(const KernelArgs& args) const override {
+    if (numel_ == 0) return Status::ok();
+    const cudaStream_t stream = static_cast<cudaStream_t>(args.stream);
+    const void* roi = !resolved_ && st_.has_roi ? args.inputs[1] : nullptr;
+    const void* param = resolved_ ? nullptr : args.inputs[param_index_];
+    if (st_.at.mode == kNearest) return run_nearest(args, roi, param, stream);
+    if (n_passes_ == 0)  // every axis is the identity
+      return copy_bytes(args.outputs[0], args.inputs[0], static_cast<size_t>(numel_) * elem_,
+                        stream);
+    switch (dtype_) {
+      case DType::kF32:
+        return run_interp<float, float>(args, roi, param, stream);
+      case DType::kF16:
+        return run_interp<Half, float>(args, roi, param, stream);
+      case DType::kBF16:
+        return run_interp<BFloat16, float>(args, roi, param, stream);
+      case DType::kF64:
+        return run_interp<double, double>(args, roi, param, stream);
+      case DType::kUndefined:
+      case DType::kU8:
+      case DType::kI8:
+      case DType::kI16:
+      case DType::kI32:
+      case DType::kI64:
+      case DType::kBool:
+        break;
+    }
+    return internal_error("Resize: interpolation on a non-float dtype");
+  }
+
+ private:
+  // Whether every output coordinate of the axis reads exactly its own input coordinate.
+  bool is_identity(const AxisSpec& s, int taps) const {
+    if (s.in != s.out) return false;
+    int64_t idx[kMaxTaps];
+    double w[kMaxTaps];
+    for (int64_t o = 0; o < s.out; ++o) {
+      bool ex = false;
+      axis_taps(st_.at, s, taps, o, idx, w, &ex);
+      if (ex) return false;
+      for (int t = 0; t < taps; ++t)
+        if (w[t] != 0.0 && (w[t] != 1.0 || idx[t] != o)) return false;
+    }
+    return true;
+  }
+
+  // extrapolation_value as one storage element (the CPU's store_element).
+  uint64_t fill_element(float v) const {
+    uint64_t bits = 0;
+    switch (dtype_) {
+      case DType::kF32:
+        std::memcpy(&bits, &v, 4);
+        break;
+      case DType::kF64: {
+        const double d = v;
+        std::memcpy(&bits, &d, 8);
+        break;
+      }
+      case DType::kF16:
+        bits = float_to_half_bits(v);
+        break;
+      case DType::kBF16:
+        bits = float_to_bf16_bits(v);
+        break;
+      case DType::kU8:
+        bits = static_cast<uint8_t>(v);
+        break;
+      case DType::kI8:
+        bits = static_cast<uint8_t>(static_cast<int8_t>(v));
+        break;
+      case DType::kI16:
+        bits = static_cast<uint16_t>(static_cast<int16_t>(v));
+        break;
+      case DType::kI32:
+        bits = static_cast<uint32_t>(static_cast<int32_t>(v));
+        break;
+      case DType::kI64: {
+        const int64_t i = static_cast<int64_t>(v);
+        std::memcpy(&bits, &i, 8);
+        break;
+      }
+      case DType::kBool:
+        bits = v != 0.0f ? 1 : 0;
+        break;
+      case DType::kUndefined:
+        break;
+    }
+    return bits;
+  }
+
+  Status run_nearest(const KernelArgs& args, const void* roi, const void* param,
+                     cudaStream_t stream) const {
+    const unsigned blocks = grid_for(numel_);
+    switch (elem_) {
+      case 1:
+        resize_nearest_kernel<uint8_t><<<blocks, kThreads, 0, stream>>>(
+            args.input<uint8_t>(0), args.output<uint8_t>(0), numel_, st_, specs_, roi, param,
+            static_cast<uint8_t>(fill_));
+        break;
+      case 2:
+        resize_nearest_kernel<uint16_t><<<blocks, kThreads, 0, stream>>>(
+            args.input<uint16_t>(0), args.output<uint16_t>(0), numel_, st_, specs_, roi, param,
+            static_cast<uint16_t>(fill_));
+        break;
+      case 4:
+        resize_nearest_kernel<uint32_t><<<blocks, kThreads, 0, stream>>>(
+            args.input<uint32_t>(0), args.output<uint32_t>(0), numel_, st_, specs_, roi, param,
+            static_cast<uint32_t>(fill_));
+        break;
+      case 8:
+        resize_nearest_kernel<uint64_t><<<blocks, kThreads, 0, stream>>>(
+            args.input<uint64_t>(0), args.output<uint64_t>(0), numel_, st_, specs_, roi, param,
+            fill_);
+        break;
+      default:
+        return internal_error("Resize: element size " + std::to_string(elem_));
+    }
+    return launch_status("resize_nearest_kernel");
+  }
+
+  template <typename Src, typename Dst, typename C>
+  Status launch_pass(const Src* src, Dst* dst, int64_t outer, int64_t in_len, int64_t inner,
+                     int a, C fill, const void* roi, const void* param,
+                     cudaStream_t stream) const {
+    const int64_t n = outer * st_.out_dims[a] * inner;
+    if (n == 0) return Status::ok();
+    const int taps = resolved_ ? tap_count(st_.at, specs_.a[a].scale) : cap_[a];
+    if (!st_.at.antialias)
+      resize_pass_kernel<Src, Dst, C, kPlainTaps><<<grid_for(n), kThreads, 0, stream>>>(
+          src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a],
+          roi, param, fill);
+    else
+      resize_pass_kernel<Src, Dst, C, kMaxTaps><<<grid_for(n), kThreads, 0, stream>>>(
+          src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a],
+          roi, param, fill);
+    return launch_status("resize_pass_kernel");
+  }
+
+  template <typename T, typename C>
+  Status run_interp(const KernelArgs& args, const void* roi, const void* param,
+                    cudaStream_t stream) const {
+    const T* in = args.input<T>(0);
+    T* out = args.output<T>(0);
+    uint8_t* ws = static_cast<uint8_t*>(args.workspace);
+    C* buf[2] = {reinterpret_cast<C*>(ws), reinterpret_cast<C*>(ws + scratch_bytes_)};
+    const C fill = static_cast<C>(st_.at.extrapolation);
+    int64_t cur[kMaxRank];
+    for (int a = 0; a < st_.rank; ++a) cur[a] = st_.in_dims[a];
+    const C* prev = nullptr;  // the last intermediate (compute type)
+    for (int p = 0; p < n_passes_; ++p) {
+      const int a = order_[p];
+      int64_t outer = 1, inner = 1;
+      for (int b = 0; b < a; ++b) outer *= cur[b];
+      for (int b = a + 1; b < st_.rank; ++b) inner *= cur[b];
+      const bool first = p == 0, last = p == n_passes_ - 1;
+      C* next = last ? nullptr : buf[p % 2];
+      if (first && last)
+        AMP_RETURN_IF_ERROR(launch_pass(in, out, outer, cur[a], inner, a, fill, roi, param, stream));
+      else if (first)
+        AMP_RETURN_IF_ERROR(
+            launch_pass(in, next, outer, cur[a], inner, a, fill, roi, param, stream));
+      else if (last)
+        AMP_RETURN_IF_ERROR(
+            launch_pass(prev, out, outer, cur[a], inner, a, fill, roi, param, stream));
+      else
+        AMP_RETURN_IF_ERROR(
+            launch_pass(prev, next, outer, cur[a], inner, a, fill, roi, param, stream));
+      cur[a] = st_.out_dims[a];
+      prev = next;
+    }
+    return Status::ok();
+  }
+
+  ResizeStatic st_;
+  AxisSpecs specs_;  // resolved when resolved_, else in/out only
+  DType dtype_ = DType::kF32;
+  size_t param_index_ = 2;
+  int64_t numel_ = 0;
+  size_t elem_ = 0;
+  uint64_t fill_ = 0;  // extrapolation_value as one storage element
+  int cap_[kMaxRank] = {};
+  bool identity_[kMaxRank] = {};
+  int order_[kMaxRank] = {};
+  int n_passes_ = 0;
+  size_t scratch_bytes_ = 0;  // one intermediate buffer; the workspace holds two
+  bool resolved_ = false;
+};
+
+}  // namespace
+
+void register_resize_kernels(KernelRegistry& r) {
+  // Interpolation needs floats; nearest also runs on integer tensors (prepare() says so).
+  r.add_all(graph::OpType::kResize, Backend::kCuda,
+            {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kU8, DType::kI8,
+             DType::kI16, DType::kI32, DType::kI64},
+            [] { return std::make_unique<ResizeKernel>(); });
+}
+
+}  // namespace amp::kernels::cuda_mv

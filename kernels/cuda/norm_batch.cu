@@ -1,0 +1,136 @@
+// BatchNormalization, inference form, on the GPU (kernels/cpu/norm_batch.cc): X [N, C, ...]
+// and per-channel scale, B, input_mean, input_var (each [C], any float dtype), epsilon.
+// y = (x - mean) / sqrt(var + eps) * scale + B, folded per channel into y = x * a[c] + b[c]
+// with the shared batchnorm_scale / batchnorm_shift.
+//
+// The fold runs on the device at the start of every run (one tiny kernel over C channels,
+// into the workspace): prepare() may not upload anything, and the runtime usually folds a
+// BatchNormalization into the preceding Conv anyway (graph/passes/fuse_batchnorm.cc).
+// The apply kernel walks one (n, c) plane per block when planes are large, else the whole
+// tensor flattened. Training mode and spatial=0 are unsupported, as on the CPU.
+#include "cuda/reduce_kernels.h"
+#include "cuda/reduce_util.h"
+
+namespace amp::kernels::cuda_reduction {
+namespace {
+
+struct BnParams {
+  const void* p[4];  // scale, B, mean, var
+  DType t[4];
+};
+
+template <typename C>
+__global__ void batchnorm_fold_kernel(BnParams prm, int64_t channels, C eps, C* __restrict__ ab) {
+  for (int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; c < channels;
+       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const C scale = load_param<C>(prm.t[0], prm.p[0], c);
+    const C bias = load_param<C>(prm.t[1], prm.p[1], c);
+    const C mean = load_param<C>(prm.t[2], prm.p[2], c);
+    const C var = load_param<C>(prm.t[3], prm.p[3], c);
+    const C a = batchnorm_scale(scale, var, eps);
+    ab[c] = a;
+    ab[channels + c] = batchnorm_shift(bias, mean, a);
+  }
+}
+
+// One block per (n, c) plane (grid-stride over planes), threads along the plane.
+template <typename T>
+__global__ void batchnorm_planes_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                        const compute_t<T>* __restrict__ ab, int64_t planes,
+                                        int64_t channels, int64_t spatial) {
+  for (int64_t p = blockIdx.x; p < planes; p += gridDim.x) {
+    const int64_t c = p % channels;
+    const compute_t<T> a = ab[c], b = ab[channels + c];
+    const T* xp = x + p * spatial;
+    T* yp = y + p * spatial;
+    for (int64_t i = threadIdx.x; i < spatial; i += blockDim.x)
+      yp[i] = from_compute<T>(batchnorm_value(to_compute(xp[i]), a, b));
+  }
+}
+
+// Small planes (e.g. [N, C] after a global pool): the tensor flattened.
+template <typename T>
+__global__ void batchnorm_flat_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                      const compute_t<T>* __restrict__ ab, int64_t n,
+                                      int64_t channels, int64_t spatial) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t c = (i / spatial) % channels;
+    y[i] = from_compute<T>(batchnorm_value(to_compute(x[i]), ab[c], ab[channels + c]));
+  }
+}
+
+template <typename T>
+class BatchNormKernel : public Kernel {
+  using C = compute_t<T>;
+
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.size() < 2) return invalid_model("BatchNormalization needs an input [N, C, ...]");
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
+    AMP_ASSIGN_OR_RETURN(int64_t training, attrs.get_int("training_mode", 0));
+    AMP_ASSIGN_OR_RETURN(int64_t spatial, attrs.get_int("spatial", 1));
+    if (training != 0) return unsupported("training_mode=1 (only inference is implemented)");
+    if (spatial == 0) return unsupported("spatial=0 (non-spatial batch normalization)");
+    for (size_t i = 1; i < cfg.outputs.size(); ++i)
+      if (cfg.outputs[i].present)
+        return unsupported("running mean/variance outputs (training) are not implemented");
+    epsilon_ = static_cast<C>(eps);
+    channels_ = dims[1];
+    planes_ = dims[0] * dims[1];
+    spatial_ = dims_product(dims, 2, dims.size());
+    for (size_t i = 1; i < 5; ++i) {
+      if (cfg.inputs.size() <= i || !cfg.inputs[i].present)
+        return invalid_model("input " + std::to_string(i) + " is required");
+      const TensorDesc& d = cfg.inputs[i];
+      if (!is_float(d.dtype) || d.numel() != channels_)
+        return invalid_model("input " + std::to_string(i) + " must be a float tensor of C = " +
+                             std::to_string(channels_) + " elements");
+      param_dtype_[i - 1] = d.dtype;
+    }
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override { return static_cast<size_t>(2 * channels_) * sizeof(C); }
+
+  Status run(const KernelArgs& a) const override {
+    const int64_t n = planes_ * spatial_;
+    if (n == 0) return Status::ok();
+    cudaStream_t st = stream_of(a);
+    C* ab = static_cast<C*>(a.workspace);
+    BnParams prm;
+    for (int i = 0; i < 4; ++i) {
+      prm.p[i] = a.inputs[i + 1];
+      prm.t[i] = param_dtype_[i];
+    }
+    batchnorm_fold_kernel<C>
+        <<<grid_for(channels_, kThreads), kThreads, 0, st>>>(prm, channels_, epsilon_, ab);
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    if (spatial_ >= kThreads) {
+      batchnorm_planes_kernel<T><<<grid_for(planes_), kThreads, 0, st>>>(
+          a.input<T>(0), a.output<T>(0), ab, planes_, channels_, spatial_);
+    } else {
+      batchnorm_flat_kernel<T><<<grid_for(n, kThreads), kThreads, 0, st>>>(
+          a.input<T>(0), a.output<T>(0), ab, n, channels_, spatial_);
+    }
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    return Status::ok();
+  }
+
+ private:
+  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
+  C epsilon_ = C(0);
+  DType param_dtype_[4] = {};
+};
+
+}  // namespace
+
+void register_batch_norm_kernels(KernelRegistry& r) {
+  add_typed<BatchNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kBatchNormalization);
+}
+
+}  // namespace amp::kernels::cuda_reduction

@@ -1,0 +1,200 @@
+// LayerNormalization (opset 17) on the GPU; semantics as kernels/cpu/norm_layer.cc: X viewed
+// as [outer, N] with N = prod(dims[axis:]) (axis default -1), each row normalized with its
+// own two-pass fp32 statistics (f64 for f64), scaled by Scale (input 1) and shifted by the
+// optional B (input 2), both unidirectionally broadcastable to dims[axis:]. Optional
+// outputs Mean (1) and InvStdDev (2) of any float dtype; stash_type must be 1.
+//
+// Scale / B of the full normalized shape (the usual [hidden] case) are read in place, in
+// their own dtype. A broadcast parameter (e.g. [1, hidden] against [seq, hidden]) is
+// first expanded into the workspace as N compute-type values by a small kernel.
+#include <algorithm>
+
+#include "cuda/norm_rows.h"
+#include "cuda/reduce_kernels.h"
+
+namespace amp::kernels::cuda_reduction {
+namespace {
+
+// How a parameter is read: directly (`direct`, dtype `dtype`), from the expanded workspace
+// copy (`expanded`, compute type), or absent (`fill`).
+template <typename C>
+struct ParamRef {
+  const void* direct = nullptr;
+  DType dtype = DType::kF32;
+  const C* expanded = nullptr;
+  C fill = C(0);
+  __device__ __forceinline__ C at(int64_t i) const {
+    if (expanded) return expanded[i];
+    if (direct) return load_param<C>(dtype, direct, i);
+    return fill;
+  }
+};
+
+template <typename C>
+struct LayerParams {
+  ParamRef<C> scale_ref, bias_ref;
+  __device__ __forceinline__ C scale(int64_t, int64_t i) const { return scale_ref.at(i); }
+  __device__ __forceinline__ C bias(int64_t, int64_t i) const { return bias_ref.at(i); }
+};
+
+// A broadcast parameter's geometry against the normalized dims (0 stride on broadcast dims).
+struct BroadcastGeom {
+  int rank = 0;
+  int64_t dims[kMaxRank] = {};
+  int64_t strides[kMaxRank] = {};
+};
+
+template <typename C>
+__global__ void expand_param_kernel(const void* __restrict__ src, DType dtype, C* __restrict__ dst,
+                                    int64_t n, BroadcastGeom g) {
+  for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < n;
+       j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    dst[j] = load_param<C>(dtype, src, offset_of(j, g.dims, g.strides, g.rank));
+  }
+}
+
+template <typename T>
+class LayerNormKernel : public Kernel {
+  using C = compute_t<T>;
+
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.empty()) return invalid_model("LayerNormalization needs an input of rank >= 1");
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    AMP_ASSIGN_OR_RETURN(int64_t axis_attr, attrs.get_int("axis", -1));
+    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
+    AMP_ASSIGN_OR_RETURN(int64_t stash, attrs.get_int("stash_type", 1));
+    if (stash != 1) return unsupported("stash_type " + std::to_string(stash) + " (only 1 = float)");
+    AMP_ASSIGN_OR_RETURN(int64_t axis,
+                         normalize_axis_attr(axis_attr, static_cast<int64_t>(dims.size()), "axis"));
+    const size_t ax = static_cast<size_t>(axis);
+    epsilon_ = static_cast<C>(eps);
+    outer_ = dims_product(dims, 0, ax);
+    n_ = dims_product(dims, ax, dims.size());
+    norm_dims_.assign(dims.begin() + static_cast<std::ptrdiff_t>(ax), dims.end());
+    if (cfg.inputs.size() < 2 || !cfg.inputs[1].present)
+      return invalid_model("Scale (input 1) is required");
+    AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_));
+    AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_));
+
+    for (size_t i = 1; i < 3; ++i) {
+      stat_dtype_[i - 1] = DType::kUndefined;
+      if (cfg.outputs.size() <= i || !cfg.outputs[i].present) continue;
+      const TensorDesc& o = cfg.outputs[i];
+      if (!is_float(o.dtype))
+        return invalid_model("output " + std::to_string(i) + " must be a float tensor");
+      if (o.numel() != outer_)
+        return invalid_model("output " + std::to_string(i) + " has " + std::to_string(o.numel()) +
+                             " elements, expected " + std::to_string(outer_));
+      stat_dtype_[i - 1] = o.dtype;
+    }
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override {
+    // Each expanded parameter gets a 256-byte aligned region of N compute values.
+    const size_t region = (static_cast<size_t>(n_) * sizeof(C) + 255) / 256 * 256;
+    return (scale_.expand ? region : 0) + (bias_.expand ? region : 0);
+  }
+
+  Status run(const KernelArgs& a) const override {
+    cudaStream_t st = stream_of(a);
+    LayerParams<C> prm;
+    prm.scale_ref.fill = C(1);
+    prm.bias_ref.fill = C(0);
+    uint8_t* ws = static_cast<uint8_t*>(a.workspace);
+    const size_t region = (static_cast<size_t>(n_) * sizeof(C) + 255) / 256 * 256;
+    AMP_RETURN_IF_ERROR(bind(scale_, a.inputs[1], &prm.scale_ref, &ws, region, st));
+    // a.inputs[2] is indexed only when prepare() saw B present.
+    AMP_RETURN_IF_ERROR(
+        bind(bias_, bias_.present ? a.inputs[2] : nullptr, &prm.bias_ref, &ws, region, st));
+    StatOutputs stats;
+    // a.outputs[1..2] are indexed only when prepare() saw those outputs present.
+    if (stat_dtype_[0] != DType::kUndefined) {
+      stats.mean = a.outputs[1];
+      stats.mean_dtype = stat_dtype_[0];
+    }
+    if (stat_dtype_[1] != DType::kUndefined) {
+      stats.inv_std = a.outputs[2];
+      stats.inv_dtype = stat_dtype_[1];
+    }
+    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), outer_, n_, epsilon_, prm, stats,
+                                 st);
+  }
+
+ private:
+  struct ParamSetup {
+    bool present = false;
+    bool expand = false;  // broadcast: expanded into the workspace in run()
+    DType dtype = DType::kUndefined;
+    BroadcastGeom geom;
+  };
+
+  // Validates input `i` as broadcastable to the normalized shape.
+  Status setup_param(const KernelConfig& cfg, size_t i, ParamSetup* p) {
+    if (cfg.inputs.size() <= i || !cfg.inputs[i].present) return Status::ok();
+    const TensorDesc& d = cfg.inputs[i];
+    if (!is_float(d.dtype))
+      return invalid_model("input " + std::to_string(i) + " must be a float tensor");
+    if (d.rank() > norm_dims_.size())
+      return invalid_model("input " + std::to_string(i) +
+                           " has a higher rank than the normalized dims");
+    const size_t off = norm_dims_.size() - d.rank();
+    for (size_t k = 0; k < d.rank(); ++k)
+      if (d.dims[k] != 1 && d.dims[k] != norm_dims_[off + k])
+        return invalid_model("input " + std::to_string(i) +
+                             " does not broadcast to the normalized dims");
+    p->present = true;
+    p->dtype = d.dtype;
+    // Same element count as the normalized shape means the same dense layout (only
+    // leading 1s can differ): read in place.
+    p->expand = d.numel() != n_;
+    if (p->expand) {
+      const int nr = static_cast<int>(norm_dims_.size());
+      p->geom.rank = nr;
+      int64_t stride = 1;
+      for (int k = nr - 1; k >= 0; --k) {
+        p->geom.dims[k] = norm_dims_[static_cast<size_t>(k)];
+        const int kd = k - static_cast<int>(off);
+        const bool broadcast = kd < 0 || d.dims[static_cast<size_t>(kd)] == 1;
+        p->geom.strides[k] = broadcast ? 0 : stride;
+        if (kd >= 0) stride *= d.dims[static_cast<size_t>(kd)];
+      }
+    }
+    return Status::ok();
+  }
+
+  Status bind(const ParamSetup& p, const void* src, ParamRef<C>* ref, uint8_t** ws, size_t region,
+              cudaStream_t st) const {
+    if (!p.present) return Status::ok();
+    if (!p.expand) {
+      ref->direct = src;
+      ref->dtype = p.dtype;
+      return Status::ok();
+    }
+    C* dst = reinterpret_cast<C*>(*ws);
+    *ws += region;
+    expand_param_kernel<C>
+        <<<grid_for(n_, kThreads), kThreads, 0, st>>>(src, p.dtype, dst, n_, p.geom);
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    ref->expanded = dst;
+    return Status::ok();
+  }
+
+  int64_t outer_ = 1, n_ = 1;
+  C epsilon_ = C(0);
+  std::vector<int64_t> norm_dims_;
+  ParamSetup scale_, bias_;
+  DType stat_dtype_[2] = {DType::kUndefined, DType::kUndefined};
+};
+
+}  // namespace
+
+void register_layer_norm_kernels(KernelRegistry& r) {
+  add_typed<LayerNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kLayerNormalization);
+}
+
+}  // namespace amp::kernels::cuda_reduction

@@ -1,0 +1,166 @@
+// ArgMax on the GPU: the index (i64) of the largest element along `axis` (default 0),
+// keepdims (default 1), select_last_index (default 0: the first of equal maxima). NaN
+// counts as the largest value (numpy.argmax), exactly as kernels/cpu/reduce_argmax.cc:
+// each thread scans its elements in increasing index order with the shared
+// argmax_takes() step, and partial results merge with the same preference (larger value;
+// NaN above everything; ties to the smaller index, or the larger with select_last).
+//
+// Geometry: input viewed as [outer, len, inner]. inner == 1: one warp (len <= 1024) or one
+// block per row. inner > 1: one thread per (outer, inner) column scanning down the axis;
+// neighbouring threads read neighbouring columns.
+#include "cuda/reduce_kernels.h"
+#include "cuda/reduce_util.h"
+
+namespace amp::kernels::cuda_reduction {
+namespace {
+
+// Whether candidate (v, i) beats the current (best, bi); bi < 0 means "nothing yet".
+template <typename C>
+__device__ __forceinline__ bool argmax_better(C v, int64_t i, C best, int64_t bi, bool last) {
+  if (i < 0) return false;
+  if (bi < 0) return true;
+  const bool nv = is_nan_value(v), nb = is_nan_value(best);
+  if (nv || nb) {
+    if (nv && nb) return last ? i > bi : i < bi;
+    return nv;
+  }
+  if (v > best) return true;
+  if (v < best) return false;
+  return last ? i > bi : i < bi;
+}
+
+template <typename T>
+__global__ void argmax_rows_kernel(const T* __restrict__ x, int64_t* __restrict__ y, int64_t outer,
+                                   int64_t len, bool last, bool warp_group) {
+  using C = compute_t<T>;
+  __shared__ C s_val[kWarp];
+  __shared__ int64_t s_idx[kWarp];
+  const int width = warp_group ? kWarp : static_cast<int>(blockDim.x);
+  const int lane =
+      warp_group ? static_cast<int>(threadIdx.x) % kWarp : static_cast<int>(threadIdx.x);
+  const int64_t per_block = warp_group ? blockDim.x / kWarp : 1;
+  for (int64_t row = blockIdx.x * per_block + (warp_group ? threadIdx.x / kWarp : 0); row < outer;
+       row += static_cast<int64_t>(gridDim.x) * per_block) {
+    const T* xr = x + row * len;
+    C best = C(0);
+    int64_t bi = -1;
+    // Each thread sees its indices in increasing order, so the shared CPU step applies.
+    visit_row(xr, len, lane, width, [&](int64_t i, C v) {
+      if (bi < 0 || argmax_takes(v, best, last)) {
+        best = v;
+        bi = i;
+      }
+    });
+    // Warp merge.
+    for (int d = kWarp / 2; d > 0; d /= 2) {
+      const C ov = shfl_down(best, d);
+      const int64_t oi = shfl_down(bi, d);
+      if (argmax_better(ov, oi, best, bi, last)) {
+        best = ov;
+        bi = oi;
+      }
+    }
+    if (!warp_group) {
+      const int w = threadIdx.x / kWarp;
+      const int warps = blockDim.x / kWarp;
+      __syncthreads();
+      if (lane % kWarp == 0) {
+        s_val[w] = best;
+        s_idx[w] = bi;
+      }
+      __syncthreads();
+      if (w == 0) {
+        best = lane < warps ? s_val[lane] : C(0);
+        bi = lane < warps ? s_idx[lane] : -1;
+        for (int d = kWarp / 2; d > 0; d /= 2) {
+          const C ov = shfl_down(best, d);
+          const int64_t oi = shfl_down(bi, d);
+          if (argmax_better(ov, oi, best, bi, last)) {
+            best = ov;
+            bi = oi;
+          }
+        }
+      }
+    }
+    if (lane == 0) y[row] = bi < 0 ? 0 : bi;
+  }
+}
+
+template <typename T>
+__global__ void argmax_columns_kernel(const T* __restrict__ x, int64_t* __restrict__ y,
+                                      int64_t outer, int64_t len, int64_t inner, bool last) {
+  using C = compute_t<T>;
+  const int64_t n = outer * inner;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < n;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = t / inner, c = t % inner;
+    const T* base = x + o * len * inner + c;
+    C best = to_compute(base[0]);
+    int64_t idx = 0;
+    for (int64_t i = 1; i < len; ++i) {
+      const C v = to_compute(base[i * inner]);
+      if (argmax_takes(v, best, last)) {
+        best = v;
+        idx = i;
+      }
+    }
+    y[t] = idx;
+  }
+}
+
+template <typename T>
+class ArgMaxKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>(), DType::kI64));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    AMP_ASSIGN_OR_RETURN(int64_t axis, attrs.get_int("axis", 0));
+    AMP_ASSIGN_OR_RETURN(int64_t last, attrs.get_int("select_last_index", 0));
+    select_last_ = last != 0;
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.empty()) return invalid_model("ArgMax needs an input of rank >= 1");
+    AMP_ASSIGN_OR_RETURN(int64_t a,
+                         normalize_axis_attr(axis, static_cast<int64_t>(dims.size()), "axis"));
+    const size_t ax = static_cast<size_t>(a);
+    outer_ = dims_product(dims, 0, ax);
+    len_ = dims[ax];
+    inner_ = dims_product(dims, ax + 1, dims.size());
+    if (cfg.outputs[0].numel() != outer_ * inner_)
+      return invalid_model("output has " + std::to_string(cfg.outputs[0].numel()) +
+                           " elements, expected " + std::to_string(outer_ * inner_));
+    if (len_ == 0 && outer_ * inner_ > 0)
+      return invalid_model("ArgMax over an empty axis has no answer");
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    if (outer_ * inner_ == 0) return Status::ok();
+    const T* x = a.input<T>(0);
+    int64_t* y = a.output<int64_t>(0);
+    cudaStream_t st = stream_of(a);
+    if (inner_ == 1) {
+      const bool warp_group = len_ <= kWarpRowMax;
+      const unsigned blocks = warp_group ? grid_for(outer_, kThreads / kWarp) : grid_for(outer_);
+      argmax_rows_kernel<T>
+          <<<blocks, kThreads, 0, st>>>(x, y, outer_, len_, select_last_, warp_group);
+    } else {
+      argmax_columns_kernel<T><<<grid_for(outer_ * inner_, kThreads), kThreads, 0, st>>>(
+          x, y, outer_, len_, inner_, select_last_);
+    }
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    return Status::ok();
+  }
+
+ private:
+  int64_t outer_ = 1, len_ = 1, inner_ = 1;
+  bool select_last_ = false;
+};
+
+}  // namespace
+
+void register_argmax_kernels(KernelRegistry& r) {
+  add_typed<ArgMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t>(
+      r, graph::OpType::kArgMax);
+}
+
+}  // namespace amp::kernels::cuda_reduction

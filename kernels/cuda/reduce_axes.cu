@@ -1,0 +1,338 @@
+// ReduceMax, ReduceMin, ReduceSum, ReduceMean over any set of axes, on the GPU.
+//
+// Semantics mirror kernels/cpu/reduce_axes.cc: axes from the optional constant input 1
+// (absent or empty: all axes, or a copy with noop_with_empty_axes=1), keepdims, fp32
+// accumulation for f32/f16/bf16 (f64 for f64, int64 for integers: sums wrap to the
+// storage type on store, integer means truncate), NaN-propagating Max/Min, ONNX's
+// identities for an empty reduced set. Run-time (non-constant) axes are unsupported on
+// CUDA: reading them would need a device-to-host copy and a synchronization inside run().
+//
+// Geometry (ReducePlan, reduce_util.h), two shapes:
+//   inner_reduced  each output reduces contiguous runs: one warp (short) or one block
+//                  (long) per output, 16-byte vector loads along the runs; runs shorter
+//                  than 32 elements are walked as one flattened index space instead, so
+//                  lanes are not left idle.
+//   inner kept     one thread per output column, accumulating down the reduced rows;
+//                  neighbouring threads read neighbouring columns (coalesced).
+// When there are too few outputs to fill the GPU and each reduces many elements (ReduceMean
+// over a whole tensor), the reduced range is split into `splits` pieces: a first kernel
+// writes per-piece partials into the workspace, a second combines them per output.
+#include <algorithm>
+#include <cstring>
+
+#include "cuda/reduce_kernels.h"
+#include "cuda/reduce_util.h"
+
+namespace amp::kernels::cuda_reduction {
+namespace {
+
+enum class ReduceKind { kMax, kMin, kSum, kMean };
+
+template <ReduceKind K>
+using op_for = std::conditional_t<K == ReduceKind::kMax, MaxOp,
+                                  std::conditional_t<K == ReduceKind::kMin, MinOp, SumOp>>;
+
+template <typename T, ReduceKind K>
+__host__ __device__ __forceinline__ compute_t<T> identity_for() {
+  if constexpr (K == ReduceKind::kMax)
+    return lowest_of<T>();
+  else if constexpr (K == ReduceKind::kMin)
+    return highest_of<T>();
+  else
+    return compute_t<T>(0);
+}
+
+template <typename T, ReduceKind K>
+__device__ __forceinline__ T finish(compute_t<T> acc, int64_t count) {
+  if constexpr (K == ReduceKind::kMean)
+    return from_compute<T>(reduce_mean_finish(acc, count));
+  else
+    return from_compute<T>(acc);
+}
+
+struct ReduceParams {
+  ReducePlan p;
+  int64_t splits = 1;
+  int64_t chunk = 0;  // units per split (see the kernels)
+  bool flat = false;  // inner_reduced with short runs: flattened indexing
+  bool warp_group = true;
+};
+
+// inner_reduced: item = (output o, split s). Units per split: flattened j when flat;
+// elements of the run when red_count == 1; whole runs (r) otherwise.
+template <typename T, ReduceKind K>
+__global__ void reduce_inner_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                    compute_t<T>* __restrict__ partial, ReduceParams rp) {
+  using C = compute_t<T>;
+  __shared__ C scratch[kWarp];
+  const ReducePlan& p = rp.p;
+  const op_for<K> op;
+  const C init = identity_for<T, K>();
+  const bool wg = rp.warp_group;
+  const int width = wg ? kWarp : static_cast<int>(blockDim.x);
+  const int lane = wg ? static_cast<int>(threadIdx.x) % kWarp : static_cast<int>(threadIdx.x);
+  const int64_t per_block = wg ? blockDim.x / kWarp : 1;
+  const int64_t items = p.kept_count * rp.splits;
+  for (int64_t item = blockIdx.x * per_block + (wg ? threadIdx.x / kWarp : 0); item < items;
+       item += static_cast<int64_t>(gridDim.x) * per_block) {
+    const int64_t o = item % p.kept_count;
+    const int64_t s = item / p.kept_count;
+    const T* base = x + offset_of(o, p.kept_dims, p.kept_strides, p.n_kept);
+    C acc = init;
+    auto add = [&](int64_t, C v) { acc = op(acc, v); };
+    if (rp.flat) {
+      const int64_t total = p.red_count * p.inner;
+      const int64_t j0 = s * rp.chunk;
+      const int64_t j1 = min64(total, j0 + rp.chunk);
+      for (int64_t j = j0 + lane; j < j1; j += width) {
+        const int64_t r = j / p.inner, i = j % p.inner;
+        acc = op(acc, to_compute(base[offset_of(r, p.red_dims, p.red_strides, p.n_red) + i]));
+      }
+    } else if (p.red_count == 1) {
+      const int64_t i0 = s * rp.chunk;
+      const int64_t i1 = min64(p.inner, i0 + rp.chunk);
+      if (i1 > i0) visit_row(base + i0, i1 - i0, lane, width, add);
+    } else {
+      const int64_t r0 = s * rp.chunk;
+      const int64_t r1 = min64(p.red_count, r0 + rp.chunk);
+      for (int64_t r = r0; r < r1; ++r)
+        visit_row(base + offset_of(r, p.red_dims, p.red_strides, p.n_red), p.inner, lane, width,
+                  add);
+    }
+    acc = group_reduce(acc, op, init, scratch, wg);
+    if (lane == 0) {
+      if (rp.splits == 1)
+        y[o] = finish<T, K>(acc, p.reduce_size);
+      else
+        partial[s * p.kept_count + o] = acc;
+    }
+  }
+}
+
+// Inner dim kept: one thread per (output column o, split s), o = row * inner + c.
+template <typename T, ReduceKind K>
+__global__ void reduce_outer_kernel(const T* __restrict__ x, T* __restrict__ y,
+                                    compute_t<T>* __restrict__ partial, ReduceParams rp) {
+  using C = compute_t<T>;
+  const ReducePlan& p = rp.p;
+  const op_for<K> op;
+  const int64_t n_out = p.kept_count * p.inner;
+  const int64_t total = n_out * rp.splits;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = t % n_out;
+    const int64_t s = t / n_out;
+    const int64_t row = o / p.inner, c = o % p.inner;
+    const T* base = x + offset_of(row, p.kept_dims, p.kept_strides, p.n_kept) + c;
+    const int64_t r0 = s * rp.chunk;
+    const int64_t r1 = min64(p.red_count, r0 + rp.chunk);
+    C acc = identity_for<T, K>();
+    for (int64_t r = r0; r < r1; ++r)
+      acc = op(acc, to_compute(base[offset_of(r, p.red_dims, p.red_strides, p.n_red)]));
+    if (rp.splits == 1)
+      y[o] = finish<T, K>(acc, p.reduce_size);
+    else
+      partial[s * n_out + o] = acc;
+  }
+}
+
+// Combines the partials [splits, n_out] of the split kernels into the outputs.
+template <typename T, ReduceKind K>
+__global__ void reduce_combine_kernel(const compute_t<T>* __restrict__ partial, T* __restrict__ y,
+                                      int64_t n_out, int64_t splits, int64_t count) {
+  using C = compute_t<T>;
+  const op_for<K> op;
+  for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < n_out;
+       o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    C acc = identity_for<T, K>();
+    for (int64_t s = 0; s < splits; ++s) acc = op(acc, partial[s * n_out + o]);
+    y[o] = finish<T, K>(acc, count);
+  }
+}
+
+// Marks `axes` (each in [-rank, rank), no repeats) in `flags`.
+Status axes_to_flags(const int64_t* axes, int64_t n, int rank, bool* flags) {
+  for (int i = 0; i < rank; ++i) flags[i] = false;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t a = axes[i];
+    if (a < -rank || a >= rank)
+      return invalid_model("axis " + std::to_string(a) + " is out of range for rank " +
+                           std::to_string(rank));
+    if (a < 0) a += rank;
+    if (flags[a]) return invalid_model("axis " + std::to_string(axes[i]) + " is repeated");
+    flags[a] = true;
+  }
+  return Status::ok();
+}
+
+// Chooses splits and group size for a plan (header comment).
+ReduceParams make_params(const ReducePlan& p, int sms) {
+  ReduceParams rp;
+  rp.p = p;
+  const int64_t target_items = 4 * static_cast<int64_t>(sms);  // enough blocks to fill the GPU
+  if (p.inner_reduced) {
+    rp.flat = p.red_count > 1 && p.inner < kWarp;
+    const int64_t work = p.red_count * p.inner;  // elements per output
+    int64_t splits = 1;
+    if (p.kept_count < target_items && work > 32768)
+      splits = std::min<int64_t>((work + 16383) / 16384, (target_items + p.kept_count - 1) /
+                                                             std::max<int64_t>(1, p.kept_count));
+    if (rp.flat) {
+      rp.chunk = (work + splits - 1) / std::max<int64_t>(1, splits);
+      rp.chunk = std::max<int64_t>(1, rp.chunk);
+    } else if (p.red_count == 1) {
+      // Multiples of 256 elements keep every piece's start 16-byte aligned.
+      rp.chunk = ((p.inner + splits - 1) / std::max<int64_t>(1, splits) + 255) / 256 * 256;
+      rp.chunk = std::max<int64_t>(256, rp.chunk);
+    } else {
+      rp.chunk = std::max<int64_t>(1, (p.red_count + splits - 1) / std::max<int64_t>(1, splits));
+    }
+    const int64_t units = rp.flat ? work : (p.red_count == 1 ? p.inner : p.red_count);
+    rp.splits = std::max<int64_t>(1, (units + rp.chunk - 1) / rp.chunk);
+    rp.warp_group = work / rp.splits <= kWarpRowMax;
+  } else {
+    const int64_t n_out = p.kept_count * p.inner;
+    int64_t splits = 1;
+    const int64_t target_threads = target_items * kThreads;
+    if (n_out < target_threads && p.red_count >= 256)
+      splits = std::min<int64_t>((p.red_count + 63) / 64,
+                                 (target_threads + n_out - 1) / std::max<int64_t>(1, n_out));
+    rp.chunk = std::max<int64_t>(1, (p.red_count + splits - 1) / std::max<int64_t>(1, splits));
+    rp.splits = std::max<int64_t>(1, (p.red_count + rp.chunk - 1) / rp.chunk);
+  }
+  return rp;
+}
+
+template <typename T, ReduceKind K>
+class ReduceKernel : public Kernel {
+  using C = compute_t<T>;
+
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const graph::Attributes& attrs = cfg.node->attrs;
+    AMP_ASSIGN_OR_RETURN(int64_t keepdims, attrs.get_int("keepdims", 1));
+    AMP_ASSIGN_OR_RETURN(int64_t noop, attrs.get_int("noop_with_empty_axes", 0));
+    keepdims_ = keepdims != 0;
+    in_dims_ = cfg.inputs[0].dims;
+    out_dims_ = cfg.outputs[0].dims;
+    rank_ = static_cast<int>(in_dims_.size());
+    in_numel_ = cfg.inputs[0].numel();
+    const auto* dev = static_cast<const cuda::DeviceHandles*>(cfg.backend_handle);
+    sms_ = dev && dev->props.multiProcessorCount > 0 ? dev->props.multiProcessorCount : 132;
+
+    const bool has_axes = cfg.inputs.size() > 1 && cfg.inputs[1].present;
+    const int64_t* axes = nullptr;
+    int64_t n_axes = 0;
+    if (has_axes) {
+      const TensorDesc& ad = cfg.inputs[1];
+      if (ad.dtype != DType::kI64)
+        return invalid_model("axes (input 1) must be i64, got " +
+                             std::string(dtype_name(ad.dtype)));
+      if (ad.rank() > 1) return invalid_model("axes (input 1) must be 1-D");
+      n_axes = ad.numel();
+      if (ad.constant_data == nullptr && n_axes != 0)
+        return unsupported(
+            "run-time (non-constant) axes: the CUDA kernel plans the reduction in prepare()");
+      axes = static_cast<const int64_t*>(ad.constant_data);
+    }
+    bool flags[kMaxRank];
+    if (n_axes == 0) {
+      copy_ = noop != 0;
+      for (int i = 0; i < rank_; ++i) flags[i] = !copy_;
+    } else {
+      AMP_RETURN_IF_ERROR(axes_to_flags(axes, n_axes, rank_, flags));
+    }
+    AMP_RETURN_IF_ERROR(check_output_shape(flags));
+    params_ = make_params(make_reduce_plan(in_dims_.data(), flags, rank_), sms_);
+    return Status::ok();
+  }
+
+  size_t workspace_bytes() const override {
+    if (copy_ || params_.splits <= 1) return 0;
+    const ReducePlan& p = params_.p;
+    const int64_t n_out = p.inner_reduced ? p.kept_count : p.kept_count * p.inner;
+    return static_cast<size_t>(n_out * params_.splits) * sizeof(C);
+  }
+
+  Status run(const KernelArgs& a) const override {
+    const T* x = a.input<T>(0);
+    T* y = a.output<T>(0);
+    cudaStream_t st = stream_of(a);
+    if (copy_) {
+      if (in_numel_ > 0)
+        AMP_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(y, x, static_cast<size_t>(in_numel_) * sizeof(T),
+                                                 cudaMemcpyDeviceToDevice, st));
+      return Status::ok();
+    }
+    const ReducePlan& p = params_.p;
+    const int64_t n_out = p.inner_reduced ? p.kept_count : p.kept_count * p.inner;
+    if (n_out == 0) return Status::ok();
+    C* partial = static_cast<C*>(a.workspace);
+    if (p.inner_reduced) {
+      const int64_t items = p.kept_count * params_.splits;
+      const unsigned blocks =
+          params_.warp_group ? grid_for(items, kThreads / kWarp) : grid_for(items);
+      reduce_inner_kernel<T, K><<<blocks, kThreads, 0, st>>>(x, y, partial, params_);
+    } else {
+      reduce_outer_kernel<T, K>
+          <<<grid_for(n_out * params_.splits, kThreads), kThreads, 0, st>>>(x, y, partial, params_);
+    }
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    if (params_.splits > 1) {
+      reduce_combine_kernel<T, K><<<grid_for(n_out, kThreads), kThreads, 0, st>>>(
+          partial, y, n_out, params_.splits, p.reduce_size);
+      AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    }
+    return Status::ok();
+  }
+
+ private:
+  // The output dims these flags imply must be the ones prepare() was given.
+  Status check_output_shape(const bool* flags) const {
+    size_t j = 0;
+    bool ok = true;
+    for (int i = 0; i < rank_ && ok; ++i) {
+      if (flags[i] && !keepdims_) continue;
+      const int64_t d = flags[i] ? 1 : in_dims_[i];
+      ok = j < out_dims_.size() && out_dims_[j] == d;
+      ++j;
+    }
+    if (!ok || j != out_dims_.size())
+      return invalid_model("the axes give an output shape other than the planned one");
+    return Status::ok();
+  }
+
+  std::vector<int64_t> in_dims_, out_dims_;
+  int rank_ = 0;
+  int64_t in_numel_ = 0;
+  int sms_ = 132;
+  bool keepdims_ = true;
+  bool copy_ = false;
+  ReduceParams params_;
+};
+
+template <typename T>
+using ReduceMaxKernel = ReduceKernel<T, ReduceKind::kMax>;
+template <typename T>
+using ReduceMinKernel = ReduceKernel<T, ReduceKind::kMin>;
+template <typename T>
+using ReduceSumKernel = ReduceKernel<T, ReduceKind::kSum>;
+template <typename T>
+using ReduceMeanKernel = ReduceKernel<T, ReduceKind::kMean>;
+
+}  // namespace
+
+void register_reduce_axes_kernels(KernelRegistry& r) {
+  using graph::OpType;
+  add_typed<ReduceMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t,
+            BoolByte>(r, OpType::kReduceMax);
+  add_typed<ReduceMinKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t,
+            BoolByte>(r, OpType::kReduceMin);
+  add_typed<ReduceSumKernel, float, Half, BFloat16, double, int32_t, int64_t>(r,
+                                                                              OpType::kReduceSum);
+  add_typed<ReduceMeanKernel, float, Half, BFloat16, double, int32_t, int64_t>(r,
+                                                                               OpType::kReduceMean);
+}
+
+}  // namespace amp::kernels::cuda_reduction

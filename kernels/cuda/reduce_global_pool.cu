@@ -1,0 +1,65 @@
+// GlobalAveragePool on the GPU: [N, C, D1..Dk] -> [N, C, 1..1], the mean over the spatial
+// dims, which are contiguous per (n, c) plane (kernels/cpu/reduce_global_pool.cc). One warp
+// per plane when the plane has <= 1024 elements (ResNet's 7x7 head), else one block;
+// 16-byte loads, fp32 sums (f64 for f64), one rounding on store.
+#include "cuda/reduce_kernels.h"
+#include "cuda/reduce_util.h"
+
+namespace amp::kernels::cuda_reduction {
+namespace {
+
+template <typename T>
+__global__ void global_avg_pool_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t planes,
+                                       int64_t spatial, bool warp_group) {
+  using C = compute_t<T>;
+  __shared__ C scratch[kWarp];
+  const int width = warp_group ? kWarp : static_cast<int>(blockDim.x);
+  const int lane =
+      warp_group ? static_cast<int>(threadIdx.x) % kWarp : static_cast<int>(threadIdx.x);
+  const int64_t per_block = warp_group ? blockDim.x / kWarp : 1;
+  for (int64_t p = blockIdx.x * per_block + (warp_group ? threadIdx.x / kWarp : 0); p < planes;
+       p += static_cast<int64_t>(gridDim.x) * per_block) {
+    C sum = C(0);
+    visit_row(x + p * spatial, spatial, lane, width, [&](int64_t, C v) { sum += v; });
+    sum = group_reduce(sum, SumOp{}, C(0), scratch, warp_group);
+    if (lane == 0) y[p] = from_compute<T>(reduce_mean_finish(sum, spatial));
+  }
+}
+
+template <typename T>
+class GlobalAveragePoolKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (dims.size() < 2) return invalid_model("GlobalAveragePool needs an input [N, C, ...]");
+    planes_ = dims[0] * dims[1];
+    spatial_ = dims_product(dims, 2, dims.size());
+    if (cfg.outputs[0].numel() != planes_)
+      return invalid_model("output has " + std::to_string(cfg.outputs[0].numel()) +
+                           " elements, expected N*C = " + std::to_string(planes_));
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    if (planes_ == 0) return Status::ok();
+    const bool warp_group = spatial_ <= kWarpRowMax;
+    const unsigned blocks = warp_group ? grid_for(planes_, kThreads / kWarp) : grid_for(planes_);
+    global_avg_pool_kernel<T><<<blocks, kThreads, 0, stream_of(a)>>>(a.input<T>(0), a.output<T>(0),
+                                                                     planes_, spatial_, warp_group);
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    return Status::ok();
+  }
+
+ private:
+  int64_t planes_ = 0, spatial_ = 1;
+};
+
+}  // namespace
+
+void register_global_pool_kernels(KernelRegistry& r) {
+  add_typed<GlobalAveragePoolKernel, float, Half, BFloat16, double>(
+      r, graph::OpType::kGlobalAveragePool);
+}
+
+}  // namespace amp::kernels::cuda_reduction

@@ -1,0 +1,145 @@
+// Softmax and LogSoftmax on the GPU, max-subtracted, in fp32 (f64 for f64).
+//
+// Semantics mirror kernels/cpu/softmax.cc: opset >= 13 (and op_version 0) normalize along
+// `axis` (default -1); opset < 13 coerces the input to 2-D at `axis` (default 1) and
+// normalizes each whole row. Both become [outer, len, inner] with the normalized dim in
+// the middle (inner = 1 for the old form).
+//
+// inner == 1 (the usual case: attention scores, classifier logits): one warp per row when
+// len <= 1024, else one block; three passes over the row (max, sum of exp(x - max),
+// outputs), reading 16 bytes at a time; the re-reads hit L1/L2. The arithmetic is
+// reduction_functors.h's, so every output is the CPU's up to summation order; f16/bf16
+// round once, on store.
+// inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
+#include "cuda/reduce_kernels.h"
+#include "cuda/reduce_util.h"
+
+namespace amp::kernels::cuda_reduction {
+namespace {
+
+template <typename T, bool kLog>
+__global__ void softmax_rows_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer,
+                                    int64_t len, bool warp_group) {
+  using C = compute_t<T>;
+  __shared__ C scratch[kWarp];
+  const int width = warp_group ? kWarp : static_cast<int>(blockDim.x);
+  const int lane =
+      warp_group ? static_cast<int>(threadIdx.x) % kWarp : static_cast<int>(threadIdx.x);
+  const int64_t per_block = warp_group ? blockDim.x / kWarp : 1;
+  for (int64_t row = blockIdx.x * per_block + (warp_group ? threadIdx.x / kWarp : 0); row < outer;
+       row += static_cast<int64_t>(gridDim.x) * per_block) {
+    const T* xr = x + row * len;
+    T* yr = y + row * len;
+    C m = reduce_identity_max<C>();
+    visit_row(xr, len, lane, width, [&](int64_t, C v) { m = reduce_max_step(m, v); });
+    m = group_reduce(m, MaxOp{}, reduce_identity_max<C>(), scratch, warp_group);
+    C sum = C(0);
+    visit_row(xr, len, lane, width, [&](int64_t, C v) { sum += softmax_exp(v, m); });
+    sum = group_reduce(sum, SumOp{}, C(0), scratch, warp_group);
+    if constexpr (kLog) {
+      const C log_sum = math_log(sum);
+      visit_row(xr, len, lane, width,
+                [&](int64_t i, C v) { yr[i] = from_compute<T>(log_softmax_value(v, m, log_sum)); });
+    } else {
+      const C inv = C(1) / sum;
+      visit_row(xr, len, lane, width,
+                [&](int64_t i, C v) { yr[i] = from_compute<T>(softmax_value(v, m, inv)); });
+    }
+  }
+}
+
+template <typename T, bool kLog>
+__global__ void softmax_columns_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t outer,
+                                       int64_t len, int64_t inner) {
+  using C = compute_t<T>;
+  const int64_t n = outer * inner;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < n;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t o = t / inner, c = t % inner;
+    const T* xb = x + o * len * inner + c;
+    T* yb = y + o * len * inner + c;
+    C m = reduce_identity_max<C>();
+    for (int64_t i = 0; i < len; ++i) m = reduce_max_step(m, to_compute(xb[i * inner]));
+    C sum = C(0);
+    for (int64_t i = 0; i < len; ++i) sum += softmax_exp(to_compute(xb[i * inner]), m);
+    if constexpr (kLog) {
+      const C log_sum = math_log(sum);
+      for (int64_t i = 0; i < len; ++i)
+        yb[i * inner] = from_compute<T>(log_softmax_value(to_compute(xb[i * inner]), m, log_sum));
+    } else {
+      const C inv = C(1) / sum;
+      for (int64_t i = 0; i < len; ++i)
+        yb[i * inner] = from_compute<T>(softmax_value(to_compute(xb[i * inner]), m, inv));
+    }
+  }
+}
+
+template <typename T, bool kLog>
+class SoftmaxKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
+    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
+    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
+    const int32_t opset = cfg.node->op_version;
+    const bool coerce_2d = opset > 0 && opset < 13;
+    AMP_ASSIGN_OR_RETURN(int64_t axis, cfg.node->attrs.get_int("axis", coerce_2d ? 1 : -1));
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (rank == 0) {
+      if (axis != 0 && axis != -1) return invalid_model("axis out of range for a scalar");
+      outer_ = len_ = inner_ = 1;
+      return Status::ok();
+    }
+    if (coerce_2d) {
+      // The old form also allows axis == rank (all dims in the outer part).
+      if (axis < -rank || axis > rank)
+        return invalid_model("axis " + std::to_string(axis) + " is out of range for rank " +
+                             std::to_string(rank));
+      const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
+      outer_ = dims_product(dims, 0, a);
+      len_ = dims_product(dims, a, dims.size());
+      inner_ = 1;
+      return Status::ok();
+    }
+    AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis_attr(axis, rank, "axis"));
+    const size_t ax = static_cast<size_t>(a);
+    outer_ = dims_product(dims, 0, ax);
+    len_ = dims[ax];
+    inner_ = dims_product(dims, ax + 1, dims.size());
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    if (outer_ * len_ * inner_ == 0) return Status::ok();
+    const T* x = a.input<T>(0);
+    T* y = a.output<T>(0);
+    cudaStream_t st = stream_of(a);
+    if (inner_ == 1) {
+      const bool warp_group = len_ <= kWarpRowMax;
+      const unsigned blocks = warp_group ? grid_for(outer_, kThreads / kWarp) : grid_for(outer_);
+      softmax_rows_kernel<T, kLog><<<blocks, kThreads, 0, st>>>(x, y, outer_, len_, warp_group);
+    } else {
+      softmax_columns_kernel<T, kLog>
+          <<<grid_for(outer_ * inner_, kThreads), kThreads, 0, st>>>(x, y, outer_, len_, inner_);
+    }
+    AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    return Status::ok();
+  }
+
+ private:
+  int64_t outer_ = 1, len_ = 1, inner_ = 1;
+};
+
+template <typename T>
+using SoftmaxF = SoftmaxKernel<T, false>;
+template <typename T>
+using LogSoftmaxF = SoftmaxKernel<T, true>;
+
+}  // namespace
+
+void register_softmax_kernels(KernelRegistry& r) {
+  add_typed<SoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kSoftmax);
+  add_typed<LogSoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kLogSoftmax);
+}
+
+}  // namespace amp::kernels::cuda_reduction

@@ -1,0 +1,87 @@
+// The kernel interface every backend implements (TFLite Micro's "prepare once, run blind").
+//
+// Lifetime: the runtime creates one Kernel per node per bound shape set, calls prepare()
+// once with the node's static shapes and dtypes (and the bytes of constant inputs, so
+// weights can be pre-packed), then calls run() any number of times, possibly from several
+// threads at once (one per ExecutionContext). Hence:
+//   - prepare() validates everything (dtypes, ranks, attributes), precomputes, creates
+//     oneDNN primitives / picks cuDNN algorithms, and sizes the workspace;
+//   - run() is const: it must not allocate, must not re-validate, and keeps all mutable
+//     scratch in the workspace the runtime passes (sized by workspace_bytes()). It checks
+//     only data-dependent hazards (e.g. a Gather index out of range) and reports them as
+//     a Status.
+//
+//   class ReluKernel : public Kernel {
+//     Status prepare(const KernelConfig& cfg) override { n_ = cfg.outputs[0].numel(); ... }
+//     Status run(const KernelArgs& a) const override { ... a.input<float>(0) ... }
+//   };
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/status.h"
+#include "ir/graph.h"
+
+namespace amp::kernels {
+
+enum class Backend : uint8_t { kCpu, kCuda };
+const char* backend_name(Backend b);
+
+// A tensor as seen by prepare(): static dims, dtype, and for constants the bytes.
+struct TensorDesc {
+  DType dtype = DType::kUndefined;
+  std::vector<int64_t> dims;
+  // Non-null for constant inputs: the HOST bytes, readable in prepare() (axes, pads, scales,
+  // weights to pre-pack). On CUDA, run() receives the device copy through KernelArgs.
+  const void* constant_data = nullptr;
+  bool present = true;                  // false for an absent optional input/output
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  size_t rank() const { return dims.size(); }
+  size_t bytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
+};
+
+struct KernelConfig {
+  const graph::Node* node = nullptr;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  int num_threads = 1;
+  void* backend_handle = nullptr;  // CPU: unused; CUDA: cuda::DeviceHandles* (cuda_context.h)
+};
+
+struct KernelArgs {
+  const void* const* inputs = nullptr;  // nullptr entries for absent optional inputs
+  void* const* outputs = nullptr;       // nullptr entries for absent optional outputs
+  void* workspace = nullptr;            // workspace_bytes() bytes, aligned
+  int num_threads = 1;                  // CPU threads this run may use
+  void* stream = nullptr;               // CUDA: cudaStream_t of the ExecutionContext
+  void* context_handles = nullptr;      // CUDA: cuda::ContextHandles* (cuDNN/cuBLASLt
+                                        // handles bound to this context's stream)
+
+  template <typename T>
+  const T* input(size_t i) const {
+    return static_cast<const T*>(inputs[i]);
+  }
+  template <typename T>
+  T* output(size_t i) const {
+    return static_cast<T*>(outputs[i]);
+  }
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual Status prepare(const KernelConfig& config) = 0;
+  virtual size_t workspace_bytes() const { return 0; }
+  virtual Status run(const KernelArgs& args) const = 0;
+};
+
+}  // namespace amp::kernels

@@ -1,0 +1,341 @@
+#include "engine_impl.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "backend/device_info.h"
+#include "cpu/cpu_kernels.h"
+#include "execution_context.h"
+#include "ir/verifier.h"
+#include "onnx/onnx_importer.h"
+#include "ops/shape_inference.h"
+#include "ops/shape_inputs.h"
+#include "passes/amp/amp_planner.h"
+#include "passes/amp/precision_report.h"
+#include "passes/pipelines.h"
+#include "serialize/amp_reader.h"
+
+namespace amp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+TensorInfo info_of(const graph::Value& v) {
+  TensorInfo t;
+  t.name = v.name;
+  t.dtype = v.dtype;
+  if (v.shape) {
+    for (const graph::Dim& d : v.shape->dims) {
+      t.shape.push_back(d.is_static() ? d.value : -1);
+      t.symbols.push_back(d.is_static() ? "" : d.symbol);
+    }
+  }
+  return t;
+}
+
+// Options::input_shapes on an .amp graph: fix the named inputs' dims and every use of the
+// symbols they carried, then re-infer.
+Status apply_input_shapes(graph::Graph& g, const std::map<std::string, std::vector<int64_t>>& shapes) {
+  if (shapes.empty()) return Status::ok();
+  std::map<std::string, int64_t> symbols;
+  for (const auto& [name, dims] : shapes) {
+    auto id = g.find_value(name);
+    bool is_input = false;
+    for (graph::ValueId in : g.inputs) is_input = is_input || (id && in == *id);
+    if (!is_input) return invalid_argument("input_shapes names '" + name + "', which is not a graph input");
+    graph::Value& v = g.value(*id);
+    if (!v.shape || v.shape->rank() != dims.size())
+      return invalid_argument("input_shapes gives " + std::to_string(dims.size()) + " dims for '" +
+                              name + "', which has shape " +
+                              (v.shape ? v.shape->to_string() : std::string("of unknown rank")));
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const graph::Dim& d = v.shape->dims[i];
+      if (d.is_static() && d.value != dims[i])
+        return invalid_argument("input_shapes sets dim " + std::to_string(i) + " of '" + name +
+                                "' to " + std::to_string(dims[i]) + ", but the model fixes it to " +
+                                std::to_string(d.value));
+      if (!d.is_static() && !d.symbol.empty()) symbols[d.symbol] = dims[i];
+    }
+    v.shape = graph::Shape::from_static(dims);
+  }
+  for (graph::Value& v : g.values) {
+    if (!v.shape) continue;
+    for (graph::Dim& d : v.shape->dims)
+      if (!d.is_static() && symbols.count(d.symbol)) d = graph::Dim(symbols[d.symbol]);
+  }
+  return graph::infer_shapes(g);
+}
+
+Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry& reg,
+                           kernels::Backend backend) {
+  std::set<std::string> missing;
+  for (const graph::Node& n : g.nodes) {
+    const DType kd = kernels::kernel_dtype(g, n);
+    if (!reg.has(n.op, backend, kd))
+      missing.insert(std::string(graph::op_name(n.op)) + "(" + std::string(dtype_name(kd)) + ")");
+  }
+  if (missing.empty()) return Status::ok();
+  std::string list;
+  for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+  return unsupported(std::string("no ") + kernels::backend_name(backend) +
+                     " kernels for: " + list);
+}
+
+}  // namespace
+
+const kernels::KernelRegistry& cpu_kernel_registry() {
+  static const kernels::KernelRegistry reg = [] {
+    kernels::KernelRegistry r;
+    kernels::register_cpu_kernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, const Options& opt) {
+  const auto t0 = Clock::now();
+  auto e = std::make_shared<EngineImpl>();
+  e->options = opt;
+  if (opt.threads < 0) return invalid_argument("threads must be >= 0");
+  e->threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
+
+  // Backend choice. The CUDA backend is not wired into the engine yet (issue "CUDA
+  // backend"): auto means CPU, and asking for CUDA is an error that says so.
+  if (opt.backend == BackendKind::kCuda)
+    return unsupported("the CUDA backend is not available in this build of the engine yet; "
+                       "use backend cpu");
+  e->backend = BackendKind::kCpu;
+  e->device = runtime::cpu_device_name();
+
+  // verify
+  auto t = Clock::now();
+  if (!std::filesystem::exists(path)) return not_found("model file '" + path + "' does not exist");
+  if (ends_with(path, ".onnx")) {
+    graph::ImportOptions iopt;
+    iopt.input_shapes = opt.input_shapes;
+    AMP_ASSIGN_OR_RETURN(e->graph, graph::import_onnx_file(path, iopt));
+    AMP_RETURN_IF_ERROR(graph::run_conversion_passes(e->graph));
+  } else {
+    AMP_ASSIGN_OR_RETURN(e->graph, graph::read_amp_file(path));
+    AMP_RETURN_IF_ERROR(graph::infer_shapes(e->graph));
+    AMP_RETURN_IF_ERROR(apply_input_shapes(e->graph, opt.input_shapes));
+  }
+  for (const graph::Value& v : e->graph.values)
+    if (v.is_constant()) e->weights_bytes_fp32 += v.constant->byte_size();
+  e->timings.verify = ms_since(t);
+
+  // passes
+  t = Clock::now();
+  AMP_RETURN_IF_ERROR(graph::run_runtime_passes(e->graph));
+  e->timings.passes = ms_since(t);
+
+  // amp
+  t = Clock::now();
+  AMP_RETURN_IF_ERROR(e->plan_precision());
+  e->timings.amp = ms_since(t);
+
+  AMP_RETURN_IF_ERROR(check_kernels_exist(e->graph, cpu_kernel_registry(), kernels::Backend::kCpu));
+  for (graph::ValueId v : e->graph.inputs) e->input_infos.push_back(info_of(e->graph.value(v)));
+  for (graph::ValueId v : e->graph.outputs) e->output_infos.push_back(info_of(e->graph.value(v)));
+
+  // memory: plan now when every input dim is static and no input value decides shapes.
+  t = Clock::now();
+  e->shape_inputs = graph::shape_determining_inputs(e->graph);
+  runtime::PlanKey key;
+  bool all_static = e->shape_inputs.empty();
+  for (graph::ValueId v : e->graph.inputs) {
+    const graph::Value& val = e->graph.value(v);
+    if (!val.shape || !val.shape->is_static()) {
+      all_static = false;
+      break;
+    }
+    key.dims.push_back(val.shape->static_dims());
+  }
+  if (all_static) {
+    AMP_ASSIGN_OR_RETURN(auto plan, e->plan_for_key(key, {}));
+    (void)plan;
+  }
+  e->timings.memory = ms_since(t);
+  e->timings.total = ms_since(t0);
+  return e;
+}
+
+Status EngineImpl::plan_precision() {
+  if (options.precision == Precision::kFp32) {
+    if (!options.policy_file.empty())
+      return invalid_argument("a policy file was given but precision is fp32; choose fp16 or bf16");
+    return Status::ok();
+  }
+  graph::AmpPolicy policy;
+  if (!options.policy_file.empty())
+    AMP_RETURN_IF_ERROR(graph::load_amp_policy_file(options.policy_file, policy));
+  policy.target = options.precision == Precision::kBf16 ? DType::kBF16 : DType::kF16;
+  policy.keep_io_types = options.keep_io_types;
+  if (options.precision_callback) {
+    auto cb = options.precision_callback;
+    policy.callback = [cb](const graph::Node& n) -> std::optional<graph::AmpColor> {
+      switch (cb(NodeInfo{n.name, std::string(graph::op_name(n.op))})) {
+        case NodePrecision::kDefault: return std::nullopt;
+        case NodePrecision::kLow: return graph::AmpColor::kAlways;
+        case NodePrecision::kFp32: return graph::AmpColor::kNever;
+      }
+      return std::nullopt;
+    };
+  }
+  const kernels::KernelRegistry& reg = cpu_kernel_registry();
+  auto has_kernel = [&reg](const graph::Node& n, DType t) {
+    return reg.has(n.op, kernels::Backend::kCpu, t);
+  };
+  AMP_ASSIGN_OR_RETURN(graph::AmpReport report, graph::plan_mixed_precision(graph, policy, has_kernel));
+  precision_json = graph::precision_report_json(report);
+  precision_dot = graph::precision_report_dot(graph, report);
+  amp_report = std::move(report);
+  return Status::ok();
+}
+
+Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for(
+    const std::vector<const Tensor*>& inputs) const {
+  runtime::PlanKey key;
+  key.dims.reserve(inputs.size());
+  for (const Tensor* t : inputs) key.dims.push_back(t->shape());
+  std::vector<std::optional<graph::TensorData>> values;
+  if (!shape_inputs.empty()) {
+    values.resize(inputs.size());
+    for (size_t k : shape_inputs) {
+      const Tensor* t = inputs[k];
+      if (t->numel() > 4096)
+        return invalid_input("input '" + input_infos[k].name + "' decides output shapes, so its " +
+                             "values are part of the plan; it has " + std::to_string(t->numel()) +
+                             " elements, more than the 4096 allowed");
+      const auto* p = static_cast<const uint8_t*>(t->raw_data());
+      std::vector<uint8_t> bytes(p, p + t->byte_size());
+      key.shape_values.push_back(bytes);
+      AMP_ASSIGN_OR_RETURN(values[k], graph::TensorData::from_bytes(t->dtype(), t->shape(), std::move(bytes)));
+    }
+  }
+  return plan_for_key(key, values);
+}
+
+Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
+    const runtime::PlanKey& key,
+    const std::vector<std::optional<graph::TensorData>>& shape_values) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = plans_.find(key);
+  if (it != plans_.end()) {
+    last_plan_ = it->second;
+    return it->second;
+  }
+  runtime::PlanBuildOptions popt;
+  popt.registry = &cpu_kernel_registry();
+  popt.backend = kernels::Backend::kCpu;
+  popt.threads = threads;
+  popt.alignment = 64;
+  AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
+  if (options.memory_limit_bytes) {
+    const size_t need = plan->memory.arena_bytes + plan->memory.weights_bytes;
+    if (need > options.memory_limit_bytes)
+      return out_of_memory("the model needs " + std::to_string(need) +
+                           " bytes (weights + activation arena) for these input shapes, over "
+                           "the memory limit of " + std::to_string(options.memory_limit_bytes));
+  }
+  // A bounded cache: dynamic-shape servers see few distinct shapes; drop the oldest-keyed.
+  if (plans_.size() >= 16) plans_.erase(plans_.begin());
+  plans_[key] = plan;
+  last_plan_ = plan;
+  return plan;
+}
+
+Result<std::vector<const Tensor*>> EngineImpl::match_inputs(
+    const std::vector<NamedTensor>& inputs) const {
+  std::vector<const Tensor*> ordered(input_infos.size(), nullptr);
+  auto expected_names = [&] {
+    std::string s;
+    for (const auto& in : input_infos) s += (s.empty() ? "'" : ", '") + in.name + "'";
+    return s;
+  };
+  for (const NamedTensor& nt : inputs) {
+    size_t k = 0;
+    while (k < input_infos.size() && input_infos[k].name != nt.name) ++k;
+    if (k == input_infos.size())
+      return invalid_input("unknown input '" + nt.name + "'; the model's inputs are " +
+                           expected_names());
+    if (ordered[k]) return invalid_input("input '" + nt.name + "' given twice");
+    ordered[k] = &nt.tensor;
+  }
+  std::map<std::string, int64_t> symbols;
+  for (size_t k = 0; k < input_infos.size(); ++k) {
+    const TensorInfo& info = input_infos[k];
+    const Tensor* t = ordered[k];
+    if (!t) return invalid_input("missing input '" + info.name + "'; the model's inputs are " + expected_names());
+    if (t->dtype() != info.dtype)
+      return invalid_input("input '" + info.name + "' has dtype " + std::string(dtype_name(t->dtype())) +
+                           ", expected " + std::string(dtype_name(info.dtype)));
+    if (t->shape().size() != info.shape.size())
+      return invalid_input("input '" + info.name + "' has rank " + std::to_string(t->shape().size()) +
+                           " (" + t->describe() + "), expected rank " + std::to_string(info.shape.size()));
+    for (size_t i = 0; i < info.shape.size(); ++i) {
+      const int64_t got = t->shape()[i];
+      if (info.shape[i] >= 0 && got != info.shape[i])
+        return invalid_input("input '" + info.name + "' dim " + std::to_string(i) + " is " +
+                             std::to_string(got) + ", the model requires " + std::to_string(info.shape[i]));
+      const std::string& sym = info.symbols[i];
+      if (info.shape[i] < 0 && !sym.empty()) {
+        auto [it, inserted] = symbols.emplace(sym, got);
+        if (!inserted && it->second != got)
+          return invalid_input("input '" + info.name + "' dim " + std::to_string(i) + " ('" + sym +
+                               "') is " + std::to_string(got) + ", but another input bound '" + sym +
+                               "' to " + std::to_string(it->second));
+      }
+    }
+    if (t->numel() > 0 && t->raw_data() == nullptr)
+      return invalid_input("input '" + info.name + "' has no data");
+  }
+  return ordered;
+}
+
+std::unique_ptr<ContextImpl> EngineImpl::acquire_context() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!pool_.empty()) {
+      auto ctx = std::move(pool_.back());
+      pool_.pop_back();
+      return ctx;
+    }
+  }
+  return std::make_unique<ContextImpl>(this, nullptr);
+}
+
+void EngineImpl::release_context(std::unique_ptr<ContextImpl> ctx) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pool_.size() < 8) pool_.push_back(std::move(ctx));
+}
+
+MemoryReport EngineImpl::memory_report() const {
+  MemoryReport r;
+  r.weights_bytes_fp32 = weights_bytes_fp32;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (last_plan_) {
+    r.weights_bytes = last_plan_->memory.weights_bytes;
+    r.arena_bytes = last_plan_->memory.arena_bytes;
+    r.lower_bound_bytes = last_plan_->memory.lower_bound_bytes;
+    for (const auto& s : last_plan_->steps)
+      r.workspace_bytes = std::max(r.workspace_bytes, s.kernel->workspace_bytes());
+  } else {
+    for (const graph::Value& v : graph.values)
+      if (v.is_constant()) r.weights_bytes += v.constant->byte_size();
+  }
+  return r;
+}
+
+}  // namespace amp

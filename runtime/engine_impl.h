@@ -1,0 +1,79 @@
+// EngineImpl: what Engine::load builds, immutable afterwards (the plan cache excepted,
+// which is guarded by a mutex).
+//
+// Load pipeline (timings reported per phase, see amp::LoadTimings):
+//   verify  : read + verify the .amp file, or import the .onnx and run the conversion passes
+//   passes  : runtime fusions (BatchNorm into Conv, activation epilogues)
+//   amp     : the AMP precision planner (colors, casts, weights cast once)
+//   memory  : bind load-time shapes, prepare kernels, plan memory (when shapes are static)
+//   upload  : weights to the device (CUDA only)
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amp/engine.h"
+#include "common/status.h"
+#include "execution_plan.h"
+#include "ir/graph.h"
+#include "kernel_registry.h"
+#include "passes/amp/amp_planner.h"
+
+namespace amp {
+
+class EngineImpl : public std::enable_shared_from_this<EngineImpl> {
+ public:
+  static Result<std::shared_ptr<EngineImpl>> load(const std::string& path, const Options& opt);
+
+  // The plan for these inputs (their dims, and the values of shape-deciding inputs):
+  // cached by PlanKey, built on first use. `inputs` are in graph-input order.
+  Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for(
+      const std::vector<const Tensor*>& inputs) const;
+  // Positions (in graph-input order) of the inputs whose values decide shapes.
+  std::vector<size_t> shape_inputs;
+
+  // Checks the caller's inputs against the model and returns them in graph-input order.
+  Result<std::vector<const Tensor*>> match_inputs(const std::vector<NamedTensor>& inputs) const;
+
+  Options options;
+  BackendKind backend = BackendKind::kCpu;
+  int threads = 1;
+  graph::Graph graph;  // planned graph (fusions, AMP), input dims possibly symbolic
+  std::vector<TensorInfo> input_infos;
+  std::vector<TensorInfo> output_infos;
+  LoadTimings timings;
+  size_t weights_bytes_fp32 = 0;
+  std::string device;
+  std::string precision_json = "{}";
+  std::optional<graph::AmpReport> amp_report;  // set when precision is fp16/bf16
+  std::string precision_dot;
+
+  // Contexts that Engine::run borrows.
+  std::unique_ptr<ContextImpl> acquire_context() const;
+  void release_context(std::unique_ptr<ContextImpl> ctx) const;
+
+  MemoryReport memory_report() const;
+
+ private:
+  Status plan_precision();
+
+ public:
+
+ private:
+  mutable std::mutex mu_;
+  Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for_key(
+      const runtime::PlanKey& key,
+      const std::vector<std::optional<graph::TensorData>>& shape_values) const;
+  mutable std::map<runtime::PlanKey, std::shared_ptr<const runtime::ExecutionPlan>> plans_;
+  mutable std::shared_ptr<const runtime::ExecutionPlan> last_plan_;
+  mutable std::vector<std::unique_ptr<ContextImpl>> pool_;
+};
+
+// The CPU kernel registry, built once per process.
+const kernels::KernelRegistry& cpu_kernel_registry();
+
+}  // namespace amp

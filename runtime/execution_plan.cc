@@ -1,0 +1,119 @@
+#include "execution_plan.h"
+
+#include "ops/shape_inference.h"
+#include "ops/shape_inputs.h"
+#include "passes/constant_folding.h"
+#include "passes/dead_code_elimination.h"
+#include "passes/pass_manager.h"
+
+namespace amp::runtime {
+namespace {
+
+using graph::Graph;
+using graph::kNoValue;
+using graph::Node;
+using graph::Value;
+using graph::ValueId;
+
+std::string node_label(const Node& n) {
+  return "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
+}
+
+kernels::TensorDesc describe(const Graph& g, ValueId id) {
+  kernels::TensorDesc d;
+  if (id == kNoValue) {
+    d.present = false;
+    return d;
+  }
+  const Value& v = g.value(id);
+  d.dtype = v.dtype;
+  if (v.shape) d.dims = v.shape->static_dims();
+  if (v.is_constant()) d.constant_data = v.constant->bytes();
+  return d;
+}
+
+Status bind_inputs(Graph& g, const std::vector<std::vector<int64_t>>& dims) {
+  if (dims.size() != g.inputs.size())
+    return internal_error("bound " + std::to_string(dims.size()) + " inputs, graph has " +
+                          std::to_string(g.inputs.size()));
+  for (size_t i = 0; i < dims.size(); ++i)
+    g.value(g.inputs[i]).shape = graph::Shape::from_static(dims[i]);
+  return graph::infer_shapes(g);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
+    const Graph& engine_graph, const PlanKey& key,
+    const std::vector<std::optional<graph::TensorData>>& shape_values,
+    const PlanBuildOptions& opt) {
+  auto plan = std::make_shared<ExecutionPlan>();
+  plan->key = key;
+  plan->graph = engine_graph;
+  Graph& g = plan->graph;
+  if (!shape_values.empty()) AMP_RETURN_IF_ERROR(graph::bind_shape_input_values(g, shape_values));
+  AMP_RETURN_IF_ERROR(bind_inputs(g, key.dims));
+
+  graph::PassManager pm;
+  pm.set_infer_after_each(false);  // folding re-infers as it goes
+  pm.add(std::make_unique<graph::ConstantFolding>());
+  pm.add(std::make_unique<graph::DeadCodeElimination>());
+  AMP_RETURN_IF_ERROR(pm.run(g));
+
+  // Kernels.
+  std::vector<const kernels::KernelDef*> defs(g.nodes.size());
+  plan->steps.resize(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const DType kd = kernels::kernel_dtype(g, n);
+    const kernels::KernelDef* def = opt.registry->find(n.op, opt.backend, kd);
+    if (!def)
+      return unsupported(node_label(n) + ": no " + kernels::backend_name(opt.backend) +
+                         " kernel for dtype " + std::string(dtype_name(kd)));
+    defs[i] = def;
+    kernels::KernelConfig cfg;
+    cfg.node = &n;
+    cfg.num_threads = opt.threads;
+    for (ValueId v : n.inputs) cfg.inputs.push_back(describe(g, v));
+    for (ValueId v : n.outputs) {
+      if (v != kNoValue && (!g.value(v).shape || !g.value(v).shape->is_static()))
+        return internal_error(node_label(n) + ": output '" + g.value(v).name +
+                              "' has no static shape after binding");
+      cfg.outputs.push_back(describe(g, v));
+    }
+    PlanStep& step = plan->steps[i];
+    step.kernel = def->create();
+    AMP_RETURN_IF_ERROR(step.kernel->prepare(cfg).with_context(node_label(n)));
+    step.inputs = n.inputs;
+    step.outputs = n.outputs;
+    for (ValueId v : n.outputs)
+      if (v != kNoValue && is_low_float(g.value(v).dtype)) step.low_precision = true;
+    plan->max_step_inputs = std::max(plan->max_step_inputs, n.inputs.size());
+    plan->max_step_outputs = std::max(plan->max_step_outputs, n.outputs.size());
+  }
+
+  // Memory.
+  graph::MemoryPlanOptions mopt;
+  mopt.alignment = opt.alignment;
+  mopt.in_place_input = [&](const Node& n) {
+    const size_t idx = static_cast<size_t>(&n - g.nodes.data());
+    return defs[idx]->in_place_input;
+  };
+  mopt.workspace_bytes = [&](graph::NodeId id) {
+    return plan->steps[static_cast<size_t>(id)].kernel->workspace_bytes();
+  };
+  AMP_ASSIGN_OR_RETURN(plan->memory, graph::plan_memory(g, mopt));
+  for (size_t i = 0; i < plan->steps.size(); ++i)
+    plan->steps[i].workspace_offset = plan->memory.workspace_offset[i];
+
+  plan->values.resize(g.values.size());
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    if (g.values[i].is_constant())
+      plan->values[i].constant = g.values[i].constant->bytes();
+    else
+      plan->values[i].offset = plan->memory.value_offset[i];
+  }
+  return std::shared_ptr<const ExecutionPlan>(std::move(plan));
+}
+
+}  // namespace amp::runtime

@@ -1,0 +1,98 @@
+// amp::Engine: a loaded, planned model, immutable and shared by any number of threads.
+// amp::ExecutionContext: the per-thread (per-stream) state of a run: activation arena,
+// bound shapes, and on CUDA a stream.
+//
+//   amp::Engine engine = amp::Engine::load("model.amp", amp::Options{});
+//   std::vector<amp::Tensor> out = engine.run({{"input", amp::Tensor::from(x, {1, 3, 224, 224})}});
+//
+//   // A server: one Engine, one context per worker thread.
+//   amp::ExecutionContext ctx = engine.create_context();
+//   auto y = ctx.run({{"input", x}});
+//
+// Thread safety: every const method of Engine may be called concurrently. Engine::run
+// borrows a context from a small internal pool, so it is safe from many threads; a
+// ExecutionContext must be used by one thread at a time. Contexts keep the engine's
+// internals alive, so they may outlive the Engine object they came from.
+// Errors are thrown as amp::Error (amp/error.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "amp/error.h"
+#include "amp/options.h"
+#include "amp/tensor.h"
+
+namespace amp {
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+// A graph input or output: dims are -1 where symbolic, with the symbol's name in `symbols`.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  std::vector<int64_t> shape;
+  std::vector<std::string> symbols;  // per dim; empty string for static dims
+};
+
+struct MemoryReport {
+  size_t weights_bytes = 0;         // after precision planning (low-type copies included)
+  size_t weights_bytes_fp32 = 0;    // the model's weights as stored in the file
+  size_t arena_bytes = 0;           // activation arena of one context (last bound shapes)
+  size_t lower_bound_bytes = 0;     // max over steps of live activation bytes
+  size_t workspace_bytes = 0;       // largest kernel workspace inside the arena
+};
+
+struct LoadTimings {  // milliseconds
+  double total = 0, verify = 0, passes = 0, amp = 0, memory = 0, upload = 0;
+};
+
+class EngineImpl;
+class ContextImpl;
+
+class ExecutionContext {
+ public:
+  ExecutionContext(ExecutionContext&&) noexcept;
+  ExecutionContext& operator=(ExecutionContext&&) noexcept;
+  ~ExecutionContext();
+
+  std::vector<Tensor> run(const std::vector<NamedTensor>& inputs);
+
+ private:
+  friend class Engine;
+  explicit ExecutionContext(std::unique_ptr<ContextImpl> impl);
+  std::unique_ptr<ContextImpl> impl_;
+};
+
+class Engine {
+ public:
+  // Loads a .amp file, or an .onnx file (converted in memory).
+  static Engine load(const std::string& path, const Options& options = {});
+
+  std::vector<Tensor> run(const std::vector<NamedTensor>& inputs) const;
+  ExecutionContext create_context() const;
+
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  BackendKind backend() const;      // the backend actually chosen (never kAuto)
+  Precision precision() const;
+  std::string device_name() const;  // "CPU: AMD EPYC ... (avx512f, avx512_bf16)" or GPU
+  MemoryReport memory() const;
+  LoadTimings load_timings() const;
+  // The planned graph, one node per line: name, op, dtype, inputs -> outputs.
+  std::string plan_summary() const;
+  // The AMP precision report (JSON text; see README "Precision report"). "{}" for fp32.
+  std::string precision_report_json() const;
+  // The planned graph as Graphviz DOT, nodes colored by precision.
+  std::string precision_report_dot() const;
+
+ private:
+  explicit Engine(std::shared_ptr<EngineImpl> impl);
+  std::shared_ptr<EngineImpl> impl_;
+};
+
+}  // namespace amp

@@ -1,0 +1,58 @@
+// amp::Options: how Engine::load builds an engine.
+//
+//   amp::Options opt;
+//   opt.precision = amp::Precision::kFp16;   // AMP: fp16 where safe, fp32 elsewhere
+//   opt.backend = amp::BackendKind::kAuto;   // CUDA when a GPU is visible, else CPU
+//   auto engine = amp::Engine::load("model.amp", opt);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace amp {
+
+enum class BackendKind { kAuto, kCpu, kCuda };
+enum class Precision { kFp32, kFp16, kBf16 };
+
+const char* backend_kind_name(BackendKind b);
+const char* precision_name(Precision p);
+
+// What the AMP planner may decide for one node (used by the C++ override callback).
+enum class NodePrecision { kDefault, kLow, kFp32 };
+
+struct NodeInfo {
+  std::string name;
+  std::string op_type;
+};
+
+struct Options {
+  BackendKind backend = BackendKind::kAuto;
+  // Target precision of the AMP planner. kFp32 runs everything in fp32.
+  Precision precision = Precision::kFp32;
+  // AMP policy overrides (JSON; see README "Policy file"). Empty: built-in table only.
+  std::string policy_file;
+  // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
+  std::function<NodePrecision(const NodeInfo&)> precision_callback;
+  // Keep graph inputs/outputs in the model's dtypes (true), or let fp16/bf16 outputs out
+  // without a final cast (false).
+  bool keep_io_types = true;
+  // CPU threads per run; 0 = all cores.
+  int threads = 0;
+  // Binds symbolic input dims at load ("input" -> {1,3,224,224}); others bind per run.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Cap on the bytes an Engine may take (weights + arena per context); 0 = no cap.
+  size_t memory_limit_bytes = 0;
+  // Check every low-precision node's outputs for Inf/NaN and report the first one.
+  bool check_numerics = false;
+  // CUDA: allow TF32 tensor cores for fp32 GEMM/conv (off by default: it is not fp32).
+  bool allow_tf32 = false;
+  // CUDA: capture the run as a CUDA graph for fixed shapes.
+  bool cuda_graphs = true;
+  int cuda_device = 0;
+};
+
+}  // namespace amp

@@ -1,0 +1,140 @@
+// ConstantFolding and DeadCodeElimination, tested XNNPACK-style: build the graph before,
+// run the pass, compare with the graph expected after.
+#include "passes/constant_folding.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/graph_builder.h"
+#include "ir/verifier.h"
+#include "ops/shape_inference.h"
+#include "passes/dead_code_elimination.h"
+#include "passes/pipelines.h"
+
+namespace amp::graph {
+namespace {
+
+Attributes attrs_axis(int64_t axis) {
+  Attributes a;
+  a.set("axis", axis);
+  return a;
+}
+
+std::vector<OpType> ops_of(const Graph& g) {
+  std::vector<OpType> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+// The PyTorch-export flatten idiom on a static shape:
+//
+//   x[2,3,4,4] --Shape--> [4] --Gather(0)--> [] --Unsqueeze--> [1] --Concat(-1)--> [2]
+//        \                                                                          |
+//         `----------------------------- Reshape <----------------------------------'
+// after:
+//   x[2,3,4,4] -- Reshape(const [2,-1]) --> y[2,48]
+TEST(ConstantFolding, FoldsStaticShapeChainIntoReshape) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 3, 4, 4});
+  ValueId shape = b.node(OpType::kShape, {x});
+  ValueId zero = b.constant("zero", TensorData::scalar_i64(0));
+  ValueId batch = b.node(OpType::kGather, {shape, zero}, attrs_axis(0));
+  ValueId axes = b.constant("axes", TensorData::vector_i64({0}));
+  ValueId batch1 = b.node(OpType::kUnsqueeze, {batch, axes});
+  ValueId minus1 = b.constant("minus1", TensorData::vector_i64({-1}));
+  ValueId target = b.node(OpType::kConcat, {batch1, minus1}, attrs_axis(0));
+  ValueId y = b.node(OpType::kReshape, {x, target});
+  b.output(y);
+  Graph g = b.build();
+
+  ASSERT_TRUE(run_conversion_passes(g).is_ok()) << run_conversion_passes(g).to_string();
+  ASSERT_EQ(ops_of(g), std::vector<OpType>{OpType::kReshape});
+  const Value& shape_in = g.value(g.nodes[0].inputs[1]);
+  ASSERT_TRUE(shape_in.is_constant());
+  EXPECT_EQ(*shape_in.constant->to_i64_vector(), (std::vector<int64_t>{2, -1}));
+  EXPECT_EQ(*g.value(g.outputs[0]).shape, (Shape{2, 48}));
+  EXPECT_TRUE(verify_graph(g).is_ok());
+}
+
+// A weight wrapped in Transpose + Cast by an exporter is folded into one constant:
+//   w[2,3] f64 --Transpose--> --Cast(f32)--> MatMul(x, .)
+TEST(ConstantFolding, FoldsWeightTransformsAndKeepsValues) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {1, 2});
+  ValueId w = b.constant("w", TensorData::from_vector<double>(DType::kF64, {3, 2},
+                                                              {1, 2, 3, 4, 5, 6}));
+  ValueId wt = b.node(OpType::kTranspose, {w});
+  Attributes to_f32;
+  to_f32.set("to", int64_t{1});
+  ValueId wf = b.node(OpType::kCast, {wt}, to_f32);
+  ValueId y = b.node(OpType::kMatMul, {x, wf});
+  b.output(y);
+  Graph g = b.build();
+
+  ASSERT_TRUE(run_conversion_passes(g).is_ok());
+  ASSERT_EQ(ops_of(g), std::vector<OpType>{OpType::kMatMul});
+  const TensorData& folded = *g.value(g.nodes[0].inputs[1]).constant;
+  EXPECT_EQ(folded.dtype(), DType::kF32);
+  EXPECT_EQ(folded.dims(), (std::vector<int64_t>{2, 3}));
+  const float* p = folded.data<float>();
+  EXPECT_EQ(std::vector<float>(p, p + 6), (std::vector<float>{1, 3, 5, 2, 4, 6}));
+}
+
+// Shape of a symbolic input is not folded (and must not be).
+TEST(ConstantFolding, LeavesSymbolicShapesAlone) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, Shape({Dim::symbolic("N"), Dim(3)}));
+  ValueId s = b.node(OpType::kShape, {x});
+  b.output(s);
+  Graph g = b.build();
+  ASSERT_TRUE(run_conversion_passes(g).is_ok());
+  EXPECT_EQ(ops_of(g), std::vector<OpType>{OpType::kShape});
+}
+
+// A huge ConstantOfShape stays a node rather than bloating the file.
+TEST(ConstantFolding, DoesNotMaterializeHugeConstants) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {1024, 1024});
+  ValueId shape = b.constant("shape", TensorData::vector_i64({1024, 1024}));
+  ValueId zeros = b.node(OpType::kConstantOfShape, {shape});
+  ValueId y = b.node(OpType::kAdd, {x, zeros});
+  b.output(y);
+  Graph g = b.build();
+  ASSERT_TRUE(run_conversion_passes(g).is_ok());
+  EXPECT_EQ(ops_of(g), (std::vector<OpType>{OpType::kConstantOfShape, OpType::kAdd}));
+}
+
+TEST(ConstantFolding, GatherIndexOutOfRangeIsAnErrorNamingTheNode) {
+  GraphBuilder b;
+  ValueId data = b.constant("data", TensorData::vector_i64({1, 2, 3}));
+  ValueId idx = b.constant("idx", TensorData::scalar_i64(7));
+  ValueId y = b.node(OpType::kGather, {data, idx}, attrs_axis(0), "bad_gather");
+  b.output(y);
+  Graph g = b.build();
+  Status s = run_conversion_passes(g);
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("bad_gather"), std::string::npos) << s.message();
+}
+
+//   x --Relu--> y (output)
+//   x --Neg--> dead --Abs--> dead2        (removed, with the unused constant)
+TEST(DeadCodeElimination, RemovesUnreachableNodesAndValues) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {4});
+  b.constant("unused", TensorData::scalar_f32(3.0f));
+  ValueId y = b.node(OpType::kRelu, {x});
+  ValueId dead = b.node(OpType::kNeg, {x});
+  b.node(OpType::kAbs, {dead});
+  b.output(y);
+  Graph g = b.build();
+  DeadCodeElimination dce;
+  auto changed = dce.run(g);
+  ASSERT_TRUE(changed.is_ok());
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(ops_of(g), std::vector<OpType>{OpType::kRelu});
+  EXPECT_EQ(g.values.size(), 2u);  // x and y
+  EXPECT_TRUE(verify_graph(g).is_ok());
+  EXPECT_FALSE(*dce.run(g));  // idempotent
+}
+
+}  // namespace
+}  // namespace amp::graph

@@ -1,0 +1,1138 @@
+// Tests of the oneDNN kernel family (kernels/cpu/dnnl_*.cc: Conv, ConvTranspose, MatMul,
+// Gemm, MaxPool, AveragePool) against naive references written here in double precision
+// (direct convolution loops, scatter for the transposed convolution, triple loops for
+// matrix products, window loops for pools), independently of the kernels' code. Kernels
+// are driven directly through KernelConfig / KernelArgs, so the tests do not depend on
+// shape inference; the last test runs the ONNX node tests of these ops end to end.
+//
+// Inputs are random (fresh seed per test case, printed on failure) and never all zero.
+// f16 / bf16 inputs are rounded to their type first and the reference uses the rounded
+// values. Tolerance: |got - ref| <= rtol |ref| + 2e-5 * sum|terms| + 1e-6, where sum|terms|
+// bounds what summation order can change, and rtol is the output rounding: f32 1e-5,
+// f16 1e-3, bf16 1e-2. NaN never passes.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/elementwise_functors.h"
+#include "common/half.h"
+#include "cpu/cpu_kernels.h"
+#include "kernel_registry.h"
+#include "test_util/node_tests.h"
+#include "test_util/shared_data.h"
+
+namespace amp {
+namespace {
+
+using graph::OpType;
+using kernels::Backend;
+
+// ---- Tensors and kernel driving -----------------------------------------------------------
+
+struct Tensor {
+  DType dtype = DType::kF32;
+  std::vector<int64_t> dims;
+  std::vector<double> values;  // exactly representable in dtype
+  bool constant = false;
+  bool present = true;
+
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+};
+
+double round_to(DType dt, double v) {
+  switch (dt) {
+    case DType::kF16:
+      return static_cast<float>(Half(static_cast<float>(v)));
+    case DType::kBF16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case DType::kF32:
+      return static_cast<float>(v);
+    case DType::kI8:
+      return static_cast<int8_t>(v);
+    case DType::kU8:
+      return static_cast<uint8_t>(v);
+    default:
+      return v;
+  }
+}
+
+std::vector<uint8_t> to_bytes(const Tensor& t) {
+  std::vector<uint8_t> b(static_cast<size_t>(t.numel()) * dtype_size(t.dtype));
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    const double v = t.values[i];
+    switch (t.dtype) {
+      case DType::kF32:
+        reinterpret_cast<float*>(b.data())[i] = static_cast<float>(v);
+        break;
+      case DType::kF16:
+        reinterpret_cast<Half*>(b.data())[i] = Half(static_cast<float>(v));
+        break;
+      case DType::kBF16:
+        reinterpret_cast<BFloat16*>(b.data())[i] = BFloat16(static_cast<float>(v));
+        break;
+      case DType::kI8:
+        reinterpret_cast<int8_t*>(b.data())[i] = static_cast<int8_t>(v);
+        break;
+      case DType::kU8:
+        reinterpret_cast<uint8_t*>(b.data())[i] = static_cast<uint8_t>(v);
+        break;
+      case DType::kI64:
+        reinterpret_cast<int64_t*>(b.data())[i] = static_cast<int64_t>(v);
+        break;
+      default:
+        ADD_FAILURE() << "test: unhandled dtype";
+    }
+  }
+  return b;
+}
+
+std::vector<double> from_bytes(DType dt, const uint8_t* b, int64_t n) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    switch (dt) {
+      case DType::kF32:
+        v[i] = reinterpret_cast<const float*>(b)[i];
+        break;
+      case DType::kF16:
+        v[i] = static_cast<float>(reinterpret_cast<const Half*>(b)[i]);
+        break;
+      case DType::kBF16:
+        v[i] = static_cast<float>(reinterpret_cast<const BFloat16*>(b)[i]);
+        break;
+      case DType::kI8:
+        v[i] = reinterpret_cast<const int8_t*>(b)[i];
+        break;
+      case DType::kU8:
+        v[i] = reinterpret_cast<const uint8_t*>(b)[i];
+        break;
+      case DType::kI64:
+        v[i] = static_cast<double>(reinterpret_cast<const int64_t*>(b)[i]);
+        break;
+      default:
+        ADD_FAILURE() << "test: unhandled dtype";
+    }
+  }
+  return v;
+}
+
+class Rng {
+ public:
+  explicit Rng(uint32_t seed) : gen_(seed), seed_(seed) {}
+  // Uniform in [lo, hi), rounded to dtype; never all zero (the first element is forced).
+  Tensor tensor(DType dt, std::vector<int64_t> dims, double lo = -1.0, double hi = 1.0) {
+    Tensor t;
+    t.dtype = dt;
+    t.dims = std::move(dims);
+    std::uniform_real_distribution<double> u(lo, hi);
+    t.values.resize(static_cast<size_t>(t.numel()));
+    for (double& v : t.values)
+      v = round_to(dt, dt == DType::kI8 || dt == DType::kU8 ? std::floor(u(gen_)) : u(gen_));
+    if (!t.values.empty() && t.values[0] == 0.0) t.values[0] = round_to(dt, hi * 0.5);
+    return t;
+  }
+  uint32_t seed() const { return seed_; }
+
+ private:
+  std::mt19937 gen_;
+  uint32_t seed_;
+};
+
+const kernels::KernelRegistry& registry() {
+  static const kernels::KernelRegistry reg = [] {
+    kernels::KernelRegistry r;
+    kernels::register_cpu_dnnl_kernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+struct OutSpec {
+  DType dtype;
+  std::vector<int64_t> dims;
+  bool present = true;
+};
+
+// A prepared kernel plus the buffers of one call.
+struct Prepared {
+  std::unique_ptr<kernels::Kernel> kernel;
+  std::vector<std::vector<uint8_t>> in_bytes;
+  Status status;
+};
+
+Prepared prepare(const graph::Node& node, const std::vector<Tensor>& inputs,
+                 const std::vector<OutSpec>& outs, int threads = 1) {
+  Prepared p;
+  const DType dt = inputs[0].dtype;
+  const kernels::KernelDef* def = registry().find(node.op, Backend::kCpu, dt);
+  if (!def) {
+    p.status = unsupported("no kernel registered for this dtype");
+    return p;
+  }
+  p.kernel = def->create();
+  kernels::KernelConfig cfg;
+  cfg.node = &node;
+  cfg.num_threads = threads;
+  for (const Tensor& t : inputs)
+    p.in_bytes.push_back(t.present ? to_bytes(t) : std::vector<uint8_t>{});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    kernels::TensorDesc d;
+    d.present = inputs[i].present;
+    if (d.present) {
+      d.dtype = inputs[i].dtype;
+      d.dims = inputs[i].dims;
+      if (inputs[i].constant) d.constant_data = p.in_bytes[i].data();
+    }
+    cfg.inputs.push_back(d);
+  }
+  for (const OutSpec& o : outs) {
+    kernels::TensorDesc d;
+    d.present = o.present;
+    d.dtype = o.dtype;
+    d.dims = o.dims;
+    cfg.outputs.push_back(d);
+  }
+  p.status = p.kernel->prepare(cfg);
+  // Constants must not be read after prepare(): scribble over them.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].constant) std::fill(p.in_bytes[i].begin(), p.in_bytes[i].end(), 0xFF);
+  return p;
+}
+
+// Runs a prepared kernel once (fresh 64-byte-aligned workspace, poisoned outputs).
+Result<std::vector<std::vector<double>>> run_prepared(const Prepared& p,
+                                                      const std::vector<Tensor>& inputs,
+                                                      const std::vector<OutSpec>& outs,
+                                                      int threads) {
+  std::vector<std::vector<uint8_t>> in_bytes;
+  std::vector<const void*> in_ptrs;
+  for (const Tensor& t : inputs)
+    in_bytes.push_back(t.present ? to_bytes(t) : std::vector<uint8_t>{});
+  // Constant inputs get prepare()'s scribbled copy: a kernel must not read them at run.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    in_ptrs.push_back(!inputs[i].present   ? nullptr
+                      : inputs[i].constant ? p.in_bytes[i].data()
+                                           : in_bytes[i].data());
+  std::vector<std::vector<uint8_t>> out_bytes;
+  std::vector<void*> out_ptrs;
+  for (const OutSpec& o : outs) {
+    int64_t n = 1;
+    for (int64_t d : o.dims) n *= d;
+    out_bytes.emplace_back(static_cast<size_t>(n) * dtype_size(o.dtype) + 1, 0xFF);
+  }
+  for (size_t i = 0; i < outs.size(); ++i)
+    out_ptrs.push_back(outs[i].present ? out_bytes[i].data() : nullptr);
+  std::vector<uint8_t> ws(p.kernel->workspace_bytes() + 128, 0xAB);
+  uint8_t* aligned = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
+  kernels::KernelArgs args;
+  args.inputs = in_ptrs.data();
+  args.outputs = out_ptrs.data();
+  args.workspace = aligned;
+  args.num_threads = threads;
+  AMP_RETURN_IF_ERROR(p.kernel->run(args));
+  // The kernel must stay inside workspace_bytes() (the canary after it is untouched).
+  const uint8_t* ws_end = aligned + p.kernel->workspace_bytes();
+  for (const uint8_t* c = ws_end; c < ws_end + 64; ++c)
+    if (*c != 0xAB) return internal_error("test: the kernel wrote past its workspace");
+  // ... and inside its outputs (one poisoned byte after each).
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (outs[i].present && out_bytes[i].back() != 0xFF)
+      return internal_error("test: the kernel wrote past output " + std::to_string(i));
+  std::vector<std::vector<double>> res;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (!outs[i].present) {
+      res.emplace_back();
+      continue;
+    }
+    int64_t n = 1;
+    for (int64_t d : outs[i].dims) n *= d;
+    res.push_back(from_bytes(outs[i].dtype, out_bytes[i].data(), n));
+  }
+  return res;
+}
+
+Result<std::vector<std::vector<double>>> run_kernel(const graph::Node& node,
+                                                    const std::vector<Tensor>& inputs,
+                                                    const std::vector<OutSpec>& outs,
+                                                    int threads = 1) {
+  Prepared p = prepare(node, inputs, outs, threads);
+  AMP_RETURN_IF_ERROR(p.status);
+  return run_prepared(p, inputs, outs, threads);
+}
+
+double rtol_of(DType dt) {
+  switch (dt) {
+    case DType::kF16:
+      return 1e-3;
+    case DType::kBF16:
+      return 1e-2;
+    default:
+      return 1e-5;
+  }
+}
+
+// Compares against ref (and its magnitude bound `mag`, sum of |terms| per element).
+void expect_close(const std::vector<double>& got, const std::vector<double>& ref,
+                  const std::vector<double>& mag, DType dt, const std::string& what) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  const double rtol = rtol_of(dt);
+  int reported = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double tol = rtol * std::fabs(ref[i]) + 2e-5 * (mag.empty() ? 0.0 : mag[i]) + 1e-6;
+    const bool ok = !std::isnan(got[i]) && std::fabs(got[i] - ref[i]) <= tol;
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << what << ": element " << i << " got " << got[i] << ", expected " << ref[i]
+                    << " (tol " << tol << ")";
+  }
+}
+
+float act_ref(const ew::Activation& a, double v) {
+  return ew::apply_activation(a, static_cast<float>(v));
+}
+
+struct ActCase {
+  const char* name;  // empty: none
+  float alpha;
+  float beta;
+  ew::ActivationKind kind;
+};
+
+const std::vector<ActCase>& act_cases() {
+  static const std::vector<ActCase> cases = {
+      {"", 0, 0, ew::ActivationKind::kNone},
+      {"Relu", 0, 0, ew::ActivationKind::kRelu},
+      {"LeakyRelu", 0.1f, 0, ew::ActivationKind::kLeakyRelu},
+      {"Clip", -0.5f, 0.75f, ew::ActivationKind::kClip},
+      {"Sigmoid", 0, 0, ew::ActivationKind::kSigmoid},
+      {"Tanh", 0, 0, ew::ActivationKind::kTanh},
+      {"HardSigmoid", 0.3f, 0.4f, ew::ActivationKind::kHardSigmoid},
+      {"HardSwish", 0, 0, ew::ActivationKind::kHardSwish},
+  };
+  return cases;
+}
+
+void set_act(graph::Node& n, const ActCase& a) {
+  if (!*a.name) return;
+  n.attrs.set("fused_activation", std::string(a.name));
+  if (a.kind == ew::ActivationKind::kLeakyRelu || a.kind == ew::ActivationKind::kClip ||
+      a.kind == ew::ActivationKind::kHardSigmoid)
+    n.attrs.set("fused_alpha", a.alpha);
+  if (a.kind == ew::ActivationKind::kClip || a.kind == ew::ActivationKind::kHardSigmoid)
+    n.attrs.set("fused_beta", a.beta);
+}
+
+ew::Activation to_act(const ActCase& a) {
+  return {a.kind, a.alpha, a.beta};
+}
+
+const std::vector<DType> kFloatTypes = {DType::kF32, DType::kF16, DType::kBF16};
+
+std::vector<int64_t> pad3(const std::vector<int64_t>& v, int64_t fill) {
+  std::vector<int64_t> r(3, fill);
+  for (size_t i = 0; i < v.size(); ++i) r[3 - v.size() + i] = v[i];
+  return r;
+}
+
+// ---- Conv -----------------------------------------------------------------------------------
+
+struct ConvCase {
+  std::vector<int64_t> x;  // [N, C, spatial...]
+  int64_t m;               // output channels
+  std::vector<int64_t> k;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads;  // empty: default
+  std::string auto_pad;                           // empty: NOTSET
+  bool bias = true;
+};
+
+// Explicit begin/end pads the way ONNX defines them (independent of dnnl_window.cc).
+void conv_pads(const ConvCase& c, std::vector<int64_t>& pb, std::vector<int64_t>& pe,
+               std::vector<int64_t>& out) {
+  const size_t sp = c.k.size();
+  pb.assign(sp, 0);
+  pe.assign(sp, 0);
+  out.assign(sp, 0);
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t s = c.strides.empty() ? 1 : c.strides[i];
+    const int64_t d = c.dilations.empty() ? 1 : c.dilations[i];
+    const int64_t e = (c.k[i] - 1) * d + 1, in = c.x[2 + i];
+    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
+      out[i] = (in + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s + e - in);
+      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe[i] = total - pb[i];
+    } else {
+      if (!c.pads.empty() && c.auto_pad != "VALID") {
+        pb[i] = c.pads[i];
+        pe[i] = c.pads[sp + i];
+      }
+      out[i] = (in + pb[i] + pe[i] - e) / s + 1;
+    }
+  }
+}
+
+void conv_reference(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor* b,
+                    const ew::Activation& act, std::vector<double>& ref, std::vector<double>& mag,
+                    std::vector<int64_t>& y_dims) {
+  std::vector<int64_t> pb, pe, out;
+  conv_pads(c, pb, pe, out);
+  const size_t sp = c.k.size();
+  const auto in3 = pad3(std::vector<int64_t>(c.x.begin() + 2, c.x.end()), 1);
+  const auto out3 = pad3(out, 1), k3 = pad3(c.k, 1), pb3 = pad3(pb, 0);
+  const auto s3 = pad3(c.strides.empty() ? std::vector<int64_t>(sp, 1) : c.strides, 1);
+  const auto d3 = pad3(c.dilations.empty() ? std::vector<int64_t>(sp, 1) : c.dilations, 1);
+  const int64_t n = c.x[0], cin = c.x[1], cg = cin / c.group, mg = c.m / c.group;
+  y_dims = {n, c.m};
+  y_dims.insert(y_dims.end(), out.begin(), out.end());
+  ref.clear();
+  mag.clear();
+  for (int64_t in_ = 0; in_ < n; ++in_)
+    for (int64_t m = 0; m < c.m; ++m)
+      for (int64_t oz = 0; oz < out3[0]; ++oz)
+        for (int64_t oy = 0; oy < out3[1]; ++oy)
+          for (int64_t ox = 0; ox < out3[2]; ++ox) {
+            double acc = b ? b->values[m] : 0.0, a = b ? std::fabs(b->values[m]) : 0.0;
+            const int64_t g = m / mg;
+            for (int64_t ic = 0; ic < cg; ++ic) {
+              const int64_t ch = g * cg + ic;
+              for (int64_t kz = 0; kz < k3[0]; ++kz)
+                for (int64_t ky = 0; ky < k3[1]; ++ky)
+                  for (int64_t kx = 0; kx < k3[2]; ++kx) {
+                    const int64_t iz = oz * s3[0] - pb3[0] + kz * d3[0];
+                    const int64_t iy = oy * s3[1] - pb3[1] + ky * d3[1];
+                    const int64_t ix = ox * s3[2] - pb3[2] + kx * d3[2];
+                    if (iz < 0 || iz >= in3[0] || iy < 0 || iy >= in3[1] || ix < 0 || ix >= in3[2])
+                      continue;
+                    const double xv =
+                        x.values[(((in_ * cin + ch) * in3[0] + iz) * in3[1] + iy) * in3[2] + ix];
+                    const double wv =
+                        w.values[(((m * cg + ic) * k3[0] + kz) * k3[1] + ky) * k3[2] + kx];
+                    acc += xv * wv;
+                    a += std::fabs(xv * wv);
+                  }
+            }
+            ref.push_back(act_ref(act, acc));
+            mag.push_back(a);
+          }
+}
+
+graph::Node conv_node(const ConvCase& c, OpType op = OpType::kConv) {
+  graph::Node n;
+  n.name = "node";
+  n.op = op;
+  if (c.group != 1) n.attrs.set("group", c.group);
+  if (!c.strides.empty()) n.attrs.set("strides", c.strides);
+  if (!c.dilations.empty()) n.attrs.set("dilations", c.dilations);
+  if (!c.pads.empty()) n.attrs.set("pads", c.pads);
+  if (!c.auto_pad.empty()) n.attrs.set("auto_pad", c.auto_pad);
+  return n;
+}
+
+void check_conv(const ConvCase& c, DType dt, const ActCase& a, bool const_w, int threads,
+                uint32_t seed) {
+  Rng rng(seed);
+  std::vector<int64_t> wd = {c.m, c.x[1] / c.group};
+  wd.insert(wd.end(), c.k.begin(), c.k.end());
+  Tensor x = rng.tensor(dt, c.x), w = rng.tensor(dt, wd, -0.5, 0.5);
+  Tensor b = rng.tensor(dt, {c.m});
+  w.constant = const_w;
+  b.constant = const_w;
+  std::vector<double> ref, mag;
+  std::vector<int64_t> y_dims;
+  conv_reference(c, x, w, c.bias ? &b : nullptr, to_act(a), ref, mag, y_dims);
+  graph::Node node = conv_node(c);
+  set_act(node, a);
+  std::vector<Tensor> ins = {x, w};
+  if (c.bias) ins.push_back(b);
+  auto got = run_kernel(node, ins, {{dt, y_dims}}, threads);
+  std::ostringstream what;
+  what << "Conv x=" << ::testing::PrintToString(c.x) << " m=" << c.m
+       << " k=" << ::testing::PrintToString(c.k) << " group=" << c.group
+       << " auto_pad=" << c.auto_pad << " dtype=" << dtype_name(dt) << " act=" << a.name
+       << " const_w=" << const_w << " seed=" << seed;
+  ASSERT_TRUE(got.is_ok()) << what.str() << ": " << got.status().to_string();
+  expect_close((*got)[0], ref, mag, dt, what.str());
+}
+
+std::vector<ConvCase> conv_cases() {
+  return {
+      {{1, 3, 7}, 4, {3}},                                                // 1-D
+      {{2, 4, 9}, 6, {3}, 2, {2}, {2}, {1, 2}},                           // 1-D grouped
+      {{1, 3, 6, 7}, 5, {3, 3}},                                          // 2-D
+      {{2, 4, 8, 9}, 8, {3, 2}, 1, {2, 1}, {1, 2}, {1, 0, 2, 1}},         // strided dilated
+      {{1, 6, 7, 7}, 6, {3, 3}, 6, {1, 1}, {}, {1, 1, 1, 1}},             // depthwise
+      {{1, 8, 10, 10}, 12, {3, 3}, 4, {2, 2}, {}, {}, "SAME_UPPER"},      // grouped SAME_UPPER
+      {{1, 3, 9, 8}, 4, {4, 3}, 1, {3, 2}, {}, {}, "SAME_LOWER", false},  // SAME_LOWER
+      {{1, 2, 9, 9}, 3, {3, 3}, 1, {2, 2}, {}, {}, "VALID"},              // VALID
+      {{1, 2, 5, 6, 7}, 4, {3, 2, 3}},                                    // 3-D
+      {{2, 4, 6, 6, 5}, 4, {2, 3, 2}, 2, {2, 1, 2}, {1, 2, 1}, {1, 0, 1, 0, 1, 1}},
+      {{1, 16, 14, 14}, 32, {3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}},  // blocked-friendly
+      {{1, 3, 6, 8}, 4, {1, 1}, 1, {2, 3}},                        // 1x1 strided (floor)
+  };
+}
+
+TEST(DnnlConv, MatchesDirectLoops) {
+  uint32_t seed = 1000;
+  for (const ConvCase& c : conv_cases())
+    for (DType dt : kFloatTypes)
+      for (bool const_w : {true, false}) check_conv(c, dt, act_cases()[0], const_w, 1, ++seed);
+}
+
+TEST(DnnlConv, FusedActivations) {
+  uint32_t seed = 2000;
+  const ConvCase c = {{1, 4, 7, 6}, 6, {3, 3}, 2, {1, 2}, {}, {1, 1, 1, 1}};
+  for (const ActCase& a : act_cases())
+    for (DType dt : kFloatTypes) check_conv(c, dt, a, true, 1, ++seed);
+}
+
+TEST(DnnlConv, Threads) {
+  check_conv({{2, 16, 20, 20}, 24, {3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}}, DType::kF32,
+             act_cases()[1], true, 2, 3001);
+  check_conv({{2, 16, 20, 20}, 24, {3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}}, DType::kBF16,
+             act_cases()[1], false, 2, 3002);
+}
+
+// One prepared kernel, run from several threads at once (ExecutionContexts share kernels).
+TEST(DnnlConv, ConcurrentRunsOnOneKernel) {
+  const ConvCase c = {{1, 8, 12, 12}, 8, {3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}};
+  for (DType dt : {DType::kF32, DType::kF16}) {
+    Rng rng(4000);
+    Tensor w = rng.tensor(dt, {8, 8, 3, 3}, -0.5, 0.5), b = rng.tensor(dt, {8});
+    w.constant = true;
+    b.constant = true;
+    graph::Node node = conv_node(c);
+    std::vector<Tensor> xs;
+    std::vector<std::vector<double>> refs, mags;
+    std::vector<int64_t> y_dims;
+    for (int t = 0; t < 4; ++t) {
+      xs.push_back(rng.tensor(dt, c.x));
+      refs.emplace_back();
+      mags.emplace_back();
+      conv_reference(c, xs.back(), w, &b, {}, refs.back(), mags.back(), y_dims);
+    }
+    Prepared p = prepare(node, {xs[0], w, b}, {{dt, y_dims}});
+    ASSERT_TRUE(p.status.is_ok()) << p.status.to_string();
+    std::vector<std::vector<double>> got(4);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (int rep = 0; rep < 20; ++rep) {
+          auto r = run_prepared(p, {xs[t], w, b}, {{dt, y_dims}}, 1);
+          if (!r.is_ok()) {
+            ++failures;
+            return;
+          }
+          got[t] = (*r)[0];
+        }
+      });
+    for (auto& th : threads) th.join();
+    ASSERT_EQ(failures.load(), 0);
+    for (int t = 0; t < 4; ++t) expect_close(got[t], refs[t], mags[t], dt, "concurrent conv");
+  }
+}
+
+TEST(DnnlConv, RejectsBadAttributes) {
+  Rng rng(5000);
+  Tensor x = rng.tensor(DType::kF32, {1, 4, 5, 5}), w = rng.tensor(DType::kF32, {4, 2, 3, 3});
+  graph::Node node;
+  node.op = OpType::kConv;
+  node.attrs.set("group", int64_t{3});  // does not divide 4 channels
+  EXPECT_FALSE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+  node.attrs.set("group", int64_t{2});
+  EXPECT_TRUE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+  EXPECT_FALSE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 4, 4}}}).status.is_ok());  // dims
+  node.attrs.set("fused_activation", std::string("Softplus"));
+  const Status s = prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status;
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported) << s.to_string();
+  graph::Node bad;
+  bad.op = OpType::kConv;
+  bad.attrs.set("strides", std::vector<int64_t>{0, 1});
+  EXPECT_FALSE(prepare(bad, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+  bad.attrs.set("strides", std::string("oops"));
+  EXPECT_FALSE(prepare(bad, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+}
+
+// ---- ConvTranspose --------------------------------------------------------------------------
+
+struct DeconvCase {
+  std::vector<int64_t> x;  // [N, C, spatial...]
+  int64_t m;               // output channels
+  std::vector<int64_t> k;
+  int64_t group = 1;
+  std::vector<int64_t> strides, dilations, pads, output_padding, output_shape;
+  std::string auto_pad;
+  bool bias = true;
+};
+
+// ONNX ConvTranspose: begin pads and output size (independent of dnnl_conv.cc).
+void deconv_geometry(const DeconvCase& c, std::vector<int64_t>& pb, std::vector<int64_t>& out) {
+  const size_t sp = c.k.size();
+  pb.assign(sp, 0);
+  out.assign(sp, 0);
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t s = c.strides.empty() ? 1 : c.strides[i];
+    const int64_t d = c.dilations.empty() ? 1 : c.dilations[i];
+    const int64_t op = c.output_padding.empty() ? 0 : c.output_padding[i];
+    const int64_t in = c.x[2 + i];
+    const int64_t natural = s * (in - 1) + op + (c.k[i] - 1) * d + 1;
+    if (!c.output_shape.empty() || c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
+      out[i] = c.output_shape.empty() ? in * s : c.output_shape[i];
+      const int64_t total = natural - out[i];
+      // Python's floor division, as the ONNX reference writes it.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pb[i] = c.auto_pad == "SAME_UPPER" ? half : total - half;
+    } else {
+      if (!c.pads.empty() && c.auto_pad != "VALID") pb[i] = c.pads[i];
+      const int64_t pe = (!c.pads.empty() && c.auto_pad != "VALID") ? c.pads[sp + i] : 0;
+      out[i] = natural - pb[i] - pe;
+    }
+  }
+}
+
+void check_deconv(const DeconvCase& c, DType dt, const ActCase& a, bool const_w, uint32_t seed) {
+  Rng rng(seed);
+  const size_t sp = c.k.size();
+  const int64_t n = c.x[0], cin = c.x[1], cg = cin / c.group, mg = c.m / c.group;
+  std::vector<int64_t> wd = {cin, mg};
+  wd.insert(wd.end(), c.k.begin(), c.k.end());
+  Tensor x = rng.tensor(dt, c.x), w = rng.tensor(dt, wd, -0.5, 0.5), b = rng.tensor(dt, {c.m});
+  w.constant = const_w;
+  b.constant = const_w;
+  std::vector<int64_t> pb, out;
+  deconv_geometry(c, pb, out);
+  const auto in3 = pad3(std::vector<int64_t>(c.x.begin() + 2, c.x.end()), 1);
+  const auto out3 = pad3(out, 1), k3 = pad3(c.k, 1), pb3 = pad3(pb, 0);
+  const auto s3 = pad3(c.strides.empty() ? std::vector<int64_t>(sp, 1) : c.strides, 1);
+  const auto d3 = pad3(c.dilations.empty() ? std::vector<int64_t>(sp, 1) : c.dilations, 1);
+  const int64_t out_plane = out3[0] * out3[1] * out3[2];
+  std::vector<double> acc(static_cast<size_t>(n * c.m * out_plane), 0.0), mag(acc.size(), 0.0);
+  // Scatter every input element through the kernel.
+  for (int64_t in_ = 0; in_ < n; ++in_)
+    for (int64_t ch = 0; ch < cin; ++ch)
+      for (int64_t iz = 0; iz < in3[0]; ++iz)
+        for (int64_t iy = 0; iy < in3[1]; ++iy)
+          for (int64_t ix = 0; ix < in3[2]; ++ix) {
+            const double xv =
+                x.values[(((in_ * cin + ch) * in3[0] + iz) * in3[1] + iy) * in3[2] + ix];
+            const int64_t g = ch / cg;
+            for (int64_t om = 0; om < mg; ++om)
+              for (int64_t kz = 0; kz < k3[0]; ++kz)
+                for (int64_t ky = 0; ky < k3[1]; ++ky)
+                  for (int64_t kx = 0; kx < k3[2]; ++kx) {
+                    const int64_t oz = iz * s3[0] + kz * d3[0] - pb3[0];
+                    const int64_t oy = iy * s3[1] + ky * d3[1] - pb3[1];
+                    const int64_t ox = ix * s3[2] + kx * d3[2] - pb3[2];
+                    if (oz < 0 || oz >= out3[0] || oy < 0 || oy >= out3[1] || ox < 0 ||
+                        ox >= out3[2])
+                      continue;
+                    const double wv =
+                        w.values[(((ch * mg + om) * k3[0] + kz) * k3[1] + ky) * k3[2] + kx];
+                    const size_t o = static_cast<size_t>(
+                        ((in_ * c.m + g * mg + om) * out3[0] + oz) * out3[1] * out3[2] +
+                        oy * out3[2] + ox);
+                    acc[o] += xv * wv;
+                    mag[o] += std::fabs(xv * wv);
+                  }
+          }
+  std::vector<double> ref(acc.size());
+  for (size_t o = 0; o < acc.size(); ++o) {
+    const int64_t m = static_cast<int64_t>(o) / out_plane % c.m;
+    const double bias = c.bias ? b.values[m] : 0.0;
+    ref[o] = act_ref(to_act(a), acc[o] + bias);
+    mag[o] += std::fabs(bias);
+  }
+  graph::Node node;
+  node.name = "node";
+  node.op = OpType::kConvTranspose;
+  if (c.group != 1) node.attrs.set("group", c.group);
+  if (!c.strides.empty()) node.attrs.set("strides", c.strides);
+  if (!c.dilations.empty()) node.attrs.set("dilations", c.dilations);
+  if (!c.pads.empty()) node.attrs.set("pads", c.pads);
+  if (!c.output_padding.empty()) node.attrs.set("output_padding", c.output_padding);
+  if (!c.output_shape.empty()) node.attrs.set("output_shape", c.output_shape);
+  if (!c.auto_pad.empty()) node.attrs.set("auto_pad", c.auto_pad);
+  set_act(node, a);
+  std::vector<int64_t> y_dims = {n, c.m};
+  y_dims.insert(y_dims.end(), out.begin(), out.end());
+  std::vector<Tensor> ins = {x, w};
+  if (c.bias) ins.push_back(b);
+  auto got = run_kernel(node, ins, {{dt, y_dims}});
+  std::ostringstream what;
+  what << "ConvTranspose x=" << ::testing::PrintToString(c.x) << " m=" << c.m
+       << " k=" << ::testing::PrintToString(c.k) << " group=" << c.group
+       << " out=" << ::testing::PrintToString(out) << " dtype=" << dtype_name(dt)
+       << " act=" << a.name << " const_w=" << const_w << " seed=" << seed;
+  ASSERT_TRUE(got.is_ok()) << what.str() << ": " << got.status().to_string();
+  expect_close((*got)[0], ref, mag, dt, what.str());
+}
+
+std::vector<DeconvCase> deconv_cases() {
+  return {
+      {{1, 3, 5}, 2, {3}},                                                      // 1-D
+      {{1, 2, 4, 5}, 3, {3, 3}},                                                // 2-D
+      {{2, 4, 3, 4}, 6, {3, 2}, 2, {2, 3}, {}, {1, 0, 0, 1}},                   // grouped, pads
+      {{1, 2, 3, 3}, 2, {3, 3}, 1, {3, 2}, {}, {}, {1, 1}},                     // output_padding
+      {{1, 2, 3, 3}, 2, {3, 3}, 1, {3, 2}, {}, {}, {}, {10, 8}},                // output_shape
+      {{1, 2, 3, 3}, 2, {3, 3}, 1, {3, 2}, {}, {}, {}, {10, 8}, "SAME_UPPER"},  // neg begin pad
+      {{1, 2, 4, 4}, 3, {3, 3}, 1, {2, 2}, {}, {}, {}, {}, "SAME_UPPER"},       // SAME_UPPER
+      {{1, 2, 4, 5}, 3, {3, 3}, 1, {2, 2}, {}, {}, {}, {}, "SAME_LOWER"},       // SAME_LOWER
+      {{1, 2, 4, 4}, 2, {2, 2}, 1, {1, 1}, {2, 2}},                             // dilations
+      {{1, 3, 3, 4, 3}, 2, {2, 3, 2}, 1, {2, 1, 2}, {}, {0, 1, 0, 1, 0, 1}},    // 3-D
+      {{1, 4, 5, 5}, 4, {3, 3}, 4, {2, 2}, {}, {1, 1, 1, 1}, {1, 1}},           // depthwise
+  };
+}
+
+TEST(DnnlConvTranspose, MatchesScatterLoops) {
+  uint32_t seed = 6000;
+  for (const DeconvCase& c : deconv_cases())
+    for (DType dt : kFloatTypes)
+      for (bool const_w : {true, false}) check_deconv(c, dt, act_cases()[0], const_w, ++seed);
+}
+
+TEST(DnnlConvTranspose, FusedActivations) {
+  uint32_t seed = 7000;
+  for (const ActCase& a : act_cases()) {
+    check_deconv({{1, 4, 4, 3}, 4, {3, 3}, 2, {2, 2}, {}, {1, 0, 1, 1}, {1, 0}}, DType::kF32, a,
+                 true, ++seed);
+    check_deconv({{1, 2, 3, 3}, 2, {3, 3}, 1, {3, 2}, {}, {}, {}, {10, 8}, "SAME_UPPER"},
+                 DType::kBF16, a, false, ++seed);
+  }
+}
+
+// ---- MatMul -----------------------------------------------------------------------------------
+
+void matmul_reference(const Tensor& a, const Tensor& b, const std::vector<int64_t>& y_dims,
+                      std::vector<double>& ref, std::vector<double>& mag) {
+  std::vector<int64_t> ad = a.dims, bd = b.dims;
+  if (ad.size() == 1) ad.insert(ad.begin(), 1);
+  if (bd.size() == 1) bd.push_back(1);
+  const size_t r = std::max(ad.size(), bd.size());
+  ad.insert(ad.begin(), r - ad.size(), 1);
+  bd.insert(bd.begin(), r - bd.size(), 1);
+  const int64_t m = ad[r - 2], k = ad[r - 1], n = bd[r - 1];
+  std::vector<int64_t> batch(r - 2);
+  int64_t nb = 1;
+  for (size_t i = 0; i + 2 < r; ++i) nb *= batch[i] = std::max(ad[i], bd[i]);
+  int64_t y_numel = 1;
+  for (int64_t d : y_dims) y_numel *= d;
+  EXPECT_EQ(y_numel, nb * m * n);
+  ref.assign(static_cast<size_t>(nb * m * n), 0.0);
+  mag.assign(ref.size(), 0.0);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    // Unravel the batch index and map it into A and B (broadcast axes read index 0).
+    int64_t rem = bi, aoff = 0, boff = 0, astride = m * k, bstride = k * n;
+    for (size_t i = r - 2; i-- > 0;) {
+      const int64_t idx = rem % batch[i];
+      rem /= batch[i];
+      aoff += (ad[i] == 1 ? 0 : idx) * astride;
+      boff += (bd[i] == 1 ? 0 : idx) * bstride;
+      astride *= ad[i];
+      bstride *= bd[i];
+    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0, s = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const double t = a.values[aoff + i * k + p] * b.values[boff + p * n + j];
+          acc += t;
+          s += std::fabs(t);
+        }
+        ref[(bi * m + i) * n + j] = acc;
+        mag[(bi * m + i) * n + j] = s;
+      }
+  }
+}
+
+void check_matmul(const std::vector<int64_t>& ad, const std::vector<int64_t>& bd,
+                  const std::vector<int64_t>& yd, DType dt, const ActCase& act, bool const_b,
+                  uint32_t seed) {
+  Rng rng(seed);
+  Tensor a = rng.tensor(dt, ad), b = rng.tensor(dt, bd);
+  b.constant = const_b;
+  std::vector<double> ref, mag;
+  matmul_reference(a, b, yd, ref, mag);
+  for (double& v : ref) v = act_ref(to_act(act), v);
+  graph::Node node;
+  node.name = "node";
+  node.op = OpType::kMatMul;
+  set_act(node, act);
+  auto got = run_kernel(node, {a, b}, {{dt, yd}});
+  std::ostringstream what;
+  what << "MatMul " << ::testing::PrintToString(ad) << " x " << ::testing::PrintToString(bd)
+       << " dtype=" << dtype_name(dt) << " act=" << act.name << " const_b=" << const_b
+       << " seed=" << seed;
+  ASSERT_TRUE(got.is_ok()) << what.str() << ": " << got.status().to_string();
+  expect_close((*got)[0], ref, mag, dt, what.str());
+}
+
+TEST(DnnlMatMul, NumpySemantics) {
+  struct Case {
+    std::vector<int64_t> a, b, y;
+  };
+  const std::vector<Case> cases = {
+      {{5}, {5}, {}},
+      {{4}, {4, 3}, {3}},
+      {{3, 4}, {4}, {3}},
+      {{4}, {2, 4, 3}, {2, 3}},
+      {{2, 3, 4}, {4}, {2, 3}},
+      {{3, 4}, {4, 5}, {3, 5}},
+      {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {{2, 3, 4}, {4, 5}, {2, 3, 5}},
+      {{3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {{2, 1, 3, 4}, {1, 3, 4, 5}, {2, 3, 3, 5}},
+      {{1, 2, 1, 2, 3, 4}, {3, 1, 2, 1, 4, 2}, {3, 2, 2, 2, 3, 2}},
+      {{1, 1, 3, 4}, {4, 5}, {1, 1, 3, 5}},
+      {{33, 70}, {70, 40}, {33, 40}},
+      {{3, 0}, {0, 4}, {3, 4}},  // K = 0: zeros
+  };
+  uint32_t seed = 8000;
+  for (const Case& c : cases)
+    for (DType dt : kFloatTypes)
+      for (bool const_b : {false, true})
+        check_matmul(c.a, c.b, c.y, dt, act_cases()[0], const_b, ++seed);
+}
+
+TEST(DnnlMatMul, FusedActivations) {
+  uint32_t seed = 9000;
+  for (const ActCase& a : act_cases())
+    for (DType dt : kFloatTypes) check_matmul({2, 5, 7}, {7, 6}, {2, 5, 6}, dt, a, true, ++seed);
+}
+
+TEST(DnnlMatMul, RejectsMismatchedShapes) {
+  Rng rng(9500);
+  graph::Node node;
+  node.op = OpType::kMatMul;
+  EXPECT_FALSE(prepare(node, {rng.tensor(DType::kF32, {3, 4}), rng.tensor(DType::kF32, {5, 2})},
+                       {{DType::kF32, {3, 2}}})
+                   .status.is_ok());
+  EXPECT_FALSE(prepare(node,
+                       {rng.tensor(DType::kF32, {2, 3, 4}), rng.tensor(DType::kF32, {3, 4, 2})},
+                       {{DType::kF32, {3, 3, 2}}})
+                   .status.is_ok());
+}
+
+// ---- Gemm ---------------------------------------------------------------------------------------
+
+struct GemmCase {
+  int64_t m, k, n;
+  bool ta, tb;
+  float alpha, beta;
+  std::vector<int64_t> c;  // C dims; {-1}: no C
+};
+
+void check_gemm(const GemmCase& g, DType dt, const ActCase& act, bool const_bc, uint32_t seed) {
+  Rng rng(seed);
+  Tensor a = rng.tensor(dt, g.ta ? std::vector<int64_t>{g.k, g.m} : std::vector<int64_t>{g.m, g.k});
+  Tensor b = rng.tensor(dt, g.tb ? std::vector<int64_t>{g.n, g.k} : std::vector<int64_t>{g.k, g.n});
+  const bool has_c = !(g.c.size() == 1 && g.c[0] == -1);
+  Tensor c = has_c ? rng.tensor(dt, g.c) : Tensor{};
+  b.constant = c.constant = const_bc;
+  const int64_t cm = g.c.size() == 2 ? g.c[0] : 1, cn = g.c.empty() ? 1 : g.c.back();
+  std::vector<double> ref, mag;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      double acc = 0, s = 0;
+      for (int64_t p = 0; p < g.k; ++p) {
+        const double av = g.ta ? a.values[p * g.m + i] : a.values[i * g.k + p];
+        const double bv = g.tb ? b.values[j * g.k + p] : b.values[p * g.n + j];
+        acc += av * bv;
+        s += std::fabs(av * bv);
+      }
+      double v = g.alpha * acc;
+      s *= std::fabs(g.alpha);
+      if (has_c) {
+        const double cv = c.values[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)];
+        v += g.beta * cv;
+        s += std::fabs(g.beta * cv);
+      }
+      ref.push_back(act_ref(to_act(act), v));
+      mag.push_back(s);
+    }
+  graph::Node node;
+  node.name = "node";
+  node.op = OpType::kGemm;
+  if (g.ta) node.attrs.set("transA", int64_t{1});
+  if (g.tb) node.attrs.set("transB", int64_t{1});
+  node.attrs.set("alpha", g.alpha);
+  node.attrs.set("beta", g.beta);
+  set_act(node, act);
+  std::vector<Tensor> ins = {a, b};
+  if (has_c) ins.push_back(c);
+  auto got = run_kernel(node, ins, {{dt, {g.m, g.n}}});
+  std::ostringstream what;
+  what << "Gemm m=" << g.m << " k=" << g.k << " n=" << g.n << " ta=" << g.ta << " tb=" << g.tb
+       << " alpha=" << g.alpha << " beta=" << g.beta << " c=" << ::testing::PrintToString(g.c)
+       << " dtype=" << dtype_name(dt) << " act=" << act.name << " const=" << const_bc
+       << " seed=" << seed;
+  ASSERT_TRUE(got.is_ok()) << what.str() << ": " << got.status().to_string();
+  expect_close((*got)[0], ref, mag, dt, what.str());
+}
+
+TEST(DnnlGemm, AttributesAndBiasShapes) {
+  const std::vector<GemmCase> cases = {
+      {3, 5, 4, false, false, 1.0f, 1.0f, {-1}},
+      {3, 5, 4, true, false, 1.0f, 1.0f, {4}},
+      {3, 5, 4, false, true, 0.5f, 2.0f, {1, 4}},
+      {3, 5, 4, true, true, 0.25f, 0.35f, {3, 4}},
+      {3, 5, 4, false, false, 1.0f, 0.5f, {3, 1}},
+      {3, 5, 4, false, false, 2.0f, 1.0f, {}},      // scalar C
+      {3, 5, 4, false, false, 1.0f, 1.0f, {1}},     // single-element C
+      {3, 5, 4, false, false, 0.0f, 1.5f, {3, 4}},  // alpha 0
+      {3, 5, 4, false, false, 1.5f, 0.0f, {3, 4}},  // beta 0
+      {3, 0, 4, false, false, 1.0f, 1.0f, {4}},     // K = 0
+      {64, 48, 80, false, true, 1.0f, 1.0f, {80}},
+  };
+  uint32_t seed = 10000;
+  for (const GemmCase& g : cases)
+    for (DType dt : kFloatTypes)
+      for (bool const_bc : {false, true}) check_gemm(g, dt, act_cases()[0], const_bc, ++seed);
+}
+
+TEST(DnnlGemm, FusedActivations) {
+  uint32_t seed = 11000;
+  for (const ActCase& a : act_cases())
+    for (DType dt : kFloatTypes) {
+      check_gemm({4, 6, 5, false, true, 1.0f, 1.0f, {5}}, dt, a, true, ++seed);
+      check_gemm({4, 6, 5, true, false, 0.5f, 0.7f, {4, 5}}, dt, a, false, ++seed);
+    }
+}
+
+// ---- Pools
+// ----------------------------------------------------------------------------------------
+
+struct PoolCase {
+  std::vector<int64_t> x;
+  std::vector<int64_t> k;
+  std::vector<int64_t> strides, dilations, pads;
+  std::string auto_pad;
+  bool ceil = false;
+  bool include_pad = false;
+};
+
+// Output size and begin pads as ONNX defines them (independent of dnnl_window.cc).
+void pool_geometry(const PoolCase& c, std::vector<int64_t>& pb, std::vector<int64_t>& pe,
+                   std::vector<int64_t>& out) {
+  const size_t sp = c.k.size();
+  pb.assign(sp, 0);
+  pe.assign(sp, 0);
+  out.assign(sp, 0);
+  for (size_t i = 0; i < sp; ++i) {
+    const int64_t s = c.strides.empty() ? 1 : c.strides[i];
+    const int64_t d = c.dilations.empty() ? 1 : c.dilations[i];
+    const int64_t e = (c.k[i] - 1) * d + 1, in = c.x[2 + i];
+    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
+      out[i] = (in - 1) / s + 1;
+      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s + e - in);
+      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe[i] = total - pb[i];
+    } else {
+      if (!c.pads.empty()) {
+        pb[i] = c.pads[i];
+        pe[i] = c.pads[sp + i];
+      }
+      const double size = static_cast<double>(in + pb[i] + pe[i] - e) / s + 1;
+      out[i] = static_cast<int64_t>(c.ceil ? std::ceil(size) : std::floor(size));
+      if (c.ceil && (out[i] - 1) * s >= in + pb[i]) --out[i];
+    }
+  }
+}
+
+// Reference pooling; `indices` gets ONNX flattened argmax indices (row-major, or
+// column-major over spatial axes when col_major).
+void pool_reference(const PoolCase& c, bool max, const Tensor& x, bool col_major,
+                    std::vector<double>& ref, std::vector<double>& indices,
+                    std::vector<int64_t>& y_dims) {
+  std::vector<int64_t> pb, pe, out;
+  pool_geometry(c, pb, pe, out);
+  const size_t sp = c.k.size();
+  const std::vector<int64_t> in(c.x.begin() + 2, c.x.end());
+  y_dims = {c.x[0], c.x[1]};
+  y_dims.insert(y_dims.end(), out.begin(), out.end());
+  int64_t in_plane = 1, out_plane = 1, win = 1;
+  for (size_t i = 0; i < sp; ++i) {
+    in_plane *= in[i];
+    out_plane *= out[i];
+    win *= c.k[i];
+  }
+  ref.clear();
+  indices.clear();
+  for (int64_t p = 0; p < c.x[0] * c.x[1]; ++p)
+    for (int64_t o = 0; o < out_plane; ++o) {
+      std::vector<int64_t> oi(sp);
+      for (size_t i = sp, r = static_cast<size_t>(o); i-- > 0;) {
+        oi[i] = static_cast<int64_t>(r) % out[i];
+        r /= static_cast<size_t>(out[i]);
+      }
+      double best = -INFINITY, sum = 0;
+      int64_t arg = -1, inside = 0, padded = 0;
+      for (int64_t w = 0; w < win; ++w) {
+        std::vector<int64_t> pos(sp);
+        bool valid = true, in_extent = true;
+        for (size_t i = sp, r = static_cast<size_t>(w); i-- > 0;) {
+          const int64_t ki = static_cast<int64_t>(r) % c.k[i];
+          r /= static_cast<size_t>(c.k[i]);
+          const int64_t s = c.strides.empty() ? 1 : c.strides[i];
+          const int64_t d = c.dilations.empty() ? 1 : c.dilations[i];
+          pos[i] = oi[i] * s - pb[i] + ki * d;
+          valid = valid && pos[i] >= 0 && pos[i] < in[i];
+          in_extent = in_extent && pos[i] < in[i] + pe[i];
+        }
+        if (in_extent) ++padded;
+        if (!valid) continue;
+        int64_t flat = 0, flat_col = 0, st = 1;
+        for (size_t i = 0; i < sp; ++i) {
+          flat = flat * in[i] + pos[i];
+          flat_col += pos[i] * st;
+          st *= in[i];
+        }
+        const double v = x.values[p * in_plane + flat];
+        ++inside;
+        sum += v;
+        if (arg < 0 || v > best) {
+          best = v;
+          arg = p * in_plane + (col_major ? flat_col : flat);
+        }
+      }
+      if (max) {
+        ref.push_back(best);
+        indices.push_back(static_cast<double>(arg));
+      } else {
+        ref.push_back(sum / static_cast<double>(c.include_pad ? padded : inside));
+      }
+    }
+}
+
+graph::Node pool_node(const PoolCase& c, OpType op) {
+  graph::Node n;
+  n.name = "node";
+  n.op = op;
+  n.attrs.set("kernel_shape", c.k);
+  if (!c.strides.empty()) n.attrs.set("strides", c.strides);
+  if (!c.dilations.empty()) n.attrs.set("dilations", c.dilations);
+  if (!c.pads.empty()) n.attrs.set("pads", c.pads);
+  if (!c.auto_pad.empty()) n.attrs.set("auto_pad", c.auto_pad);
+  if (c.ceil) n.attrs.set("ceil_mode", int64_t{1});
+  if (c.include_pad) n.attrs.set("count_include_pad", int64_t{1});
+  return n;
+}
+
+std::vector<PoolCase> pool_cases() {
+  return {
+      {{1, 2, 9}, {3}},
+      {{2, 3, 7, 8}, {2, 2}, {2, 2}},
+      {{1, 2, 7, 7}, {3, 3}, {2, 2}, {}, {1, 1, 1, 1}},
+      {{1, 2, 8, 7}, {3, 2}, {2, 3}, {}, {0, 1, 2, 0}, "", true},
+      {{1, 2, 7, 7}, {3, 3}, {2, 2}, {}, {1, 1, 1, 1}, "", true, true},
+      {{1, 1, 6, 6}, {3, 3}, {3, 3}, {}, {1, 1, 1, 1}, "", true, true},  // window starts on pad
+      {{1, 2, 9, 9}, {2, 3}, {1, 2}, {2, 2}, {}, "", false},
+      {{1, 2, 9, 10}, {2, 2}, {2, 3}, {2, 2}, {1, 0, 0, 1}, "", true, true},
+      {{1, 2, 6, 7}, {3, 2}, {2, 2}, {}, {}, "SAME_UPPER"},
+      {{1, 2, 6, 7}, {3, 2}, {2, 2}, {}, {}, "SAME_LOWER"},
+      {{1, 2, 7, 7}, {3, 3}, {2, 2}, {}, {}, "VALID"},
+      {{1, 2, 5, 6, 7}, {2, 3, 2}, {2, 1, 2}, {}, {1, 0, 1, 0, 1, 1}},
+      {{1, 1, 11, 11, 11}, {3, 3, 3}, {3, 3, 3}, {2, 2, 2}, {}, "", true},
+      {{1, 1, 11, 11, 11}, {3, 3, 3}, {3, 3, 3}, {2, 2, 2}, {}, "", true, true},
+      {{1, 1, 10, 12}, {1, 1}, {2, 3}, {}, {}, "", true},
+  };
+}
+
+void check_pool(const PoolCase& c, bool max, DType dt, bool with_indices, bool col_major,
+                int threads, uint32_t seed) {
+  Rng rng(seed);
+  Tensor x = dt == DType::kU8   ? rng.tensor(dt, c.x, 0, 255)
+             : dt == DType::kI8 ? rng.tensor(dt, c.x, -128, 127)
+                                : rng.tensor(dt, c.x, -4, 4);
+  std::vector<double> ref, idx;
+  std::vector<int64_t> y_dims;
+  pool_reference(c, max, x, col_major, ref, idx, y_dims);
+  graph::Node node = pool_node(c, max ? OpType::kMaxPool : OpType::kAveragePool);
+  if (col_major) node.attrs.set("storage_order", int64_t{1});
+  std::vector<OutSpec> outs = {{dt, y_dims}};
+  if (with_indices) outs.push_back({DType::kI64, y_dims});
+  auto got = run_kernel(node, {x}, outs, threads);
+  std::ostringstream what;
+  what << (max ? "MaxPool" : "AveragePool") << " x=" << ::testing::PrintToString(c.x)
+       << " k=" << ::testing::PrintToString(c.k) << " ceil=" << c.ceil
+       << " include_pad=" << c.include_pad << " auto_pad=" << c.auto_pad
+       << " dtype=" << dtype_name(dt) << " indices=" << with_indices << " col_major=" << col_major
+       << " seed=" << seed;
+  ASSERT_TRUE(got.is_ok()) << what.str() << ": " << got.status().to_string();
+  // Max is exact (a selection); the mean rounds once.
+  if (max) {
+    ASSERT_EQ((*got)[0], ref) << what.str();
+  } else {
+    expect_close((*got)[0], ref, {}, dt, what.str());
+  }
+  if (with_indices) EXPECT_EQ((*got)[1], idx) << what.str();
+}
+
+TEST(DnnlPool, MaxPool) {
+  uint32_t seed = 12000;
+  for (const PoolCase& c : pool_cases()) {
+    for (DType dt : {DType::kF32, DType::kF16, DType::kBF16, DType::kI8, DType::kU8})
+      check_pool(c, true, dt, false, false, 1, ++seed);
+    check_pool(c, true, DType::kF32, true, false, 1, ++seed);
+    check_pool(c, true, DType::kF32, true, true, 1, ++seed);
+  }
+}
+
+TEST(DnnlPool, AveragePool) {
+  uint32_t seed = 13000;
+  for (PoolCase c : pool_cases())
+    for (bool include_pad : {false, true}) {
+      if (c.include_pad != include_pad) c.include_pad = include_pad;
+      for (DType dt : kFloatTypes) check_pool(c, false, dt, false, false, 1, ++seed);
+    }
+}
+
+TEST(DnnlPool, Threads) {
+  const PoolCase c = {{2, 8, 32, 32}, {3, 3}, {2, 2}, {}, {1, 1, 1, 1}};
+  check_pool(c, true, DType::kF32, false, false, 2, 14001);
+  check_pool(c, true, DType::kF16, true, false, 2, 14002);
+  check_pool(c, false, DType::kBF16, false, false, 2, 14003);
+}
+
+// ---- ONNX node tests
+// ------------------------------------------------------------------------------
+
+TEST(DnnlNodeTests, OnnxBackendCases) {
+  AMP_REQUIRE_SHARED();
+  std::vector<test::NodeTestCase> cases;
+  try {
+    cases = test::select_node_tests(
+        {"Conv", "ConvTranspose", "MatMul", "Gemm", "MaxPool", "AveragePool"});
+  } catch (const std::exception& e) {
+    FAIL() << "select_node_tests threw: " << e.what();
+  }
+  ASSERT_FALSE(cases.empty());
+  int passed = 0;
+  std::ostringstream failures;
+  for (const auto& c : cases) {
+    const std::string why = test::run_node_test_cpu(c);
+    if (why.empty())
+      ++passed;
+    else
+      failures << "  " << c.name << ": " << why << "\n";
+  }
+  std::cout << "oneDNN family node tests: " << passed << "/" << cases.size() << " passed\n"
+            << failures.str();
+  EXPECT_GE(passed * 100, static_cast<int>(cases.size()) * 95) << failures.str();
+}
+
+}  // namespace
+}  // namespace amp

@@ -1,0 +1,134 @@
+#include "test_util/graph_runner.h"
+
+#include <cstring>
+
+#include "cpu/cpu_kernels.h"
+#include "ops/shape_inference.h"
+#include "ops/shape_inputs.h"
+#include "passes/constant_folding.h"
+#include "passes/dead_code_elimination.h"
+
+namespace amp::test {
+
+const kernels::KernelRegistry& cpu_registry() {
+  static const kernels::KernelRegistry reg = [] {
+    kernels::KernelRegistry r;
+    kernels::register_cpu_kernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+Result<std::vector<graph::TensorData>> run_graph(
+    graph::Graph g, const std::map<std::string, graph::TensorData>& inputs,
+    kernels::Backend backend, int threads) {
+  using namespace graph;
+  if (backend != kernels::Backend::kCpu) return unsupported("run_graph: only the CPU backend");
+  const kernels::KernelRegistry& reg = cpu_registry();
+
+  // Buffers per value: constants point at their data, others own storage.
+  std::vector<std::vector<uint8_t>> storage(g.values.size());
+  std::vector<void*> ptr(g.values.size(), nullptr);
+  for (ValueId id : g.inputs) {
+    Value& v = g.value(id);
+    auto it = inputs.find(v.name);
+    if (it == inputs.end()) return invalid_input("missing input '" + v.name + "'");
+    if (it->second.dtype() != v.dtype)
+      return invalid_input("input '" + v.name + "' has dtype " +
+                           std::string(dtype_name(it->second.dtype())) + ", expected " +
+                           std::string(dtype_name(v.dtype)));
+    v.shape = Shape::from_static(it->second.dims());
+    storage[id].assign(it->second.bytes(), it->second.bytes() + it->second.byte_size());
+    ptr[id] = storage[id].data();
+  }
+  // Inputs whose values decide shapes (e.g. Reduce axes fed at run time) are bound as
+  // constants, and shape arithmetic over the now-static shapes is folded, as the Engine does.
+  std::vector<std::optional<TensorData>> values(g.inputs.size());
+  for (size_t k : shape_determining_inputs(g)) values[k] = inputs.at(g.value(g.inputs[k]).name);
+  AMP_RETURN_IF_ERROR(bind_shape_input_values(g, values));
+  AMP_RETURN_IF_ERROR(infer_shapes(g));
+  {
+    ConstantFolding fold;
+    AMP_RETURN_IF_ERROR(fold.run(g).status());
+    DeadCodeElimination dce;
+    AMP_RETURN_IF_ERROR(dce.run(g).status());
+  }
+  // Folding may have renumbered values: rebuild the input buffers' pointers.
+  storage.assign(g.values.size(), {});
+  ptr.assign(g.values.size(), nullptr);
+  for (ValueId id : g.inputs) {
+    const TensorData& t = inputs.at(g.value(id).name);
+    storage[id].assign(t.bytes(), t.bytes() + t.byte_size());
+    ptr[id] = storage[id].data();
+  }
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (g.values[i].is_constant())
+      ptr[i] = const_cast<uint8_t*>(g.values[i].constant->bytes());
+
+  for (const Node& n : g.nodes) {
+    const std::string ctx = "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
+    const DType kd = kernels::kernel_dtype(g, n);
+    const kernels::KernelDef* def = reg.find(n.op, backend, kd);
+    if (!def)
+      return unsupported(ctx + ": no " + std::string(kernels::backend_name(backend)) +
+                         " kernel for dtype " + std::string(dtype_name(kd)));
+    kernels::KernelConfig cfg;
+    cfg.node = &n;
+    cfg.num_threads = threads;
+    auto desc = [&](ValueId id) {
+      kernels::TensorDesc d;
+      if (id == kNoValue) {
+        d.present = false;
+        return d;
+      }
+      const Value& v = g.value(id);
+      d.dtype = v.dtype;
+      if (v.shape) d.dims = v.shape->static_dims();
+      if (v.is_constant()) d.constant_data = v.constant->bytes();
+      return d;
+    };
+    std::vector<const void*> in_ptrs;
+    std::vector<void*> out_ptrs;
+    for (ValueId id : n.inputs) {
+      cfg.inputs.push_back(desc(id));
+      in_ptrs.push_back(id == kNoValue ? nullptr : ptr[id]);
+    }
+    for (ValueId id : n.outputs) {
+      const Value* v = id == kNoValue ? nullptr : &g.value(id);
+      if (v && (!v->shape || !v->shape->is_static()))
+        return internal_error(ctx + ": output '" + v->name + "' has no static shape");
+      cfg.outputs.push_back(desc(id));
+      if (id == kNoValue) {
+        out_ptrs.push_back(nullptr);
+        continue;
+      }
+      storage[id].assign(cfg.outputs.back().bytes(), 0xFF);  // poison
+      ptr[id] = storage[id].data();
+      out_ptrs.push_back(ptr[id]);
+    }
+    std::unique_ptr<kernels::Kernel> k = def->create();
+    AMP_RETURN_IF_ERROR(k->prepare(cfg).with_context(ctx));
+    std::vector<uint8_t> ws(k->workspace_bytes() + 64);
+    kernels::KernelArgs args;
+    args.inputs = in_ptrs.data();
+    args.outputs = out_ptrs.data();
+    args.workspace = ws.data();
+    args.num_threads = threads;
+    AMP_RETURN_IF_ERROR(k->run(args).with_context(ctx));
+  }
+
+  std::vector<TensorData> outs;
+  for (ValueId id : g.outputs) {
+    const Value& v = g.value(id);
+    if (v.is_constant()) {
+      outs.push_back(*v.constant);
+      continue;
+    }
+    AMP_ASSIGN_OR_RETURN(TensorData t, TensorData::from_bytes(v.dtype, v.shape->static_dims(),
+                                                              storage[id]));
+    outs.push_back(std::move(t));
+  }
+  return outs;
+}
+
+}  // namespace amp::test

@@ -1,0 +1,180 @@
+#include "amprun_options.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace amprun {
+namespace {
+
+std::optional<amp::Precision> parse_precision(const std::string& s) {
+  if (s == "fp32" || s == "f32") return amp::Precision::kFp32;
+  if (s == "fp16" || s == "f16") return amp::Precision::kFp16;
+  if (s == "bf16") return amp::Precision::kBf16;
+  return std::nullopt;
+}
+
+bool parse_int(const std::string& s, long long lo, long long hi, long long& out) {
+  char* end = nullptr;
+  out = std::strtoll(s.c_str(), &end, 10);
+  return !s.empty() && *end == '\0' && out >= lo && out <= hi;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return !s.empty() && *end == '\0' && out >= 0;
+}
+
+// "name=1x3x224x224"
+bool parse_shape(const std::string& s, std::string& name, std::vector<int64_t>& dims) {
+  const auto eq = s.rfind('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  name = s.substr(0, eq);
+  dims.clear();
+  std::stringstream ss(s.substr(eq + 1));
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    long long v;
+    if (!parse_int(part, 0, (1LL << 40), v)) return false;
+    dims.push_back(v);
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* usage_text() {
+  return R"(usage: amprun --model PATH [options]
+
+  --model PATH                 .amp or .onnx model
+  --precision fp32|fp16|bf16   default: fp16 on CUDA, fp32 on CPU
+  --backend auto|cpu|cuda      default auto (CUDA when a GPU is visible)
+  --policy FILE.json           AMP overrides (see README "Policy file")
+  --shape NAME=1x3x224x224     bind symbolic dims (repeatable)
+  --inputs DIR                 input_N.pb files (ONNX test-data layout); default: seeded
+                               random data in [-1, 1] (integers: [0, 10))
+  --compare DIR                output_N.pb references: per-output accuracy, exit 1 if beyond tolerance
+  --compare-precision fp32     run the model again in fp32 and report accuracy against it
+  --rtol R --atol A            tolerances (default by precision: fp32 1e-3/1e-4,
+                               fp16 1e-2/1e-3, bf16 5e-2/1e-2)
+  --warmup N                   warm-up runs (default 10)
+  --iterations N               timed runs (default 100)
+  --duration SECONDS           minimum timed duration (keeps running past --iterations)
+  --threads N                  CPU threads per run (default: all cores)
+  --streams N                  concurrent execution contexts, one host thread each (default 1)
+  --save-outputs DIR           write output_N.pb files
+  --dump-plan FILE.json        the AMP precision plan
+  --dump-dot FILE.dot          the plan as a Graphviz picture (green low, red fp32)
+  --json-report FILE           machine-readable report
+  --keep-io-types 0|1          outputs in the model's dtypes (default 1)
+  --check-numerics             report the first low-precision node that produces Inf/NaN
+  --memory-limit BYTES         cap on weights + activation arena
+  --seed N                     random input seed (default 1)
+  --verbose                    print the planned graph
+  --help
+)";
+}
+
+std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
+  Args a;
+  auto need = [&](int& i, const std::string& flag) -> const char* {
+    if (i + 1 >= argc) {
+      error = flag + " needs a value";
+      return nullptr;
+    }
+    return argv[++i];
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string f = argv[i];
+    const char* v = nullptr;
+    long long n = 0;
+    double d = 0;
+    if (f == "--help" || f == "-h") {
+      a.help = true;
+      return a;
+    } else if (f == "--verbose") {
+      a.verbose = true;
+    } else if (f == "--check-numerics") {
+      a.check_numerics = true;
+    } else if (f == "--model") {
+      if (!(v = need(i, f))) return std::nullopt;
+      a.model = v;
+    } else if (f == "--precision" || f == "--compare-precision") {
+      if (!(v = need(i, f))) return std::nullopt;
+      auto p = parse_precision(v);
+      if (!p) {
+        error = f + " must be fp32, fp16 or bf16, got '" + v + "'";
+        return std::nullopt;
+      }
+      (f == "--precision" ? a.precision : a.compare_precision) = *p;
+    } else if (f == "--backend") {
+      if (!(v = need(i, f))) return std::nullopt;
+      const std::string s = v;
+      if (s == "auto") a.backend = amp::BackendKind::kAuto;
+      else if (s == "cpu") a.backend = amp::BackendKind::kCpu;
+      else if (s == "cuda") a.backend = amp::BackendKind::kCuda;
+      else {
+        error = "--backend must be auto, cpu or cuda, got '" + s + "'";
+        return std::nullopt;
+      }
+    } else if (f == "--policy") {
+      if (!(v = need(i, f))) return std::nullopt;
+      a.policy = v;
+    } else if (f == "--shape") {
+      if (!(v = need(i, f))) return std::nullopt;
+      std::string name;
+      std::vector<int64_t> dims;
+      if (!parse_shape(v, name, dims)) {
+        error = "--shape expects NAME=D1xD2x..., got '" + std::string(v) + "'";
+        return std::nullopt;
+      }
+      a.shapes[name] = dims;
+    } else if (f == "--inputs" || f == "--compare" || f == "--save-outputs" ||
+               f == "--dump-plan" || f == "--dump-dot" || f == "--json-report") {
+      if (!(v = need(i, f))) return std::nullopt;
+      std::string& dst = f == "--inputs" ? a.inputs_dir
+                         : f == "--compare" ? a.compare_dir
+                         : f == "--save-outputs" ? a.save_outputs_dir
+                         : f == "--dump-plan" ? a.dump_plan
+                         : f == "--dump-dot" ? a.dump_dot
+                                             : a.json_report;
+      dst = v;
+    } else if (f == "--rtol" || f == "--atol" || f == "--duration") {
+      if (!(v = need(i, f))) return std::nullopt;
+      if (!parse_double(v, d)) {
+        error = f + " expects a non-negative number, got '" + std::string(v) + "'";
+        return std::nullopt;
+      }
+      if (f == "--rtol") a.rtol = d;
+      else if (f == "--atol") a.atol = d;
+      else a.duration_s = d;
+    } else if (f == "--warmup" || f == "--iterations" || f == "--threads" || f == "--streams" ||
+               f == "--seed" || f == "--keep-io-types" || f == "--memory-limit") {
+      if (!(v = need(i, f))) return std::nullopt;
+      const long long lo = (f == "--iterations" || f == "--streams") ? 1 : 0;
+      const long long hi = f == "--memory-limit" ? (1LL << 50) : f == "--keep-io-types" ? 1 : 1000000;
+      if (!parse_int(v, lo, hi, n)) {
+        error = f + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                "], got '" + std::string(v) + "'";
+        return std::nullopt;
+      }
+      if (f == "--warmup") a.warmup = static_cast<int>(n);
+      else if (f == "--iterations") a.iterations = static_cast<int>(n);
+      else if (f == "--threads") a.threads = static_cast<int>(n);
+      else if (f == "--streams") a.streams = static_cast<int>(n);
+      else if (f == "--seed") a.seed = static_cast<int>(n);
+      else if (f == "--keep-io-types") a.keep_io_types = n != 0;
+      else a.memory_limit = static_cast<size_t>(n);
+    } else {
+      error = "unknown option '" + f + "'";
+      return std::nullopt;
+    }
+  }
+  if (a.model.empty()) {
+    error = "--model is required";
+    return std::nullopt;
+  }
+  return a;
+}
+
+}  // namespace amprun

@@ -1,0 +1,45 @@
+// amprun's command line: parsing and validation (every bad flag is a usage error that
+// names the flag).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amp/options.h"
+
+namespace amprun {
+
+struct Args {
+  std::string model;
+  std::optional<amp::Precision> precision;  // default: fp16 on CUDA, fp32 on CPU
+  amp::BackendKind backend = amp::BackendKind::kAuto;
+  std::string policy;
+  std::map<std::string, std::vector<int64_t>> shapes;
+  std::string inputs_dir;
+  std::string compare_dir;
+  std::optional<amp::Precision> compare_precision;
+  std::optional<double> rtol, atol;
+  int warmup = 10;
+  int iterations = 100;
+  double duration_s = 0;
+  int threads = 0;
+  int streams = 1;
+  std::string save_outputs_dir;
+  std::string dump_plan;
+  std::string dump_dot;
+  std::string json_report;
+  bool keep_io_types = true;
+  bool check_numerics = false;
+  size_t memory_limit = 0;
+  int seed = 1;
+  bool verbose = false;
+  bool help = false;
+};
+
+// Returns the parsed arguments or an error message for the usage line.
+std::optional<Args> parse_args(int argc, char** argv, std::string& error);
+const char* usage_text();
+
+}  // namespace amprun

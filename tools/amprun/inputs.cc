@@ -1,0 +1,72 @@
+#include "inputs.h"
+
+#include <filesystem>
+#include <random>
+
+#include "amp/tensor_io.h"
+#include "common/half.h"
+
+namespace amprun {
+
+namespace {
+
+amp::Tensor random_tensor(amp::DType dtype, const std::vector<int64_t>& dims, std::mt19937& rng) {
+  amp::Tensor t = amp::Tensor::empty(dtype, dims);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(0, 9);
+  void* p = t.raw_data();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    switch (dtype) {
+      case amp::DType::kF32: static_cast<float*>(p)[i] = u(rng); break;
+      case amp::DType::kF64: static_cast<double*>(p)[i] = u(rng); break;
+      case amp::DType::kF16: static_cast<uint16_t*>(p)[i] = amp::float_to_half_bits(u(rng)); break;
+      case amp::DType::kBF16: static_cast<uint16_t*>(p)[i] = amp::float_to_bf16_bits(u(rng)); break;
+      case amp::DType::kI64: static_cast<int64_t*>(p)[i] = small(rng); break;
+      case amp::DType::kI32: static_cast<int32_t*>(p)[i] = small(rng); break;
+      case amp::DType::kI16: static_cast<int16_t*>(p)[i] = static_cast<int16_t>(small(rng)); break;
+      case amp::DType::kI8: static_cast<int8_t*>(p)[i] = static_cast<int8_t>(small(rng)); break;
+      case amp::DType::kU8: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(small(rng)); break;
+      case amp::DType::kBool: static_cast<uint8_t*>(p)[i] = small(rng) & 1; break;
+      case amp::DType::kUndefined: break;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+std::vector<amp::NamedTensor> make_inputs(const amp::Engine& engine, const std::string& dir,
+                                          const std::map<std::string, std::vector<int64_t>>& shapes,
+                                          int seed, std::vector<std::string>& notes) {
+  std::vector<amp::NamedTensor> out;
+  const auto& infos = engine.inputs();
+  if (!dir.empty()) {
+    for (size_t i = 0; i < infos.size(); ++i) {
+      const std::string path = (std::filesystem::path(dir) / ("input_" + std::to_string(i) + ".pb")).string();
+      out.push_back({infos[i].name, amp::load_tensor_pb(path)});
+    }
+    return out;
+  }
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  for (const auto& info : infos) {
+    std::vector<int64_t> dims = info.shape;
+    auto it = shapes.find(info.name);
+    if (it != shapes.end()) {
+      if (it->second.size() != dims.size())
+        throw amp::Error(amp::ErrorCode::kInvalidArgument,
+                         "--shape " + info.name + " has " + std::to_string(it->second.size()) +
+                             " dims, the input has rank " + std::to_string(dims.size()));
+      dims = it->second;
+    }
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (dims[d] >= 0) continue;
+      dims[d] = 1;
+      notes.push_back("input '" + info.name + "' dim " + std::to_string(d) + " ('" +
+                      info.symbols[d] + "') is symbolic: using 1 (bind it with --shape)");
+    }
+    out.push_back({info.name, random_tensor(info.dtype, dims, rng)});
+  }
+  return out;
+}
+
+}  // namespace amprun

@@ -1,0 +1,230 @@
+// amprun: the first thing a user runs on a model. Loads it with AMP, times it, reports
+// precision, memory and accuracy, and ends with PASSED or FAILED (exit 0 / 1; 2 for usage
+// errors). See amprun_options.cc for the flags and README.md for a sample session.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "accuracy.h"
+#include "amp/engine.h"
+#include "amp/tensor_io.h"
+#include "amprun_options.h"
+#include "inputs.h"
+#include "timing.h"
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+namespace {
+
+void default_tolerances(amp::Precision p, double& rtol, double& atol) {
+  switch (p) {
+    case amp::Precision::kFp32: rtol = 1e-3, atol = 1e-4; return;
+    case amp::Precision::kFp16: rtol = 1e-2, atol = 1e-3; return;
+    case amp::Precision::kBf16: rtol = 5e-2, atol = 1e-2; return;
+  }
+}
+
+std::string mib(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1024.0 * 1024.0));
+  return buf;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f || !(f << text)) throw amp::Error(amp::ErrorCode::kNotFound, "cannot write '" + path + "'");
+}
+
+// Prints the accuracy table and appends it to `json`. Returns whether all passed.
+bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string& against,
+                     ordered_json& json) {
+  bool ok = true;
+  std::printf("\n=== Accuracy (against %s) ===\n", against.c_str());
+  std::printf("  %-28s %12s %12s %10s %8s  %s\n", "output", "max_abs_err", "max_rel_err", "cosine",
+              "argmax", "verdict");
+  for (const auto& a : acc) {
+    char argmax[16] = "-";
+    if (a.argmax_agree >= 0) std::snprintf(argmax, sizeof argmax, "%.0f%%", a.argmax_agree * 100);
+    std::printf("  %-28s %12.3e %12.3e %10.6f %8s  %s%s%s\n", a.output.c_str(), a.max_abs_err,
+                a.max_rel_err, a.cosine, argmax, a.pass ? "pass" : "FAIL",
+                a.problem.empty() ? "" : ": ", a.problem.c_str());
+    ok = ok && a.pass;
+    ordered_json j = {{"output", a.output},   {"max_abs_err", a.max_abs_err},
+                      {"max_rel_err", a.max_rel_err}, {"cosine", a.cosine},
+                      {"pass", a.pass},       {"against", against}};
+    if (a.argmax_agree >= 0) j["argmax_agree"] = a.argmax_agree;
+    json["accuracy"].push_back(j);
+  }
+  return ok;
+}
+
+int run(const amprun::Args& args) {
+  ordered_json json;
+  amp::Options opt;
+  opt.backend = args.backend;
+  opt.threads = args.threads;
+  opt.policy_file = args.policy;
+  opt.input_shapes = args.shapes;
+  opt.keep_io_types = args.keep_io_types;
+  opt.check_numerics = args.check_numerics;
+  opt.memory_limit_bytes = args.memory_limit;
+  // Default precision: fp16 on CUDA, fp32 on CPU. With auto we learn the backend at load.
+  opt.precision = args.precision.value_or(
+      args.backend == amp::BackendKind::kCuda ? amp::Precision::kFp16 : amp::Precision::kFp32);
+
+  std::printf("=== Model and options ===\n");
+  std::printf("  model       : %s\n", args.model.c_str());
+  std::printf("  backend     : %s   precision: %s%s\n", amp::backend_kind_name(args.backend),
+              amp::precision_name(opt.precision), args.precision ? "" : " (default)");
+  if (!args.policy.empty()) std::printf("  policy      : %s\n", args.policy.c_str());
+  std::printf("  iterations  : %d (warm-up %d%s), streams %d, threads %s\n", args.iterations,
+              args.warmup,
+              args.duration_s > 0 ? (", at least " + std::to_string(args.duration_s) + " s").c_str() : "",
+              args.streams, args.threads ? std::to_string(args.threads).c_str() : "all");
+
+  amp::Engine engine = amp::Engine::load(args.model, opt);
+  if (!args.precision && engine.backend() == amp::BackendKind::kCuda &&
+      opt.precision == amp::Precision::kFp32) {
+    opt.precision = amp::Precision::kFp16;  // auto picked CUDA: reload with the GPU default
+    engine = amp::Engine::load(args.model, opt);
+  }
+  const amp::LoadTimings lt = engine.load_timings();
+  std::printf("\n=== Device ===\n  %s: %s\n", amp::backend_kind_name(engine.backend()),
+              engine.device_name().c_str());
+  std::printf("\n=== Load (%.1f ms) ===\n", lt.total);
+  std::printf("  read+verify %.1f ms | passes %.1f ms | AMP planning %.1f ms | memory planning %.1f ms | upload %.1f ms\n",
+              lt.verify, lt.passes, lt.amp, lt.memory, lt.upload);
+  json["model"] = args.model;
+  json["backend"] = amp::backend_kind_name(engine.backend());
+  json["precision"] = amp::precision_name(engine.precision());
+  json["device"] = engine.device_name();
+  json["load_ms"] = {{"total", lt.total}, {"verify", lt.verify}, {"passes", lt.passes},
+                     {"amp", lt.amp},     {"memory", lt.memory}, {"upload", lt.upload}};
+
+  std::vector<std::string> notes;
+  std::vector<amp::NamedTensor> inputs = amprun::make_inputs(engine, args.inputs_dir, args.shapes, args.seed, notes);
+  for (const auto& n : notes) std::printf("  note: %s\n", n.c_str());
+
+  // Timed runs (the first run also binds shapes and fills the memory report).
+  amprun::LatencyStats st = amprun::run_timed(engine, inputs, args.warmup, args.iterations,
+                                              args.duration_s, args.streams);
+
+  // Precision summary.
+  ordered_json plan = ordered_json::parse(engine.precision_report_json(), nullptr, false);
+  const amp::MemoryReport mem = engine.memory();
+  ordered_json pp;
+  std::printf("\n=== Precision ===\n");
+  if (plan.is_object() && plan.contains("nodes")) {
+    pp = {{"nodes", plan["nodes"]}, {"nodes_low", plan["nodes_low"]}, {"casts", plan["casts"]},
+          {"cast_bytes_per_run", plan["cast_bytes_per_run"]},
+          {"low_flops_fraction", plan["low_flops_fraction"]},
+          {"weights_bytes_fp32", plan["weights_bytes_fp32"]}, {"weights_bytes", plan["weights_bytes"]},
+          {"fallbacks", plan["fallbacks"]}};
+    std::printf("  target %s: %d of %d float nodes in low precision; %.1f%% of conv/matmul FLOPs\n",
+                plan["target"].get<std::string>().c_str(), plan["nodes_low"].get<int>(),
+                plan["nodes"].get<int>(), 100.0 * plan["low_flops_fraction"].get<double>());
+    std::printf("  casts: %d inserted, %s cast per run\n", plan["casts"].get<int>(),
+                mib(plan["cast_bytes_per_run"].get<double>()).c_str());
+    std::printf("  weights: %s fp32 -> %s planned\n", mib(plan["weights_bytes_fp32"].get<double>()).c_str(),
+                mib(plan["weights_bytes"].get<double>()).c_str());
+    for (const auto& f : plan["fallbacks"])
+      std::printf("  fallback: %s (%s): %s\n", f["node"].get<std::string>().c_str(),
+                  f["op"].get<std::string>().c_str(), f["reason"].get<std::string>().c_str());
+  } else {
+    pp = {{"nodes", 0}, {"nodes_low", 0}, {"casts", 0}, {"cast_bytes_per_run", 0},
+          {"low_flops_fraction", 0.0}, {"weights_bytes_fp32", mem.weights_bytes_fp32},
+          {"weights_bytes", mem.weights_bytes}, {"fallbacks", ordered_json::array()}};
+    std::printf("  fp32 everywhere (no AMP)\n");
+  }
+  json["precision_plan"] = pp;
+
+  std::printf("\n=== Memory ===\n");
+  std::printf("  arena %s | lower bound %s | ratio %.3f | weights %s | largest workspace %s\n",
+              mib(mem.arena_bytes).c_str(), mib(mem.lower_bound_bytes).c_str(),
+              mem.lower_bound_bytes ? double(mem.arena_bytes) / mem.lower_bound_bytes : 1.0,
+              mib(mem.weights_bytes).c_str(), mib(mem.workspace_bytes).c_str());
+  json["memory"] = {{"arena_bytes", mem.arena_bytes}, {"lower_bound_bytes", mem.lower_bound_bytes},
+                    {"weights_bytes", mem.weights_bytes}, {"workspace_bytes", mem.workspace_bytes}};
+
+  std::printf("\n=== Performance (%d runs in %.2f s, %d stream%s) ===\n", st.iterations, st.wall_s,
+              args.streams, args.streams > 1 ? "s" : "");
+  std::printf("  throughput %.2f qps\n", st.throughput_qps);
+  std::printf("  latency ms: min %.3f | max %.3f | mean %.3f | median %.3f | p90 %.3f | p95 %.3f | p99 %.3f\n",
+              st.min, st.max, st.mean, st.median, st.p90, st.p95, st.p99);
+  json["latency_ms"] = {{"min", st.min}, {"max", st.max},   {"mean", st.mean}, {"median", st.median},
+                        {"p90", st.p90}, {"p95", st.p95}, {"p99", st.p99}};
+  json["throughput_qps"] = st.throughput_qps;
+  json["iterations"] = st.iterations;
+  json["accuracy"] = ordered_json::array();
+
+  // Accuracy.
+  std::vector<amp::Tensor> outputs = engine.run(inputs);
+  bool passed = true;
+  double rtol = 0, atol = 0;
+  default_tolerances(engine.precision(), rtol, atol);
+  rtol = args.rtol.value_or(rtol);
+  atol = args.atol.value_or(atol);
+  if (!args.compare_dir.empty()) {
+    std::vector<amprun::Accuracy> acc;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string path = (fs::path(args.compare_dir) / ("output_" + std::to_string(i) + ".pb")).string();
+      acc.push_back(amprun::compare_outputs(engine.outputs()[i].name, amp::load_tensor_pb(path),
+                                            outputs[i], rtol, atol));
+    }
+    passed = report_accuracy(acc, args.compare_dir, json) && passed;
+  }
+  if (args.compare_precision) {
+    amp::Options ref_opt = opt;
+    ref_opt.precision = *args.compare_precision;
+    ref_opt.policy_file.clear();
+    amp::Engine ref = amp::Engine::load(args.model, ref_opt);
+    std::vector<amp::Tensor> ref_out = ref.run(inputs);
+    std::vector<amprun::Accuracy> acc;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      acc.push_back(amprun::compare_outputs(engine.outputs()[i].name, ref_out[i], outputs[i], rtol, atol));
+    passed = report_accuracy(acc, amp::precision_name(*args.compare_precision), json) && passed;
+  }
+  if (!args.compare_dir.empty() || args.compare_precision)
+    std::printf("  tolerance: rtol %.1e, atol %.1e\n", rtol, atol);
+
+  if (!args.save_outputs_dir.empty()) {
+    fs::create_directories(args.save_outputs_dir);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      amp::save_tensor_pb((fs::path(args.save_outputs_dir) / ("output_" + std::to_string(i) + ".pb")).string(),
+                          outputs[i], engine.outputs()[i].name);
+  }
+  if (!args.dump_plan.empty()) write_file(args.dump_plan, engine.precision_report_json());
+  if (!args.dump_dot.empty()) write_file(args.dump_dot, engine.precision_report_dot());
+  if (args.verbose) std::printf("\n=== Planned graph ===\n%s", engine.plan_summary().c_str());
+
+  json["passed"] = passed;
+  if (!args.json_report.empty()) write_file(args.json_report, json.dump(2) + "\n");
+  std::printf("\n%s\n", passed ? "PASSED" : "FAILED");
+  return passed ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string error;
+  std::optional<amprun::Args> args = amprun::parse_args(argc, argv, error);
+  if (!args) {
+    std::fprintf(stderr, "amprun: %s\n\n%s", error.c_str(), amprun::usage_text());
+    return 2;
+  }
+  if (args->help) {
+    std::printf("%s", amprun::usage_text());
+    return 0;
+  }
+  try {
+    return run(*args);
+  } catch (const amp::Error& e) {
+    std::fprintf(stderr, "amprun: error: %s\n", e.what());
+    std::printf("\nFAILED\n");
+    return 1;
+  }
+}

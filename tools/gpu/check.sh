@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# tools/gpu/check.sh: the GPU check, run on the lent GPU machine in one call. It
+#   1. runs the CUDA op tests (amp_cuda_tests: each CUDA kernel against the CPU backend),
+#   2. writes the demo models (amp-make-demo-models: demo_resnet.amp, demo_transformer.amp)
+#      and runs amprun on them and on the ONNX models of ../shared/models (when present)
+#      at fp32, fp16 and bf16 on the CUDA backend, fp16/bf16 compared against fp32,
+#   3. prints one short table: op tests passed, each model's median latency per precision,
+#      the fp16 speed-up over fp32, and accuracy against fp32 (worst cosine, worst max
+#      relative error over the outputs).
+# It finishes in under 8 minutes (each step has a timeout; models are skipped with a note
+# when the budget runs out) and exits 0 only when every test and every run succeeded.
+#
+# What it needs (the GPU machine has none of our Debian libraries, and at most 64 MiB
+# travel with a call): the bundle made HERE by tools/gpu/make_bundle.sh from a build
+# directory -- amp_cuda_tests, amprun, amp-make-demo-models and the non-system shared
+# libraries they need, stripped, in build-gpu/amp-gpu-bundle.tar.xz (xz):
+#   cmake -S . -B build-gpu-src -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
+#   cmake --build build-gpu-src --target amp_cuda_tests amprun amp-make-demo-models
+#   tools/gpu/make_bundle.sh build-gpu-src build-gpu
+# then with the device tool:  run(command="tools/gpu/check.sh", carry=["build-gpu"],
+#                                 timeout_s=540)
+# cuDNN and cuBLAS are not in that machine's system path: they come with its Python
+# packages (nvidia-cudnn-cu13, nvidia-cublas); this script finds their lib folders through
+# python3 and puts them on LD_LIBRARY_PATH for our programs only.
+# ../shared is not present on the lent machine unless copied into the tree: models are
+# looked up in $AMP_SHARED_MODELS, ./shared/models, ../shared/models, and the bundle's
+# models/ folder (make_bundle.sh copies ../shared/models in when it exists).
+#
+# Usage: tools/gpu/check.sh [BUNDLE (default build-gpu/amp-gpu-bundle.tar.xz)]
+# Environment: AMP_CHECK_BUDGET_S (default 450), AMP_SHARED_MODELS, OUT (results are
+# copied there when set: the device tool brings $OUT back).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUNDLE=${1:-$REPO/build-gpu/amp-gpu-bundle.tar.xz}
+BUDGET_S=${AMP_CHECK_BUDGET_S:-450}
+START_S=$(date +%s)
+WORK=$(mktemp -d /tmp/amp-gpu-check.XXXXXX)
+RESULTS=$WORK/results
+mkdir -p "$RESULTS"
+
+say() { printf '[check %3ds] %s\n' "$(($(date +%s) - START_S))" "$*"; }
+die() {
+  echo "check.sh: error: $*" >&2
+  exit 2
+}
+time_left() { echo $((BUDGET_S - ($(date +%s) - START_S))); }
+
+# ---- Bundle ----
+[[ -f $BUNDLE ]] || die "bundle '$BUNDLE' not found. Make it here with tools/gpu/make_bundle.sh (see this script's header) and carry its folder."
+say "unpacking $BUNDLE"
+case $BUNDLE in
+  *.tar.xz | *.txz) tar -C "$WORK" -xJf "$BUNDLE" ;;
+  *.tar.zst) zstd -dc "$BUNDLE" | tar -C "$WORK" -xf - ;;
+  *.tar) tar -C "$WORK" -xf "$BUNDLE" ;;
+  *) die "unknown bundle format '$BUNDLE' (expected .tar.xz, .tar.zst or .tar)" ;;
+esac
+B=$WORK/amp-gpu-bundle
+[[ -d $B/bin ]] || die "the bundle has no amp-gpu-bundle/bin folder"
+[[ -f $B/MANIFEST ]] && sed 's/^/  /' "$B/MANIFEST"
+
+# ---- Libraries: bundle first, then the Python packages' CUDA libraries ----
+PY=$(command -v python3 || true)
+[[ -n $PY ]] || die "python3 not found (needed to locate cuDNN / cuBLAS and to summarize)"
+NV_DIRS=$("$PY" - <<'EOF' 2>/dev/null || true
+import glob, os
+dirs = []
+try:
+    import nvidia  # namespace package of nvidia-cudnn-cu13, nvidia-cublas, ...
+    for base in list(nvidia.__path__):
+        for d in sorted(glob.glob(os.path.join(base, "**", "lib"), recursive=True)):
+            if glob.glob(os.path.join(d, "lib*.so*")):
+                dirs.append(d)
+except Exception:
+    pass
+print(":".join(dict.fromkeys(dirs)))
+EOF
+)
+SYS_CUDA=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -d $d ]] && SYS_CUDA=$SYS_CUDA:$d
+done
+AMP_LD=$B/lib${NV_DIRS:+:$NV_DIRS}$SYS_CUDA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Runs one of our programs with the bundle's libraries, under a timeout.
+amp_run() {
+  local t=$1
+  shift
+  LD_LIBRARY_PATH=$AMP_LD timeout --kill-after=10 "$t" "$@"
+}
+say "library path: $AMP_LD"
+unresolved=$(LD_LIBRARY_PATH=$AMP_LD ldd "$B/bin/amprun" "$B/bin/amp_cuda_tests" | grep "not found" | sort -u || true)
+if [[ -n $unresolved ]]; then
+  echo "$unresolved" >&2
+  die "libraries above are missing: cuDNN/cuBLAS come from python3's nvidia-* packages (found: '${NV_DIRS:-none}'); others belong in the bundle (re-run make_bundle.sh)"
+fi
+for lib in libcudnn.so.9 libcublasLt.so.13; do
+  LD_LIBRARY_PATH=$AMP_LD ldd "$B/bin/amp_cuda_tests" | grep -q "$lib => /" ||
+    say "note: $lib not resolved through ldd (it may be loaded later by dlopen)"
+done
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null |
+  sed 's/^/  GPU: /' || say "note: nvidia-smi not available"
+
+# ---- 1. Op tests ----
+TEST_RC=0
+say "running amp_cuda_tests"
+amp_run 240 "$B/bin/amp_cuda_tests" --gtest_brief=1 --gtest_output="xml:$RESULTS/cuda_tests.xml" \
+  > "$RESULTS/cuda_tests.log" 2>&1 || TEST_RC=$?
+tail -n 40 "$RESULTS/cuda_tests.log"
+[[ $TEST_RC -eq 0 ]] || say "amp_cuda_tests exited with $TEST_RC (124 = timeout)"
+
+# ---- 2. Models ----
+MODEL_DIR=$WORK/models
+mkdir -p "$MODEL_DIR"
+declare -a MODELS=()
+if amp_run 60 "$B/bin/amp-make-demo-models" "$MODEL_DIR" > "$RESULTS/demo_models.log" 2>&1; then
+  for m in demo_resnet demo_transformer; do
+    [[ -f $MODEL_DIR/$m.amp ]] && MODELS+=("$m=$MODEL_DIR/$m.amp")
+  done
+else
+  say "amp-make-demo-models failed:"
+  tail -n 20 "$RESULTS/demo_models.log"
+fi
+SHARED_FOUND=""
+for dir in "${AMP_SHARED_MODELS:-}" "$REPO/shared/models" "$REPO/../shared/models" "$B/models"; do
+  [[ -n $dir && -d $dir ]] || continue
+  for f in "$dir"/*/model.onnx; do
+    [[ -f $f ]] || continue
+    name=$(basename "$(dirname "$f")")
+    MODELS+=("$name=$f")
+  done
+  SHARED_FOUND=$dir
+  break
+done
+if [[ -n $SHARED_FOUND ]]; then
+  say "shared models from $SHARED_FOUND"
+else
+  say "note: no shared models found (../shared is not on the lent machine; make_bundle.sh copies them when it can)"
+fi
+
+RUN_FAIL=0
+for entry in "${MODELS[@]}"; do
+  name=${entry%%=*}
+  path=${entry#*=}
+  for prec in fp32 fp16 bf16; do
+    left=$(time_left)
+    if ((left < 25)); then
+      say "budget spent: skipping $name $prec"
+      echo "{\"skipped\": true}" > "$RESULTS/${name}_$prec.json"
+      continue
+    fi
+    t=$((left < 90 ? left - 5 : 90))
+    extra=()
+    [[ $prec != fp32 ]] && extra=(--compare-precision fp32)
+    say "amprun $name $prec"
+    rc=0
+    amp_run "$t" "$B/bin/amprun" --model "$path" --backend cuda --precision "$prec" \
+      --warmup 10 --iterations 50 "${extra[@]}" --json-report "$RESULTS/${name}_$prec.json" \
+      > "$RESULTS/${name}_$prec.log" 2>&1 || rc=$?
+    # amprun exits 1 when accuracy is beyond tolerance: the table shows it; other codes fail.
+    if [[ $rc -ne 0 && $rc -ne 1 ]] || [[ ! -s $RESULTS/${name}_$prec.json ]]; then
+      RUN_FAIL=1
+      say "amprun $name $prec failed (exit $rc):"
+      tail -n 8 "$RESULTS/${name}_$prec.log" | sed 's/^/    /'
+      echo "{\"failed\": true, \"exit\": $rc}" > "$RESULTS/${name}_$prec.json"
+    fi
+  done
+done
+
+# ---- 3. Table ----
+"$PY" - "$RESULTS" "$TEST_RC" "${MODELS[@]}" <<'EOF'
+import json, os, sys
+import xml.etree.ElementTree as ET
+
+results, test_rc, entries = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+print()
+print("=== AMPRT GPU check ===")
+xml = os.path.join(results, "cuda_tests.xml")
+if os.path.exists(xml):
+    root = ET.parse(xml).getroot()
+    cases = list(root.iter("testcase"))
+    total = len(cases)
+    failed = sum(1 for c in cases if c.find("failure") is not None or c.find("error") is not None)
+    # GoogleTest marks a skipped case with result="skipped" and/or a <skipped> child.
+    skipped = sum(1 for c in cases if c.get("result") == "skipped" or c.find("skipped") is not None)
+    print(f"op tests: {total - failed - skipped}/{total} passed, {failed} failed, {skipped} skipped"
+          + ("" if test_rc == 0 else f" (exit {test_rc})"))
+    for case in root.iter("testcase"):
+        if case.find("failure") is not None:
+            print(f"  FAILED {case.get('classname')}.{case.get('name')}")
+else:
+    print(f"op tests: no result file (exit {test_rc})")
+
+def load(name, prec):
+    try:
+        with open(os.path.join(results, f"{name}_{prec}.json")) as f:
+            return json.load(f)
+    except Exception:
+        return {"failed": True}
+
+def lat(r):
+    if r.get("skipped"): return "skip"
+    if r.get("failed"): return "FAIL"
+    v = (r.get("latency_ms") or {}).get("median")
+    return f"{v:.3f}" if isinstance(v, (int, float)) else "?"
+
+def acc(r):
+    a = r.get("accuracy") or []
+    if not a: return "-"
+    cos = min(x.get("cosine", float("nan")) for x in a)
+    rel = max(x.get("max_rel_err", float("nan")) for x in a)
+    ok = all(x.get("pass", False) for x in a)
+    return f"{cos:.5f}/{rel:.1e}{'' if ok else ' !'}"
+
+print()
+hdr = f"{'model':<30} {'fp32 ms':>9} {'fp16 ms':>9} {'bf16 ms':>9} {'fp16 x':>7}  {'fp16 cos/relerr':>18}  {'bf16 cos/relerr':>18}"
+print(hdr)
+print("-" * len(hdr))
+for e in entries:
+    name = e.split("=", 1)[0]
+    r32, r16, rbf = load(name, "fp32"), load(name, "fp16"), load(name, "bf16")
+    m32 = (r32.get("latency_ms") or {}).get("median")
+    m16 = (r16.get("latency_ms") or {}).get("median")
+    speed = f"{m32 / m16:.2f}" if isinstance(m32, (int, float)) and isinstance(m16, (int, float)) and m16 > 0 else "-"
+    print(f"{name:<30} {lat(r32):>9} {lat(r16):>9} {lat(rbf):>9} {speed:>7}  {acc(r16):>18}  {acc(rbf):>18}")
+if not entries:
+    print("(no models)")
+print("\nmedian latency over 50 runs after 10 warm-ups, batch as in the model (symbolic dims = 1);")
+print("accuracy: worst cosine / worst max relative error over the outputs against fp32; '!' = beyond amprun's tolerance")
+EOF
+
+if [[ -n ${OUT:-} && -d ${OUT:-} ]]; then
+  # At most 8 files come back from $OUT: the table's inputs in one archive, the test log.
+  tar -C "$WORK" -czf "$OUT/check_results.tgz" results 2>/dev/null || true
+  cp "$RESULTS/cuda_tests.log" "$OUT/" 2>/dev/null || true
+fi
+say "done in $(($(date +%s) - START_S)) s (work folder $WORK)"
+if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 ]]; then exit 1; fi
+exit 0

@@ -1,0 +1,40 @@
+// amp-list-kernels: prints the supported-op table of the README (markdown), straight from
+// the kernel registries, so the table cannot drift from the code.
+// Usage: amp-list-kernels
+#include <cstdio>
+#include <string>
+
+#include "cpu/cpu_kernels.h"
+#include "ops/op_types.h"
+#if defined(AMP_HAVE_CUDA)
+#include "cuda/cuda_kernels.h"
+#endif
+
+namespace {
+
+std::string dtypes(const amp::kernels::KernelRegistry& reg, amp::graph::OpType op,
+                   amp::kernels::Backend b) {
+  std::string s;
+  for (amp::DType t : reg.dtypes_for(op, b)) s += (s.empty() ? "" : " ") + std::string(amp::dtype_name(t));
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+int main() {
+  amp::kernels::KernelRegistry reg;
+  amp::kernels::register_cpu_kernels(reg);
+#if defined(AMP_HAVE_CUDA)
+  amp::kernels::register_cuda_kernels(reg);
+#endif
+  std::printf("| op | AMP color | CPU dtypes | CUDA dtypes (compiled, not yet run on a GPU) |\n");
+  std::printf("|---|---|---|---|\n");
+  for (int i = 0; i < amp::graph::kOpCount; ++i) {
+    const auto op = static_cast<amp::graph::OpType>(i);
+    std::printf("| %s | %s | %s | %s |\n", std::string(amp::graph::op_name(op)).c_str(),
+                std::string(amp::graph::amp_color_name(amp::graph::default_amp_color(op))).c_str(),
+                dtypes(reg, op, amp::kernels::Backend::kCpu).c_str(),
+                dtypes(reg, op, amp::kernels::Backend::kCuda).c_str());
+  }
+  return 0;
+}
