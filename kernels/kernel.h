@@ -38,7 +38,7 @@ struct TensorDesc {
   // Non-null for constant inputs: the HOST bytes, readable in prepare() (axes, pads, scales,
   // weights to pre-pack). On CUDA, run() receives the device copy through KernelArgs.
   const void* constant_data = nullptr;
-  bool present = true;                  // false for an absent optional input/output
+  bool present = true;  // false for an absent optional input/output
 
   int64_t numel() const {
     int64_t n = 1;

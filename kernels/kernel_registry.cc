@@ -4,8 +4,10 @@ namespace amp::kernels {
 
 const char* backend_name(Backend b) {
   switch (b) {
-    case Backend::kCpu: return "cpu";
-    case Backend::kCuda: return "cuda";
+    case Backend::kCpu:
+      return "cpu";
+    case Backend::kCuda:
+      return "cuda";
   }
   return "?";
 }
@@ -16,8 +18,7 @@ void KernelRegistry::add(KernelDef def) {
 }
 
 void KernelRegistry::add_all(graph::OpType op, Backend backend, const std::vector<DType>& dtypes,
-                             std::function<std::unique_ptr<Kernel>()> create,
-                             int in_place_input) {
+                             std::function<std::unique_ptr<Kernel>()> create, int in_place_input) {
   for (DType t : dtypes) add({op, backend, t, create, in_place_input});
 }
 
@@ -45,7 +46,7 @@ DType kernel_dtype(const graph::Graph& g, const graph::Node& n) {
 
 const std::vector<DType>& all_dtypes() {
   static const std::vector<DType> v = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64,
-                                       DType::kI64, DType::kI32, DType::kI16, DType::kI8,
+                                       DType::kI64, DType::kI32, DType::kI16,  DType::kI8,
                                        DType::kU8,  DType::kBool};
   return v;
 }
@@ -54,9 +55,9 @@ const std::vector<DType>& float_dtypes() {
   return v;
 }
 const std::vector<DType>& numeric_dtypes() {
-  static const std::vector<DType> v = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64,
-                                       DType::kI64, DType::kI32, DType::kI16, DType::kI8,
-                                       DType::kU8};
+  static const std::vector<DType> v = {DType::kF32, DType::kF16, DType::kBF16,
+                                       DType::kF64, DType::kI64, DType::kI32,
+                                       DType::kI16, DType::kI8,  DType::kU8};
   return v;
 }
 

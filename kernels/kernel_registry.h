@@ -56,8 +56,8 @@ class KernelRegistry {
 DType kernel_dtype(const graph::Graph& g, const graph::Node& n);
 
 // Dtype groups used when registering.
-const std::vector<DType>& all_dtypes();        // every DType AMPRT supports
-const std::vector<DType>& float_dtypes();      // f32, f16, bf16, f64
-const std::vector<DType>& numeric_dtypes();    // floats + integers (no bool)
+const std::vector<DType>& all_dtypes();      // every DType AMPRT supports
+const std::vector<DType>& float_dtypes();    // f32, f16, bf16, f64
+const std::vector<DType>& numeric_dtypes();  // floats + integers (no bool)
 
 }  // namespace amp::kernels

@@ -8,18 +8,24 @@ namespace amp {
 
 const char* backend_kind_name(BackendKind b) {
   switch (b) {
-    case BackendKind::kAuto: return "auto";
-    case BackendKind::kCpu: return "cpu";
-    case BackendKind::kCuda: return "cuda";
+    case BackendKind::kAuto:
+      return "auto";
+    case BackendKind::kCpu:
+      return "cpu";
+    case BackendKind::kCuda:
+      return "cuda";
   }
   return "?";
 }
 
 const char* precision_name(Precision p) {
   switch (p) {
-    case Precision::kFp32: return "fp32";
-    case Precision::kFp16: return "fp16";
-    case Precision::kBf16: return "bf16";
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kBf16:
+      return "bf16";
   }
   return "?";
 }
@@ -51,15 +57,33 @@ ExecutionContext Engine::create_context() const {
   return ExecutionContext(std::make_unique<ContextImpl>(impl_.get(), impl_));
 }
 
-const std::vector<TensorInfo>& Engine::inputs() const { return impl_->input_infos; }
-const std::vector<TensorInfo>& Engine::outputs() const { return impl_->output_infos; }
-BackendKind Engine::backend() const { return impl_->backend; }
-Precision Engine::precision() const { return impl_->options.precision; }
-std::string Engine::device_name() const { return impl_->device; }
-MemoryReport Engine::memory() const { return impl_->memory_report(); }
-LoadTimings Engine::load_timings() const { return impl_->timings; }
-std::string Engine::precision_report_json() const { return impl_->precision_json; }
-std::string Engine::precision_report_dot() const { return impl_->precision_dot; }
+const std::vector<TensorInfo>& Engine::inputs() const {
+  return impl_->input_infos;
+}
+const std::vector<TensorInfo>& Engine::outputs() const {
+  return impl_->output_infos;
+}
+BackendKind Engine::backend() const {
+  return impl_->backend;
+}
+Precision Engine::precision() const {
+  return impl_->options.precision;
+}
+std::string Engine::device_name() const {
+  return impl_->device;
+}
+MemoryReport Engine::memory() const {
+  return impl_->memory_report();
+}
+LoadTimings Engine::load_timings() const {
+  return impl_->timings;
+}
+std::string Engine::precision_report_json() const {
+  return impl_->precision_json;
+}
+std::string Engine::precision_report_dot() const {
+  return impl_->precision_dot;
+}
 
 std::string Engine::plan_summary() const {
   std::string s;

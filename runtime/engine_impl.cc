@@ -28,7 +28,8 @@ double ms_since(Clock::time_point t) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 TensorInfo info_of(const graph::Value& v) {
@@ -46,14 +47,16 @@ TensorInfo info_of(const graph::Value& v) {
 
 // Options::input_shapes on an .amp graph: fix the named inputs' dims and every use of the
 // symbols they carried, then re-infer.
-Status apply_input_shapes(graph::Graph& g, const std::map<std::string, std::vector<int64_t>>& shapes) {
+Status apply_input_shapes(graph::Graph& g,
+                          const std::map<std::string, std::vector<int64_t>>& shapes) {
   if (shapes.empty()) return Status::ok();
   std::map<std::string, int64_t> symbols;
   for (const auto& [name, dims] : shapes) {
     auto id = g.find_value(name);
     bool is_input = false;
     for (graph::ValueId in : g.inputs) is_input = is_input || (id && in == *id);
-    if (!is_input) return invalid_argument("input_shapes names '" + name + "', which is not a graph input");
+    if (!is_input)
+      return invalid_argument("input_shapes names '" + name + "', which is not a graph input");
     graph::Value& v = g.value(*id);
     if (!v.shape || v.shape->rank() != dims.size())
       return invalid_argument("input_shapes gives " + std::to_string(dims.size()) + " dims for '" +
@@ -88,8 +91,7 @@ Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry&
   if (missing.empty()) return Status::ok();
   std::string list;
   for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-  return unsupported(std::string("no ") + kernels::backend_name(backend) +
-                     " kernels for: " + list);
+  return unsupported(std::string("no ") + kernels::backend_name(backend) + " kernels for: " + list);
 }
 
 }  // namespace
@@ -113,8 +115,9 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   // Backend choice. The CUDA backend is not wired into the engine yet (issue "CUDA
   // backend"): auto means CPU, and asking for CUDA is an error that says so.
   if (opt.backend == BackendKind::kCuda)
-    return unsupported("the CUDA backend is not available in this build of the engine yet; "
-                       "use backend cpu");
+    return unsupported(
+        "the CUDA backend is not available in this build of the engine yet; "
+        "use backend cpu");
   e->backend = BackendKind::kCpu;
   e->device = runtime::cpu_device_name();
 
@@ -186,9 +189,12 @@ Status EngineImpl::plan_precision() {
     auto cb = options.precision_callback;
     policy.callback = [cb](const graph::Node& n) -> std::optional<graph::AmpColor> {
       switch (cb(NodeInfo{n.name, std::string(graph::op_name(n.op))})) {
-        case NodePrecision::kDefault: return std::nullopt;
-        case NodePrecision::kLow: return graph::AmpColor::kAlways;
-        case NodePrecision::kFp32: return graph::AmpColor::kNever;
+        case NodePrecision::kDefault:
+          return std::nullopt;
+        case NodePrecision::kLow:
+          return graph::AmpColor::kAlways;
+        case NodePrecision::kFp32:
+          return graph::AmpColor::kNever;
       }
       return std::nullopt;
     };
@@ -197,7 +203,8 @@ Status EngineImpl::plan_precision() {
   auto has_kernel = [&reg](const graph::Node& n, DType t) {
     return reg.has(n.op, kernels::Backend::kCpu, t);
   };
-  AMP_ASSIGN_OR_RETURN(graph::AmpReport report, graph::plan_mixed_precision(graph, policy, has_kernel));
+  AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
+                       graph::plan_mixed_precision(graph, policy, has_kernel));
   precision_json = graph::precision_report_json(report);
   precision_dot = graph::precision_report_dot(graph, report);
   amp_report = std::move(report);
@@ -221,7 +228,8 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for(
       const auto* p = static_cast<const uint8_t*>(t->raw_data());
       std::vector<uint8_t> bytes(p, p + t->byte_size());
       key.shape_values.push_back(bytes);
-      AMP_ASSIGN_OR_RETURN(values[k], graph::TensorData::from_bytes(t->dtype(), t->shape(), std::move(bytes)));
+      AMP_ASSIGN_OR_RETURN(values[k],
+                           graph::TensorData::from_bytes(t->dtype(), t->shape(), std::move(bytes)));
     }
   }
   return plan_for_key(key, values);
@@ -247,7 +255,8 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
     if (need > options.memory_limit_bytes)
       return out_of_memory("the model needs " + std::to_string(need) +
                            " bytes (weights + activation arena) for these input shapes, over "
-                           "the memory limit of " + std::to_string(options.memory_limit_bytes));
+                           "the memory limit of " +
+                           std::to_string(options.memory_limit_bytes));
   }
   // A bounded cache: dynamic-shape servers see few distinct shapes; drop the oldest-keyed.
   if (plans_.size() >= 16) plans_.erase(plans_.begin());
@@ -277,25 +286,30 @@ Result<std::vector<const Tensor*>> EngineImpl::match_inputs(
   for (size_t k = 0; k < input_infos.size(); ++k) {
     const TensorInfo& info = input_infos[k];
     const Tensor* t = ordered[k];
-    if (!t) return invalid_input("missing input '" + info.name + "'; the model's inputs are " + expected_names());
+    if (!t)
+      return invalid_input("missing input '" + info.name + "'; the model's inputs are " +
+                           expected_names());
     if (t->dtype() != info.dtype)
-      return invalid_input("input '" + info.name + "' has dtype " + std::string(dtype_name(t->dtype())) +
-                           ", expected " + std::string(dtype_name(info.dtype)));
+      return invalid_input("input '" + info.name + "' has dtype " +
+                           std::string(dtype_name(t->dtype())) + ", expected " +
+                           std::string(dtype_name(info.dtype)));
     if (t->shape().size() != info.shape.size())
-      return invalid_input("input '" + info.name + "' has rank " + std::to_string(t->shape().size()) +
-                           " (" + t->describe() + "), expected rank " + std::to_string(info.shape.size()));
+      return invalid_input("input '" + info.name + "' has rank " +
+                           std::to_string(t->shape().size()) + " (" + t->describe() +
+                           "), expected rank " + std::to_string(info.shape.size()));
     for (size_t i = 0; i < info.shape.size(); ++i) {
       const int64_t got = t->shape()[i];
       if (info.shape[i] >= 0 && got != info.shape[i])
         return invalid_input("input '" + info.name + "' dim " + std::to_string(i) + " is " +
-                             std::to_string(got) + ", the model requires " + std::to_string(info.shape[i]));
+                             std::to_string(got) + ", the model requires " +
+                             std::to_string(info.shape[i]));
       const std::string& sym = info.symbols[i];
       if (info.shape[i] < 0 && !sym.empty()) {
         auto [it, inserted] = symbols.emplace(sym, got);
         if (!inserted && it->second != got)
           return invalid_input("input '" + info.name + "' dim " + std::to_string(i) + " ('" + sym +
-                               "') is " + std::to_string(got) + ", but another input bound '" + sym +
-                               "' to " + std::to_string(it->second));
+                               "') is " + std::to_string(got) + ", but another input bound '" +
+                               sym + "' to " + std::to_string(it->second));
       }
     }
     if (t->numel() > 0 && t->raw_data() == nullptr)

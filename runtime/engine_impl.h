@@ -62,7 +62,6 @@ class EngineImpl : public std::enable_shared_from_this<EngineImpl> {
   Status plan_precision();
 
  public:
-
  private:
   mutable std::mutex mu_;
   Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for_key(

@@ -15,7 +15,8 @@ uint8_t* ContextImpl::address(graph::ValueId v) const {
 
 Status ContextImpl::bind(const std::vector<const Tensor*>& inputs) {
   bool same = plan_ && engine_->shape_inputs.empty() && plan_->key.dims.size() == inputs.size();
-  for (size_t i = 0; same && i < inputs.size(); ++i) same = plan_->key.dims[i] == inputs[i]->shape();
+  for (size_t i = 0; same && i < inputs.size(); ++i)
+    same = plan_->key.dims[i] == inputs[i]->shape();
   if (!same) {
     AMP_ASSIGN_OR_RETURN(plan_, engine_->plan_for(inputs));
     AMP_RETURN_IF_ERROR(arena_.reserve(plan_->memory.arena_bytes));
@@ -32,7 +33,8 @@ Result<std::vector<Tensor>> ContextImpl::run(const std::vector<NamedTensor>& nam
 
   for (size_t i = 0; i < inputs.size(); ++i) {
     uint8_t* dst = address(g.inputs[i]);
-    if (dst && inputs[i]->byte_size()) std::memcpy(dst, inputs[i]->raw_data(), inputs[i]->byte_size());
+    if (dst && inputs[i]->byte_size())
+      std::memcpy(dst, inputs[i]->raw_data(), inputs[i]->byte_size());
   }
 
   kernels::KernelArgs args;

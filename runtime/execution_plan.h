@@ -34,7 +34,7 @@ struct PlanStep {
   std::vector<graph::ValueId> inputs;   // kNoValue for absent optionals
   std::vector<graph::ValueId> outputs;  // kNoValue for absent optionals
   int64_t workspace_offset = graph::kNotInArena;
-  bool low_precision = false;           // any float output is f16/bf16 (numerics check)
+  bool low_precision = false;  // any float output is f16/bf16 (numerics check)
 };
 
 // What a plan is built for: the dims of every graph input, plus the values of the inputs
@@ -50,9 +50,9 @@ struct PlanKey {
 
 struct ExecutionPlan {
   PlanKey key;
-  graph::Graph graph;                            // bound, folded, planned
-  std::vector<PlanStep> steps;                   // one per graph.nodes entry
-  std::vector<ValueRef> values;                  // per graph value
+  graph::Graph graph;            // bound, folded, planned
+  std::vector<PlanStep> steps;   // one per graph.nodes entry
+  std::vector<ValueRef> values;  // per graph value
   graph::MemoryPlan memory;
   size_t max_step_inputs = 0;
   size_t max_step_outputs = 0;

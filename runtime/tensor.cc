@@ -39,13 +39,12 @@ Tensor Tensor::empty(DType dtype, std::vector<int64_t> shape) {
   return t;
 }
 
-Tensor Tensor::from_bytes(DType dtype, std::vector<int64_t> shape, const void* bytes,
-                          size_t size) {
+Tensor Tensor::from_bytes(DType dtype, std::vector<int64_t> shape, const void* bytes, size_t size) {
   Tensor t = empty(dtype, std::move(shape));
   if (size != t.byte_size())
-    throw Error(ErrorCode::kInvalidArgument,
-                "Tensor::from_bytes: " + std::to_string(size) + " bytes given, " +
-                    std::to_string(t.byte_size()) + " needed for " + t.describe());
+    throw Error(ErrorCode::kInvalidArgument, "Tensor::from_bytes: " + std::to_string(size) +
+                                                 " bytes given, " + std::to_string(t.byte_size()) +
+                                                 " needed for " + t.describe());
   if (size) std::memcpy(t.data_, bytes, size);
   return t;
 }
@@ -79,17 +78,39 @@ std::vector<float> Tensor::to_float_vector() const {
   const uint8_t* p = static_cast<const uint8_t*>(data_);
   for (int64_t i = 0; i < numel_; ++i) {
     switch (dtype_) {
-      case DType::kF32: out[i] = reinterpret_cast<const float*>(p)[i]; break;
-      case DType::kF64: out[i] = static_cast<float>(reinterpret_cast<const double*>(p)[i]); break;
-      case DType::kF16: out[i] = half_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]); break;
-      case DType::kBF16: out[i] = bf16_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]); break;
-      case DType::kI64: out[i] = static_cast<float>(reinterpret_cast<const int64_t*>(p)[i]); break;
-      case DType::kI32: out[i] = static_cast<float>(reinterpret_cast<const int32_t*>(p)[i]); break;
-      case DType::kI16: out[i] = reinterpret_cast<const int16_t*>(p)[i]; break;
-      case DType::kI8: out[i] = reinterpret_cast<const int8_t*>(p)[i]; break;
-      case DType::kU8: out[i] = p[i]; break;
-      case DType::kBool: out[i] = p[i] ? 1.0f : 0.0f; break;
-      case DType::kUndefined: out[i] = 0; break;
+      case DType::kF32:
+        out[i] = reinterpret_cast<const float*>(p)[i];
+        break;
+      case DType::kF64:
+        out[i] = static_cast<float>(reinterpret_cast<const double*>(p)[i]);
+        break;
+      case DType::kF16:
+        out[i] = half_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+        break;
+      case DType::kBF16:
+        out[i] = bf16_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+        break;
+      case DType::kI64:
+        out[i] = static_cast<float>(reinterpret_cast<const int64_t*>(p)[i]);
+        break;
+      case DType::kI32:
+        out[i] = static_cast<float>(reinterpret_cast<const int32_t*>(p)[i]);
+        break;
+      case DType::kI16:
+        out[i] = reinterpret_cast<const int16_t*>(p)[i];
+        break;
+      case DType::kI8:
+        out[i] = reinterpret_cast<const int8_t*>(p)[i];
+        break;
+      case DType::kU8:
+        out[i] = p[i];
+        break;
+      case DType::kBool:
+        out[i] = p[i] ? 1.0f : 0.0f;
+        break;
+      case DType::kUndefined:
+        out[i] = 0;
+        break;
     }
   }
   return out;

@@ -4,13 +4,20 @@ namespace amp::graph {
 
 const char* attr_kind_name(const AttrValue& v) {
   switch (v.index()) {
-    case 0: return "int";
-    case 1: return "float";
-    case 2: return "string";
-    case 3: return "ints";
-    case 4: return "floats";
-    case 5: return "strings";
-    case 6: return "tensor";
+    case 0:
+      return "int";
+    case 1:
+      return "float";
+    case 2:
+      return "string";
+    case 3:
+      return "ints";
+    case 4:
+      return "floats";
+    case 5:
+      return "strings";
+    case 6:
+      return "tensor";
   }
   return "?";
 }
@@ -40,8 +47,7 @@ Result<float> Attributes::get_float(const std::string& name, float def) const {
   }
   return get_typed<float>(values_, name, def, "float");
 }
-Result<std::string> Attributes::get_string(const std::string& name,
-                                           const std::string& def) const {
+Result<std::string> Attributes::get_string(const std::string& name, const std::string& def) const {
   return get_typed<std::string>(values_, name, def, "string");
 }
 Result<std::vector<int64_t>> Attributes::get_ints(const std::string& name,

@@ -65,12 +65,11 @@ void Graph::compact_values() {
 }
 
 bool operator==(const Value& a, const Value& b) {
-  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape &&
-         a.constant == b.constant;
+  return a.name == b.name && a.dtype == b.dtype && a.shape == b.shape && a.constant == b.constant;
 }
 bool operator==(const Node& a, const Node& b) {
-  return a.name == b.name && a.op == b.op && a.op_version == b.op_version &&
-         a.inputs == b.inputs && a.outputs == b.outputs && a.attrs == b.attrs;
+  return a.name == b.name && a.op == b.op && a.op_version == b.op_version && a.inputs == b.inputs &&
+         a.outputs == b.outputs && a.attrs == b.attrs;
 }
 bool operator==(const Metadata& a, const Metadata& b) {
   return a.producer == b.producer && a.source_opset == b.source_opset &&
@@ -78,8 +77,8 @@ bool operator==(const Metadata& a, const Metadata& b) {
 }
 
 bool Graph::operator==(const Graph& o) const {
-  return values == o.values && nodes == o.nodes && inputs == o.inputs &&
-         outputs == o.outputs && metadata == o.metadata;
+  return values == o.values && nodes == o.nodes && inputs == o.inputs && outputs == o.outputs &&
+         metadata == o.metadata;
 }
 
 std::vector<NodeId> compute_producers(const Graph& g) {

@@ -44,8 +44,8 @@ inline constexpr ValueId kNoValue = -1;
 struct Value {
   std::string name;
   DType dtype = DType::kUndefined;
-  std::optional<Shape> shape;            // nullopt until inferred (unknown rank)
-  std::optional<TensorData> constant;    // set for weights and folded constants
+  std::optional<Shape> shape;          // nullopt until inferred (unknown rank)
+  std::optional<TensorData> constant;  // set for weights and folded constants
 
   bool is_constant() const { return constant.has_value(); }
 };
@@ -53,9 +53,9 @@ struct Value {
 struct Node {
   std::string name;
   OpType op = OpType::kIdentity;
-  int32_t op_version = 0;              // ai.onnx opset the node was written against
-  std::vector<ValueId> inputs;         // kNoValue for an absent optional input
-  std::vector<ValueId> outputs;        // kNoValue for an unused optional output
+  int32_t op_version = 0;        // ai.onnx opset the node was written against
+  std::vector<ValueId> inputs;   // kNoValue for an absent optional input
+  std::vector<ValueId> outputs;  // kNoValue for an unused optional output
   Attributes attrs;
 };
 
@@ -69,8 +69,8 @@ struct Metadata {
 class Graph {
  public:
   std::vector<Value> values;
-  std::vector<Node> nodes;     // topological order
-  std::vector<ValueId> inputs;   // runtime inputs (never constants)
+  std::vector<Node> nodes;      // topological order
+  std::vector<ValueId> inputs;  // runtime inputs (never constants)
   std::vector<ValueId> outputs;
   Metadata metadata;
 
@@ -86,9 +86,7 @@ class Graph {
 
   Value& value(ValueId id) { return values[static_cast<size_t>(id)]; }
   const Value& value(ValueId id) const { return values[static_cast<size_t>(id)]; }
-  bool valid_value(ValueId id) const {
-    return id >= 0 && static_cast<size_t>(id) < values.size();
-  }
+  bool valid_value(ValueId id) const { return id >= 0 && static_cast<size_t>(id) < values.size(); }
   // Linear search; build a name map for repeated lookups.
   std::optional<ValueId> find_value(const std::string& name) const;
   // A name not used by any value yet, derived from `base` ("base", "base_1", ...).

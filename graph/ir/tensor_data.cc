@@ -14,9 +14,8 @@ Status check_size(DType dtype, const std::vector<int64_t>& dims, size_t size, in
   if (!n) return invalid_model("constant tensor has negative or overflowing dims");
   const uint64_t expected = static_cast<uint64_t>(*n);
   if (expected > UINT64_MAX / dtype_size(dtype) || expected * dtype_size(dtype) != size) {
-    return invalid_model("constant tensor byte size " + std::to_string(size) +
-                         " does not match " + std::to_string(*n) + " elements of " +
-                         std::string(dtype_name(dtype)));
+    return invalid_model("constant tensor byte size " + std::to_string(size) + " does not match " +
+                         std::to_string(*n) + " elements of " + std::string(dtype_name(dtype)));
   }
   *numel = *n;
   return Status::ok();
@@ -54,12 +53,24 @@ Result<std::vector<int64_t>> TensorData::to_i64_vector() const {
   std::vector<int64_t> out(static_cast<size_t>(numel_));
   for (int64_t i = 0; i < numel_; ++i) {
     switch (dtype_) {
-      case DType::kI64: out[i] = data<int64_t>()[i]; break;
-      case DType::kI32: out[i] = data<int32_t>()[i]; break;
-      case DType::kI16: out[i] = data<int16_t>()[i]; break;
-      case DType::kI8: out[i] = data<int8_t>()[i]; break;
-      case DType::kU8: out[i] = data<uint8_t>()[i]; break;
-      case DType::kBool: out[i] = data<uint8_t>()[i] != 0; break;
+      case DType::kI64:
+        out[i] = data<int64_t>()[i];
+        break;
+      case DType::kI32:
+        out[i] = data<int32_t>()[i];
+        break;
+      case DType::kI16:
+        out[i] = data<int16_t>()[i];
+        break;
+      case DType::kI8:
+        out[i] = data<int8_t>()[i];
+        break;
+      case DType::kU8:
+        out[i] = data<uint8_t>()[i];
+        break;
+      case DType::kBool:
+        out[i] = data<uint8_t>()[i] != 0;
+        break;
       case DType::kF32:
       case DType::kF16:
       case DType::kBF16:
@@ -75,17 +86,39 @@ std::vector<double> TensorData::to_f64_vector() const {
   std::vector<double> out(static_cast<size_t>(numel_));
   for (int64_t i = 0; i < numel_; ++i) {
     switch (dtype_) {
-      case DType::kF32: out[i] = data<float>()[i]; break;
-      case DType::kF64: out[i] = data<double>()[i]; break;
-      case DType::kF16: out[i] = half_bits_to_float(data<uint16_t>()[i]); break;
-      case DType::kBF16: out[i] = bf16_bits_to_float(data<uint16_t>()[i]); break;
-      case DType::kI64: out[i] = static_cast<double>(data<int64_t>()[i]); break;
-      case DType::kI32: out[i] = data<int32_t>()[i]; break;
-      case DType::kI16: out[i] = data<int16_t>()[i]; break;
-      case DType::kI8: out[i] = data<int8_t>()[i]; break;
-      case DType::kU8: out[i] = data<uint8_t>()[i]; break;
-      case DType::kBool: out[i] = data<uint8_t>()[i] != 0; break;
-      case DType::kUndefined: out[i] = 0; break;
+      case DType::kF32:
+        out[i] = data<float>()[i];
+        break;
+      case DType::kF64:
+        out[i] = data<double>()[i];
+        break;
+      case DType::kF16:
+        out[i] = half_bits_to_float(data<uint16_t>()[i]);
+        break;
+      case DType::kBF16:
+        out[i] = bf16_bits_to_float(data<uint16_t>()[i]);
+        break;
+      case DType::kI64:
+        out[i] = static_cast<double>(data<int64_t>()[i]);
+        break;
+      case DType::kI32:
+        out[i] = data<int32_t>()[i];
+        break;
+      case DType::kI16:
+        out[i] = data<int16_t>()[i];
+        break;
+      case DType::kI8:
+        out[i] = data<int8_t>()[i];
+        break;
+      case DType::kU8:
+        out[i] = data<uint8_t>()[i];
+        break;
+      case DType::kBool:
+        out[i] = data<uint8_t>()[i] != 0;
+        break;
+      case DType::kUndefined:
+        out[i] = 0;
+        break;
     }
   }
   return out;

@@ -16,6 +16,8 @@ constexpr std::array<OpSchema, kOpCount> kSchemas = {{
 
 }  // namespace
 
-const OpSchema& op_schema(OpType op) { return kSchemas[static_cast<size_t>(op)]; }
+const OpSchema& op_schema(OpType op) {
+  return kSchemas[static_cast<size_t>(op)];
+}
 
 }  // namespace amp::graph

@@ -27,7 +27,9 @@ constexpr std::array<OpInfo, kOpCount> kOps = {{
 
 }  // namespace
 
-std::string_view op_name(OpType op) { return kOps[static_cast<size_t>(op)].name; }
+std::string_view op_name(OpType op) {
+  return kOps[static_cast<size_t>(op)].name;
+}
 
 std::optional<OpType> op_from_name(std::string_view name) {
   for (size_t i = 0; i < kOps.size(); ++i) {
@@ -36,14 +38,21 @@ std::optional<OpType> op_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-uint32_t op_traits(OpType op) { return kOps[static_cast<size_t>(op)].traits; }
-AmpColor default_amp_color(OpType op) { return kOps[static_cast<size_t>(op)].color; }
+uint32_t op_traits(OpType op) {
+  return kOps[static_cast<size_t>(op)].traits;
+}
+AmpColor default_amp_color(OpType op) {
+  return kOps[static_cast<size_t>(op)].color;
+}
 
 std::string_view amp_color_name(AmpColor c) {
   switch (c) {
-    case AmpColor::kAlways: return "ALWAYS";
-    case AmpColor::kFollow: return "FOLLOW";
-    case AmpColor::kNever: return "NEVER";
+    case AmpColor::kAlways:
+      return "ALWAYS";
+    case AmpColor::kFollow:
+      return "FOLLOW";
+    case AmpColor::kNever:
+      return "NEVER";
   }
   return "?";
 }

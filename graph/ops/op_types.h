@@ -32,13 +32,13 @@ enum OpTrait : uint32_t {
   kNormalization = 1u << 8,  // softmax, layer/instance/batch norm
   kPooling = 1u << 9,
   kActivation = 1u << 10,
-  kComparison = 1u << 11,    // bool output
-  kLogical = 1u << 12,       // bool inputs and output
-  kShapeOp = 1u << 13,       // reads only the input's shape
-  kSource = 1u << 14,        // no data input (Constant, ConstantOfShape, Range)
+  kComparison = 1u << 11,  // bool output
+  kLogical = 1u << 12,     // bool inputs and output
+  kShapeOp = 1u << 13,     // reads only the input's shape
+  kSource = 1u << 14,      // no data input (Constant, ConstantOfShape, Range)
   kCastOp = 1u << 15,
-  kPromote = 1u << 16,       // AMP: any fp32 float input makes the node fp32 (Concat)
-  kIndexOutput = 1u << 17,   // integer index output (ArgMax)
+  kPromote = 1u << 16,      // AMP: any fp32 float input makes the node fp32 (Concat)
+  kIndexOutput = 1u << 17,  // integer index output (ArgMax)
 };
 
 // Default AMP color (ARCHITECTURE.md, "The AMP planner").
@@ -51,7 +51,9 @@ enum class AmpColor : uint8_t {
 std::string_view op_name(OpType op);
 std::optional<OpType> op_from_name(std::string_view name);
 uint32_t op_traits(OpType op);
-inline bool has_trait(OpType op, OpTrait t) { return (op_traits(op) & t) != 0; }
+inline bool has_trait(OpType op, OpTrait t) {
+  return (op_traits(op) & t) != 0;
+}
 AmpColor default_amp_color(OpType op);
 std::string_view amp_color_name(AmpColor c);
 

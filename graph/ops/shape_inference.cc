@@ -30,16 +30,15 @@ Status infer_node(Graph& g, NodeId id) {
   const int nin = static_cast<int>(n.inputs.size());
   const int nout = static_cast<int>(n.outputs.size());
   if (nin < schema.min_inputs || (schema.max_inputs >= 0 && nin > schema.max_inputs))
-    return invalid_model(node_context(n) + ": has " + std::to_string(nin) +
-                         " inputs, expected " + std::to_string(schema.min_inputs) +
-                         (schema.max_inputs < 0 ? " or more"
-                                                : " to " + std::to_string(schema.max_inputs)));
+    return invalid_model(
+        node_context(n) + ": has " + std::to_string(nin) + " inputs, expected " +
+        std::to_string(schema.min_inputs) +
+        (schema.max_inputs < 0 ? " or more" : " to " + std::to_string(schema.max_inputs)));
   if (nout < schema.min_outputs || nout > schema.max_outputs)
-    return invalid_model(node_context(n) + ": has " + std::to_string(nout) +
-                         " outputs, expected " + std::to_string(schema.min_outputs) + " to " +
+    return invalid_model(node_context(n) + ": has " + std::to_string(nout) + " outputs, expected " +
+                         std::to_string(schema.min_outputs) + " to " +
                          std::to_string(schema.max_outputs));
-  if (schema.infer == nullptr)
-    return internal_error(node_context(n) + ": no shape inference rule");
+  if (schema.infer == nullptr) return internal_error(node_context(n) + ": no shape inference rule");
 
   std::vector<const Value*> inputs;
   inputs.reserve(n.inputs.size());
@@ -56,8 +55,7 @@ Status infer_node(Graph& g, NodeId id) {
     if (v.shape && outs[k].shape && v.dtype != DType::kUndefined &&
         contradicts(*v.shape, *outs[k].shape))
       return invalid_model(node_context(n) + ": output '" + v.name + "' is declared " +
-                           v.shape->to_string() + " but inferred " +
-                           outs[k].shape->to_string());
+                           v.shape->to_string() + " but inferred " + outs[k].shape->to_string());
     v.dtype = outs[k].dtype;
     if (outs[k].shape) v.shape = outs[k].shape;
   }

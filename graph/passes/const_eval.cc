@@ -17,17 +17,28 @@ using Outputs = std::optional<std::vector<TensorData>>;
 double load_f64(const TensorData& t, int64_t i) {
   const uint8_t* p = t.bytes();
   switch (t.dtype()) {
-    case DType::kF32: return reinterpret_cast<const float*>(p)[i];
-    case DType::kF64: return reinterpret_cast<const double*>(p)[i];
-    case DType::kF16: return half_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16: return bf16_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kI64: return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kI32: return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI16: return reinterpret_cast<const int16_t*>(p)[i];
-    case DType::kI8: return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8: return p[i];
-    case DType::kBool: return p[i] != 0;
-    case DType::kUndefined: return 0;
+    case DType::kF32:
+      return reinterpret_cast<const float*>(p)[i];
+    case DType::kF64:
+      return reinterpret_cast<const double*>(p)[i];
+    case DType::kF16:
+      return half_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kBF16:
+      return bf16_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kI64:
+      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kU8:
+      return p[i];
+    case DType::kBool:
+      return p[i] != 0;
+    case DType::kUndefined:
+      return 0;
   }
   return 0;
 }
@@ -35,17 +46,24 @@ double load_f64(const TensorData& t, int64_t i) {
 int64_t load_i64(const TensorData& t, int64_t i) {
   const uint8_t* p = t.bytes();
   switch (t.dtype()) {
-    case DType::kI64: return reinterpret_cast<const int64_t*>(p)[i];
-    case DType::kI32: return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI16: return reinterpret_cast<const int16_t*>(p)[i];
-    case DType::kI8: return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8: return p[i];
-    case DType::kBool: return p[i] != 0;
+    case DType::kI64:
+      return reinterpret_cast<const int64_t*>(p)[i];
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kU8:
+      return p[i];
+    case DType::kBool:
+      return p[i] != 0;
     case DType::kF32:
     case DType::kF64:
     case DType::kF16:
     case DType::kBF16:
-    case DType::kUndefined: break;
+    case DType::kUndefined:
+      break;
   }
   // Float to int: truncate toward zero, saturating (ONNX leaves out-of-range undefined; we
   // must not invoke C++ UB on hostile constants).
@@ -66,11 +84,23 @@ T saturate_cast(int64_t v) {
 // Stores element i of a buffer of dtype `t`, from an integer or a double source.
 void store(DType t, uint8_t* p, int64_t i, bool from_int, int64_t iv, double dv) {
   switch (t) {
-    case DType::kF32: reinterpret_cast<float*>(p)[i] = from_int ? static_cast<float>(iv) : static_cast<float>(dv); break;
-    case DType::kF64: reinterpret_cast<double*>(p)[i] = from_int ? static_cast<double>(iv) : dv; break;
-    case DType::kF16: reinterpret_cast<uint16_t*>(p)[i] = float_to_half_bits(from_int ? static_cast<float>(iv) : static_cast<float>(dv)); break;
-    case DType::kBF16: reinterpret_cast<uint16_t*>(p)[i] = float_to_bf16_bits(from_int ? static_cast<float>(iv) : static_cast<float>(dv)); break;
-    case DType::kBool: p[i] = from_int ? (iv != 0) : (dv != 0.0); break;
+    case DType::kF32:
+      reinterpret_cast<float*>(p)[i] = from_int ? static_cast<float>(iv) : static_cast<float>(dv);
+      break;
+    case DType::kF64:
+      reinterpret_cast<double*>(p)[i] = from_int ? static_cast<double>(iv) : dv;
+      break;
+    case DType::kF16:
+      reinterpret_cast<uint16_t*>(p)[i] =
+          float_to_half_bits(from_int ? static_cast<float>(iv) : static_cast<float>(dv));
+      break;
+    case DType::kBF16:
+      reinterpret_cast<uint16_t*>(p)[i] =
+          float_to_bf16_bits(from_int ? static_cast<float>(iv) : static_cast<float>(dv));
+      break;
+    case DType::kBool:
+      p[i] = from_int ? (iv != 0) : (dv != 0.0);
+      break;
     case DType::kI64:
     case DType::kI32:
     case DType::kI16:
@@ -78,10 +108,14 @@ void store(DType t, uint8_t* p, int64_t i, bool from_int, int64_t iv, double dv)
     case DType::kU8: {
       int64_t v = iv;
       if (!from_int) {
-        if (std::isnan(dv)) v = 0;
-        else if (dv >= 9.2e18) v = std::numeric_limits<int64_t>::max();
-        else if (dv <= -9.2e18) v = std::numeric_limits<int64_t>::min();
-        else v = static_cast<int64_t>(dv);
+        if (std::isnan(dv))
+          v = 0;
+        else if (dv >= 9.2e18)
+          v = std::numeric_limits<int64_t>::max();
+        else if (dv <= -9.2e18)
+          v = std::numeric_limits<int64_t>::min();
+        else
+          v = static_cast<int64_t>(dv);
       }
       if (t == DType::kI64) reinterpret_cast<int64_t*>(p)[i] = v;
       if (t == DType::kI32) reinterpret_cast<int32_t*>(p)[i] = saturate_cast<int32_t>(v);
@@ -90,11 +124,14 @@ void store(DType t, uint8_t* p, int64_t i, bool from_int, int64_t iv, double dv)
       if (t == DType::kU8) p[i] = saturate_cast<uint8_t>(v);
       break;
     }
-    case DType::kUndefined: break;
+    case DType::kUndefined:
+      break;
   }
 }
 
-bool integral(DType t) { return is_integer(t) || t == DType::kBool; }
+bool integral(DType t) {
+  return is_integer(t) || t == DType::kBool;
+}
 
 // ---- output allocation ----------------------------------------------------------------
 
@@ -155,7 +192,9 @@ std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& in,
   return offs;
 }
 
-const TensorData& cdata(const Value* v) { return *v->constant; }
+const TensorData& cdata(const Value* v) {
+  return *v->constant;
+}
 
 // ---- ops ----------------------------------------------------------------------------
 
@@ -203,18 +242,33 @@ Result<Outputs> eval_binary(const Node& n, const Value* a, const Value* b, OutBu
       const int64_t y = load_i64(tb, ob[e]);
       int64_t r = 0;
       switch (n.op) {
-        case OpType::kAdd: r = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
-        case OpType::kSub: r = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
-        case OpType::kMul: r = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
+        case OpType::kAdd:
+          r = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+          break;
+        case OpType::kSub:
+          r = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+          break;
+        case OpType::kMul:
+          r = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+          break;
         case OpType::kDiv:
           if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1)) return Outputs();
           r = x / y;
           break;
-        case OpType::kEqual: r = x == y; break;
-        case OpType::kLess: r = x < y; break;
-        case OpType::kGreater: r = x > y; break;
-        case OpType::kAnd: r = (x != 0) && (y != 0); break;
-        default: return Outputs();
+        case OpType::kEqual:
+          r = x == y;
+          break;
+        case OpType::kLess:
+          r = x < y;
+          break;
+        case OpType::kGreater:
+          r = x > y;
+          break;
+        case OpType::kAnd:
+          r = (x != 0) && (y != 0);
+          break;
+        default:
+          return Outputs();
       }
       store(o.dtype, o.bytes.data(), e, true, r, 0);
     } else {
@@ -222,14 +276,29 @@ Result<Outputs> eval_binary(const Node& n, const Value* a, const Value* b, OutBu
       const double y = load_f64(tb, ob[e]);
       double r = 0;
       switch (n.op) {
-        case OpType::kAdd: r = x + y; break;
-        case OpType::kSub: r = x - y; break;
-        case OpType::kMul: r = x * y; break;
-        case OpType::kDiv: r = x / y; break;
-        case OpType::kEqual: r = x == y; break;
-        case OpType::kLess: r = x < y; break;
-        case OpType::kGreater: r = x > y; break;
-        default: return Outputs();
+        case OpType::kAdd:
+          r = x + y;
+          break;
+        case OpType::kSub:
+          r = x - y;
+          break;
+        case OpType::kMul:
+          r = x * y;
+          break;
+        case OpType::kDiv:
+          r = x / y;
+          break;
+        case OpType::kEqual:
+          r = x == y;
+          break;
+        case OpType::kLess:
+          r = x < y;
+          break;
+        case OpType::kGreater:
+          r = x > y;
+          break;
+        default:
+          return Outputs();
       }
       // Round through the declared float type once, as a kernel would.
       store(o.dtype, o.bytes.data(), e, false, 0, r);
@@ -273,20 +342,34 @@ Result<Outputs> eval_unary(const Node& n, const Value* x, OutBuf o) {
       const int64_t v = load_i64(t, e);
       int64_t r = 0;
       switch (n.op) {
-        case OpType::kNeg: r = static_cast<int64_t>(0 - static_cast<uint64_t>(v)); break;
-        case OpType::kAbs: r = v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v; break;
-        case OpType::kNot: r = v == 0; break;
-        default: return Outputs();
+        case OpType::kNeg:
+          r = static_cast<int64_t>(0 - static_cast<uint64_t>(v));
+          break;
+        case OpType::kAbs:
+          r = v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v;
+          break;
+        case OpType::kNot:
+          r = v == 0;
+          break;
+        default:
+          return Outputs();
       }
       store(o.dtype, o.bytes.data(), e, true, r, 0);
     } else {
       const double v = load_f64(t, e);
       double r = 0;
       switch (n.op) {
-        case OpType::kNeg: r = -v; break;
-        case OpType::kAbs: r = std::fabs(v); break;
-        case OpType::kSqrt: r = std::sqrt(v); break;
-        default: return Outputs();
+        case OpType::kNeg:
+          r = -v;
+          break;
+        case OpType::kAbs:
+          r = std::fabs(v);
+          break;
+        case OpType::kSqrt:
+          r = std::sqrt(v);
+          break;
+        default:
+          return Outputs();
       }
       store(o.dtype, o.bytes.data(), e, false, 0, r);
     }
@@ -376,8 +459,12 @@ Result<Outputs> eval_slice(const std::vector<const Value*>& in, OutBuf o) {
   AMP_ASSIGN_OR_RETURN(std::vector<int64_t> starts, cdata(in[1]).to_i64_vector());
   AMP_ASSIGN_OR_RETURN(std::vector<int64_t> ends, cdata(in[2]).to_i64_vector());
   std::vector<int64_t> axes, steps;
-  if (in.size() > 3 && in[3]) { AMP_ASSIGN_OR_RETURN(axes, cdata(in[3]).to_i64_vector()); }
-  if (in.size() > 4 && in[4]) { AMP_ASSIGN_OR_RETURN(steps, cdata(in[4]).to_i64_vector()); }
+  if (in.size() > 3 && in[3]) {
+    AMP_ASSIGN_OR_RETURN(axes, cdata(in[3]).to_i64_vector());
+  }
+  if (in.size() > 4 && in[4]) {
+    AMP_ASSIGN_OR_RETURN(steps, cdata(in[4]).to_i64_vector());
+  }
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   if (steps.empty()) steps.assign(starts.size(), 1);

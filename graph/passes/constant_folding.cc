@@ -5,7 +5,9 @@
 namespace amp::graph {
 namespace {
 
-bool reads_only_shape(OpType op) { return op == OpType::kShape || op == OpType::kSize; }
+bool reads_only_shape(OpType op) {
+  return op == OpType::kShape || op == OpType::kSize;
+}
 
 bool foldable(const Graph& g, const Node& n) {
   if (n.inputs.empty() && n.op != OpType::kConstantOfShape) return false;

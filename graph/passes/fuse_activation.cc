@@ -72,7 +72,8 @@ Result<bool> FuseActivation::run(Graph& g) {
     if (p < 0) continue;
     Node& prod = g.nodes[static_cast<size_t>(p)];
     if (!fusable_producer(prod.op) || prod.attrs.has("fused_activation")) continue;
-    if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)]) continue;
+    if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)])
+      continue;
     if (prod.outputs.size() != 1 || g.value(y).dtype != g.value(act.outputs[0]).dtype) continue;
     Attributes fused;
     if (!describe_activation(g, act, fused)) continue;

@@ -61,7 +61,8 @@ Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
     if (y == kNoValue || producer[static_cast<size_t>(y)] < 0) continue;
     Node& conv = g.nodes[static_cast<size_t>(producer[static_cast<size_t>(y)])];
     if (conv.op != OpType::kConv || conv.outputs.size() != 1) continue;
-    if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)]) continue;
+    if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)])
+      continue;
     if (!is_f32_constant(g, conv.inputs[1])) continue;
     if (conv.inputs.size() > 2 && conv.inputs[2] != kNoValue && !is_f32_constant(g, conv.inputs[2]))
       continue;

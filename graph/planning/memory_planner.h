@@ -42,6 +42,8 @@ ArenaPlan plan_arena(const std::vector<BufferRequest>& requests, size_t alignmen
 bool arena_plan_is_valid(const std::vector<BufferRequest>& requests, const ArenaPlan& plan,
                          size_t alignment);
 
-inline size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+inline size_t align_up(size_t v, size_t a) {
+  return (v + a - 1) / a * a;
+}
 
 }  // namespace amp::graph

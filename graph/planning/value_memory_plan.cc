@@ -176,7 +176,8 @@ Status check_memory_plan(const Graph& g, const MemoryPlan& plan) {
     for (ValueId v : g.nodes[i].outputs)
       if (v != kNoValue) def[static_cast<size_t>(v)] = last[static_cast<size_t>(v)] = step;
     for (ValueId v : g.nodes[i].inputs)
-      if (v != kNoValue) last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], step);
+      if (v != kNoValue)
+        last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], step);
   }
   for (ValueId v : g.outputs) last[static_cast<size_t>(v)] = end;
   std::vector<size_t> bytes(nv, 0);

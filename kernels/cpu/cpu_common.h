@@ -13,18 +13,32 @@
 namespace amp::kernels::cpu {
 
 // Storage type -> fp32 and back, rounding once (nearest even) on store.
-inline float load_f32(float v) { return v; }
-inline float load_f32(Half v) { return static_cast<float>(v); }
-inline float load_f32(BFloat16 v) { return static_cast<float>(v); }
-inline float load_f32(double v) { return static_cast<float>(v); }
+inline float load_f32(float v) {
+  return v;
+}
+inline float load_f32(Half v) {
+  return static_cast<float>(v);
+}
+inline float load_f32(BFloat16 v) {
+  return static_cast<float>(v);
+}
+inline float load_f32(double v) {
+  return static_cast<float>(v);
+}
 template <typename T>
 inline T store_as(float v);
 template <>
-inline float store_as<float>(float v) { return v; }
+inline float store_as<float>(float v) {
+  return v;
+}
 template <>
-inline Half store_as<Half>(float v) { return Half(v); }
+inline Half store_as<Half>(float v) {
+  return Half(v);
+}
 template <>
-inline BFloat16 store_as<BFloat16>(float v) { return BFloat16(v); }
+inline BFloat16 store_as<BFloat16>(float v) {
+  return BFloat16(v);
+}
 
 // Runs fn(begin, end) over [0, n) split into contiguous chunks on up to `threads` threads.
 // Small loops run inline: thread start-up costs more than it saves below ~32K elements.
@@ -35,7 +49,7 @@ void parallel_for(int64_t n, int threads, Fn&& fn, int64_t grain = 32768) {
     return;
   }
   int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t begin = n * c / chunks;
     const int64_t end = n * (c + 1) / chunks;

@@ -16,6 +16,6 @@ void register_cpu_kernels(KernelRegistry& registry);
 void register_cpu_elementwise_kernels(KernelRegistry& registry);  // unary, binary, Where, Cast
 void register_cpu_movement_kernels(KernelRegistry& registry);     // reshape..resize, shape ops
 void register_cpu_reduction_kernels(KernelRegistry& registry);    // Reduce*, ArgMax, norms, softmax
-void register_cpu_dnnl_kernels(KernelRegistry& registry);         // Conv, ConvT, MatMul, Gemm, pools
+void register_cpu_dnnl_kernels(KernelRegistry& registry);  // Conv, ConvT, MatMul, Gemm, pools
 
 }  // namespace amp::kernels

@@ -12,29 +12,39 @@ namespace {
 // common/half.h, so the CPU tests of half.h cover the arithmetic this kernel runs.
 AMP_HOST_DEVICE float load_as_float(DType t, const void* p, size_t i) {
   switch (t) {
-    case DType::kF16: return half_bits_to_float(static_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16: return bf16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
+    case DType::kF16:
+      return half_bits_to_float(static_cast<const uint16_t*>(p)[i]);
+    case DType::kBF16:
+      return bf16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
   }
 }
 
 AMP_HOST_DEVICE void store_from_float(DType t, void* p, size_t i, float v) {
   switch (t) {
-    case DType::kF16: static_cast<uint16_t*>(p)[i] = float_to_half_bits(v); break;
-    case DType::kBF16: static_cast<uint16_t*>(p)[i] = float_to_bf16_bits(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
+    case DType::kF16:
+      static_cast<uint16_t*>(p)[i] = float_to_half_bits(v);
+      break;
+    case DType::kBF16:
+      static_cast<uint16_t*>(p)[i] = float_to_bf16_bits(v);
+      break;
+    default:
+      static_cast<float*>(p)[i] = v;
+      break;
   }
 }
 
-__global__ void cast_kernel(DType src_type, const void* src, DType dst_type, void* dst,
-                            size_t n) {
+__global__ void cast_kernel(DType src_type, const void* src, DType dst_type, void* dst, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     store_from_float(dst_type, dst, i, load_as_float(src_type, src, i));
   }
 }
 
-bool castable(DType t) { return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16; }
+bool castable(DType t) {
+  return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16;
+}
 
 }  // namespace
 

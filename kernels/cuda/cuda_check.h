@@ -19,9 +19,9 @@ Status cuda_status(cudaError_t err, const char* call, const char* file, int line
 
 }  // namespace amp::cuda
 
-#define AMP_CUDA_RETURN_IF_ERROR(call)                                              \
-  do {                                                                              \
-    cudaError_t _amp_err = (call);                                                  \
-    if (_amp_err != cudaSuccess)                                                    \
-      return ::amp::cuda::cuda_status(_amp_err, #call, __FILE__, __LINE__);         \
+#define AMP_CUDA_RETURN_IF_ERROR(call)                                      \
+  do {                                                                      \
+    cudaError_t _amp_err = (call);                                          \
+    if (_amp_err != cudaSuccess)                                            \
+      return ::amp::cuda::cuda_status(_amp_err, #call, __FILE__, __LINE__); \
   } while (0)

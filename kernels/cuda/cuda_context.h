@@ -24,7 +24,7 @@ struct DeviceHandles {
 
 struct ContextHandles {
   cudaStream_t stream = nullptr;
-  cudnnHandle_t cudnn = nullptr;       // cudnnSetStream(cudnn, stream) done by the runtime
+  cudnnHandle_t cudnn = nullptr;  // cudnnSetStream(cudnn, stream) done by the runtime
   cublasLtHandle_t cublaslt = nullptr;
 };
 

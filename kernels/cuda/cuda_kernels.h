@@ -21,7 +21,7 @@ void register_cuda_kernels(KernelRegistry& registry);
 
 void register_cuda_elementwise_kernels(KernelRegistry& registry);  // unary, binary, Where, Cast
 void register_cuda_movement_kernels(KernelRegistry& registry);     // reshape..resize, shape ops
-void register_cuda_reduction_kernels(KernelRegistry& registry);    // Reduce*, ArgMax, norms, softmax
-void register_cuda_library_kernels(KernelRegistry& registry);      // cuBLASLt / cuDNN ops
+void register_cuda_reduction_kernels(KernelRegistry& registry);  // Reduce*, ArgMax, norms, softmax
+void register_cuda_library_kernels(KernelRegistry& registry);    // cuBLASLt / cuDNN ops
 
 }  // namespace amp::kernels

@@ -16,6 +16,10 @@
 #pragma once
 
 #include <cuda_runtime.h>
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +65,44 @@ __device__ __forceinline__ int64_t thread_index() {
 }
 __device__ __forceinline__ int64_t grid_stride() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+#endif
+
+#if defined(__CUDACC__)
+// Storage <-> compute conversions for device code: ew::load / ew::store (the numerical
+// contract: f16/bf16 widen to fp32 exactly, round once to nearest even on store), with the
+// f16/bf16 conversions done by the hardware's round-to-nearest-even cvt instructions instead
+// of common/half.h's integer emulation, which would cost ~15 ALU instructions per element
+// and make streaming kernels compute-bound. The values are identical (both are IEEE RNE,
+// overflow to Inf); only NaN payloads may differ (the hardware returns a canonical NaN).
+template <typename T>
+__device__ __forceinline__ ew::compute_t<T> dev_load(T v) {
+  if constexpr (std::is_same_v<T, Half>)
+    return __half2float(__ushort_as_half(v.bits));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return __bfloat162float(__ushort_as_bfloat16(v.bits));
+  else
+    return ew::load(v);
+}
+template <typename T>
+__device__ __forceinline__ T dev_store(ew::compute_t<T> v) {
+  if constexpr (std::is_same_v<T, Half>)
+    return Half::from_bits(__half_as_ushort(__float2half_rn(v)));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return BFloat16::from_bits(__bfloat16_as_ushort(__float2bfloat16_rn(v)));
+  else
+    return ew::store<T>(v);
+}
+// ew::cast_value with the same hardware conversions between float, f16 and bf16 (the AMP
+// planner's casts); every other pair is ew::cast_value itself.
+template <typename D, typename S>
+__device__ __forceinline__ D dev_cast(S s) {
+  constexpr bool kS = std::is_same_v<S, float> || ew::kIsLowFloat<S>;
+  constexpr bool kD = std::is_same_v<D, float> || ew::kIsLowFloat<D>;
+  if constexpr (kS && kD && !std::is_same_v<S, D>)
+    return dev_store<D>(dev_load(s));
+  else
+    return ew::cast_value<D>(s);
 }
 #endif
 

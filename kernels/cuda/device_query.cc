@@ -10,9 +10,9 @@ DeviceQuery run_query() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    q.reason = std::string("no usable GPU: cudaGetDeviceCount returned ") +
-               cudaGetErrorName(err) + " (error " + std::to_string(static_cast<int>(err)) +
-               ": " + cudaGetErrorString(err) + ")";
+    q.reason = std::string("no usable GPU: cudaGetDeviceCount returned ") + cudaGetErrorName(err) +
+               " (error " + std::to_string(static_cast<int>(err)) + ": " + cudaGetErrorString(err) +
+               ")";
     cudaGetLastError();  // clear the sticky error so later calls start clean
     return q;
   }

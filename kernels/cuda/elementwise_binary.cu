@@ -100,8 +100,8 @@ class VariadicKernel final : public Kernel {
         AMP_RETURN_IF_ERROR(
             launch_map2(plans_[0], a.input<T>(0), second, out, BinaryF<T, Op>{}, stream));
         for (size_t i = 2; i < num_inputs_; ++i)
-          AMP_RETURN_IF_ERROR(launch_map2(plans_[i - 1], static_cast<const T*>(out),
-                                          a.input<T>(i), out, BinaryF<T, Op>{}, stream));
+          AMP_RETURN_IF_ERROR(launch_map2(plans_[i - 1], static_cast<const T*>(out), a.input<T>(i),
+                                          out, BinaryF<T, Op>{}, stream));
         return Status::ok();
       } else {
         return unexpected_dtype(dtype_);
@@ -145,7 +145,7 @@ template <typename T, typename K>
 struct PowF {
   __device__ __forceinline__ T operator()(T x, K e) const {
     if constexpr (ew::kIsFloatStorage<T>)
-      return ew::store<T>(ew::Pow{}(ew::load(x), e));
+      return dev_store<T>(ew::Pow{}(dev_load(x), e));
     else
       return ew::Pow{}(x, e);
   }
@@ -160,14 +160,14 @@ struct PowScalarF {
 template <typename T>
 struct SquareF {
   __device__ __forceinline__ T operator()(T x) const {
-    const ew::compute_t<T> v = ew::load(x);
-    return ew::store<T>(v * v);
+    const ew::compute_t<T> v = dev_load(x);
+    return dev_store<T>(v * v);
   }
 };
 
 template <typename S, typename D>
 struct ConvertF {
-  __device__ __forceinline__ D operator()(S s) const { return ew::cast_value<D>(s); }
+  __device__ __forceinline__ D operator()(S s) const { return dev_cast<D>(s); }
 };
 
 // The kind type of each base storage type.
@@ -253,8 +253,8 @@ class PowKernel final : public Kernel {
                            PowF<T, K>{}, stream);
       } else if constexpr (std::is_integral_v<T>) {
         if (kind_ == ExpKind::kInt64)
-          return launch_map2(plan_, a.input<T>(0), static_cast<const int64_t*>(e),
-                             a.output<T>(0), PowF<T, int64_t>{}, stream);
+          return launch_map2(plan_, a.input<T>(0), static_cast<const int64_t*>(e), a.output<T>(0),
+                             PowF<T, int64_t>{}, stream);
         return launch_map2(plan_, a.input<T>(0), static_cast<const double*>(e), a.output<T>(0),
                            PowF<T, double>{}, stream);
       } else {
@@ -278,8 +278,7 @@ class PowKernel final : public Kernel {
         if (kind_ == ExpKind::kInt64) {
           int64_t e;
           std::memcpy(&e, &scalar_bits_, sizeof(e));
-          return launch_map1(a.input<T>(0), a.output<T>(0), n, PowScalarF<T, int64_t>{e},
-                             stream);
+          return launch_map1(a.input<T>(0), a.output<T>(0), n, PowScalarF<T, int64_t>{e}, stream);
         }
         double e;
         std::memcpy(&e, &scalar_bits_, sizeof(e));
@@ -304,8 +303,8 @@ class PowKernel final : public Kernel {
             return launch_map1(in, static_cast<double*>(dst), exp_numel_, ConvertF<E, double>{},
                                stream);
           case ExpKind::kInt64:
-            return launch_map1(in, static_cast<int64_t*>(dst), exp_numel_,
-                               ConvertF<E, int64_t>{}, stream);
+            return launch_map1(in, static_cast<int64_t*>(dst), exp_numel_, ConvertF<E, int64_t>{},
+                               stream);
         }
         return unexpected_dtype(exp_);
       } else {
@@ -319,9 +318,9 @@ class PowKernel final : public Kernel {
   ExpKind kind_ = ExpKind::kFloat;
   BroadcastPlan<2> plan_;
   int64_t exp_numel_ = 0;
-  bool convert_ = false;   // the exponent's dtype is not the kind's type
-  bool scalar_ = false;    // constant scalar exponent, passed by value
-  bool square_ = false;    // ... equal to 2 on a float base
+  bool convert_ = false;      // the exponent's dtype is not the kind's type
+  bool scalar_ = false;       // constant scalar exponent, passed by value
+  bool square_ = false;       // ... equal to 2 on a float base
   uint64_t scalar_bits_ = 0;  // the scalar exponent in the kind's type
 };
 

@@ -2,7 +2,8 @@
 // with the semantics of ew::cast_value, exactly as kernels/cpu/elementwise_cast.cc: float ->
 // float rounds once to nearest even (f64 -> f16/bf16 without double rounding), float -> int
 // truncates toward zero and saturates (NaN -> 0, no undefined behaviour), int -> int wraps,
-// x -> bool is x != 0. Same-dtype casts are a device-to-device copy (none when aliased),
+// x -> bool is x != 0 (float <-> f16/bf16 by the hardware's RNE conversions: the same values,
+// see dev_cast in cuda_launch.h). Same-dtype casts are a device-to-device copy (none when aliased),
 // except bool -> bool, which normalizes to 0/1. Vectorized like the unary ops.
 //
 // Looked up by the source dtype (registered for all of them); the target is the output's
@@ -18,7 +19,7 @@ using amp::cuda::visit_dtype;
 
 template <typename S, typename D>
 struct CastF {
-  __device__ __forceinline__ D operator()(S s) const { return ew::cast_value<D>(s); }
+  __device__ __forceinline__ D operator()(S s) const { return dev_cast<D>(s); }
 };
 
 class CastKernel final : public Kernel {

@@ -45,7 +45,7 @@ Result<BroadcastPlan<N>> make_plan(const std::vector<std::vector<int64_t>>& inpu
                                    const std::vector<int64_t>& out, bool exact) {
   if (inputs.size() != static_cast<size_t>(N))
     return internal_error("broadcast plan for " + std::to_string(inputs.size()) +
-                           " inputs, expected " + std::to_string(N));
+                          " inputs, expected " + std::to_string(N));
   if (exact) {
     AMP_ASSIGN_OR_RETURN(std::vector<int64_t> expected, broadcast_dims(inputs));
     if (expected != out)
@@ -67,7 +67,7 @@ Result<BroadcastPlan<N>> make_plan(const std::vector<std::vector<int64_t>>& inpu
   p.numel = 1;
   for (int64_t d : out) p.numel *= d;
   p.calc.rank = 1;
-  p.calc.dims[0] = p.numel;  // 0 when empty, 1 for a single element
+  p.calc.dims[0] = p.numel;    // 0 when empty, 1 for a single element
   if (p.numel <= 1) return p;  // strides stay 0
 
   std::vector<std::vector<int64_t>> in_strides;

@@ -17,7 +17,7 @@ using graph::OpType;
 template <typename T, typename Op>
 struct CompareF {
   __device__ __forceinline__ ew::Bool operator()(T a, T b) const {
-    return ew::Bool{static_cast<uint8_t>(Op{}(ew::load(a), ew::load(b)) ? 1 : 0)};
+    return ew::Bool{static_cast<uint8_t>(Op{}(dev_load(a), dev_load(b)) ? 1 : 0)};
   }
 };
 
@@ -106,9 +106,9 @@ class WhereKernel final : public Kernel {
     if (elem_size_ == 0) return invalid_model("input 1 has no dtype");
     AMP_RETURN_IF_ERROR(check_input_dtype(cfg, 2, t));
     AMP_RETURN_IF_ERROR(check_output_dtype(cfg, t));
-    AMP_ASSIGN_OR_RETURN(plan_, make_plan3({cfg.inputs[0].dims, cfg.inputs[1].dims,
-                                            cfg.inputs[2].dims},
-                                           cfg.outputs[0].dims, true));
+    AMP_ASSIGN_OR_RETURN(plan_,
+                         make_plan3({cfg.inputs[0].dims, cfg.inputs[1].dims, cfg.inputs[2].dims},
+                                    cfg.outputs[0].dims, true));
     return Status::ok();
   }
 
@@ -117,8 +117,8 @@ class WhereKernel final : public Kernel {
     const ew::Bool* c = a.input<ew::Bool>(0);
     switch (elem_size_) {
       case 1:
-        return launch_map3(plan_, c, a.input<uint8_t>(1), a.input<uint8_t>(2),
-                           a.output<uint8_t>(0), WhereF<uint8_t>{}, s);
+        return launch_map3(plan_, c, a.input<uint8_t>(1), a.input<uint8_t>(2), a.output<uint8_t>(0),
+                           WhereF<uint8_t>{}, s);
       case 2:
         return launch_map3(plan_, c, a.input<uint16_t>(1), a.input<uint16_t>(2),
                            a.output<uint16_t>(0), WhereF<uint16_t>{}, s);

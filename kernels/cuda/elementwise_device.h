@@ -27,6 +27,9 @@
 
 namespace amp::kernels::cuda_ew {
 
+using amp::cuda::dev_cast;
+using amp::cuda::dev_load;
+using amp::cuda::dev_store;
 using amp::cuda::grid_for;
 using amp::cuda::grid_stride;
 using amp::cuda::is_aligned;
@@ -39,17 +42,17 @@ using amp::cuda::thread_index;
 // ---- Functor adapters: storage in, storage out -----------------------------------------------
 
 // A unary functor of common/elementwise_functors.h on storage type T (fp32 compute for
-// f16/bf16, rounded once on store).
+// f16/bf16, rounded once on store; dev_load / dev_store in cuda_launch.h).
 template <typename T, typename Op>
 struct UnaryF {
   Op op;
-  __device__ __forceinline__ T operator()(T x) const { return ew::store<T>(op(ew::load(x))); }
+  __device__ __forceinline__ T operator()(T x) const { return dev_store<T>(op(dev_load(x))); }
 };
 
 template <typename T, typename Op>
 struct BinaryF {
   __device__ __forceinline__ T operator()(T a, T b) const {
-    return ew::store<T>(Op{}(ew::load(a), ew::load(b)));
+    return dev_store<T>(Op{}(dev_load(a), dev_load(b)));
   }
 };
 
@@ -121,8 +124,8 @@ __global__ void map2_linear_kernel(const A* a, bool a_vec, const B* b, bool b_ve
 }
 
 template <typename A, typename B, typename O, typename F>
-__global__ void map2_general_kernel(const A* a, const B* b, O* out, int64_t n,
-                                    OffsetCalc<2> calc, F f) {
+__global__ void map2_general_kernel(const A* a, const B* b, O* out, int64_t n, OffsetCalc<2> calc,
+                                    F f) {
   int64_t off[2];
   if (n <= int64_t{UINT32_MAX}) {
     for (int64_t i = thread_index(); i < n; i += grid_stride()) {
@@ -145,11 +148,10 @@ Status launch_map2(const BroadcastPlan<2>& p, const A* a, const B* b, O* out, co
   if (p.linear()) {
     const int64_t sa = p.linear_stride(0), sb = p.linear_stride(1);
     constexpr int V = pack_size<A, B, O>();
-    if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) &&
-        (sa == 0 || is_aligned(a, sizeof(A) * V)) && (sb == 0 || is_aligned(b, sizeof(B) * V)) &&
-        is_aligned(out, sizeof(O) * V)) {
-      map2_linear_kernel<V><<<grid_for((n + V - 1) / V), kThreads, 0, stream>>>(
-          a, sa == 1, b, sb == 1, out, n, f);
+    if ((sa == 0 || sa == 1) && (sb == 0 || sb == 1) && (sa == 0 || is_aligned(a, sizeof(A) * V)) &&
+        (sb == 0 || is_aligned(b, sizeof(B) * V)) && is_aligned(out, sizeof(O) * V)) {
+      map2_linear_kernel<V>
+          <<<grid_for((n + V - 1) / V), kThreads, 0, stream>>>(a, sa == 1, b, sb == 1, out, n, f);
       return launch_status("map2_linear_kernel");
     }
   }

@@ -45,8 +45,7 @@ Status check_unary_dtype(DType t) {
 }
 
 template <typename Op>
-Status run_unary(DType t, const Op& op, const void* in, void* out, int64_t n,
-                 cudaStream_t stream) {
+Status run_unary(DType t, const Op& op, const void* in, void* out, int64_t n, cudaStream_t stream) {
   return visit_dtype(t, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     if constexpr (unary_supports<T, Op>()) {
@@ -166,9 +165,9 @@ struct ClipF {
   const T* lo_ptr;  // non-null: a run-time bound on the device
   const T* hi_ptr;
   __device__ __forceinline__ T operator()(T x) const {
-    const C l = lo_ptr ? ew::load(*lo_ptr) : lo;
-    const C h = hi_ptr ? ew::load(*hi_ptr) : hi;
-    return ew::store<T>(ew::Clip<C>{l, h}(ew::load(x)));
+    const C l = lo_ptr ? dev_load(*lo_ptr) : lo;
+    const C h = hi_ptr ? dev_load(*hi_ptr) : hi;
+    return dev_store<T>(ew::Clip<C>{l, h}(dev_load(x)));
   }
 };
 

@@ -22,8 +22,8 @@ void register_cuda_movement_kernels(KernelRegistry& registry) {
 
 namespace cuda_mv {
 
-CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides,
-                        int64_t src_base, const int64_t* dst_strides, int64_t dst_base) {
+CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides, int64_t src_base,
+                        const int64_t* dst_strides, int64_t dst_base) {
   CopyPlan p;
   p.src_base = src_base;
   p.dst_base = dst_base;

@@ -173,8 +173,8 @@ class SplitKernel : public Kernel {
     const int64_t nn = static_cast<int64_t>(n);
     const int32_t version = cfg.node ? cfg.node->op_version : 18;
     if (dim % nn != 0 && version < 18)
-      return invalid_model("Split: axis of size " + std::to_string(dim) +
-                           " does not split into " + std::to_string(n) + " equal parts");
+      return invalid_model("Split: axis of size " + std::to_string(dim) + " does not split into " +
+                           std::to_string(n) + " equal parts");
     const int64_t chunk = dim % nn == 0 ? dim / nn : dim / nn + 1;
     int64_t left = dim;
     for (size_t k = 0; k < n; ++k) {

@@ -106,14 +106,14 @@ constexpr int kTile = 32;
 constexpr int kTileRows = 8;
 
 struct TiledParams {
-  int64_t rows = 0;      // extent of A (source stride 1)
-  int64_t cols = 0;      // extent of B (destination stride 1)
-  int64_t src_b = 0;     // source stride of B
-  int64_t dst_a = 0;     // destination stride of A
-  int64_t tiles_a = 0;   // ceil(rows / kTile)
-  int64_t tiles_b = 0;   // ceil(cols / kTile)
-  int64_t tiles = 0;     // batch * tiles_a * tiles_b
-  OffsetCalc<2> batch;   // the other axes: source / destination offsets of a batch index
+  int64_t rows = 0;     // extent of A (source stride 1)
+  int64_t cols = 0;     // extent of B (destination stride 1)
+  int64_t src_b = 0;    // source stride of B
+  int64_t dst_a = 0;    // destination stride of A
+  int64_t tiles_a = 0;  // ceil(rows / kTile)
+  int64_t tiles_b = 0;  // ceil(cols / kTile)
+  int64_t tiles = 0;    // batch * tiles_a * tiles_b
+  OffsetCalc<2> batch;  // the other axes: source / destination offsets of a batch index
 };
 
 template <typename E>
@@ -261,8 +261,8 @@ __global__ void range_kernel(const T* start, const T* delta, T* out, int64_t n) 
       const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(*delta));
       out[i] = static_cast<T>(static_cast<int64_t>(s + static_cast<uint64_t>(i) * d));
     } else {
-      const float s = ew::load(*start), d = ew::load(*delta);
-      out[i] = ew::store<T>(__fadd_rn(s, __fmul_rn(static_cast<float>(i), d)));
+      const float s = amp::cuda::dev_load(*start), d = amp::cuda::dev_load(*delta);
+      out[i] = amp::cuda::dev_store<T>(__fadd_rn(s, __fmul_rn(static_cast<float>(i), d)));
     }
   }
 }

@@ -50,9 +50,8 @@ struct CopyPlan {
 // Builds a plan over dims[0..rank) (rank <= kMaxRank), dropping size-1 dims and merging axes
 // contiguous on both sides so the innermost run is as long as possible. dst_strides ==
 // nullptr means a dense row-major destination.
-CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides,
-                        int64_t src_base, const int64_t* dst_strides = nullptr,
-                        int64_t dst_base = 0);
+CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides, int64_t src_base,
+                        const int64_t* dst_strides = nullptr, int64_t dst_base = 0);
 
 // Runs a plan on `stream` (widening elements where possible). No-op when numel == 0.
 Status launch_copy_plan(const CopyPlan& plan, const void* src, void* dst, size_t elem_size,

@@ -44,8 +44,8 @@ class GatherKernel : public Kernel {
   }
 
   Status run(const KernelArgs& a) const override {
-    return launch_gather(a.inputs[0], a.inputs[1], idx_dtype_, a.outputs[0], outer_, dim_,
-                         n_idx_, inner_, elem_, static_cast<cudaStream_t>(a.stream));
+    return launch_gather(a.inputs[0], a.inputs[1], idx_dtype_, a.outputs[0], outer_, dim_, n_idx_,
+                         inner_, elem_, static_cast<cudaStream_t>(a.stream));
   }
 
  private:

@@ -137,11 +137,16 @@ class PadKernel : public Kernel {
                            " does not match the input's rank or dtype");
     p_ = PadParams{};
     AMP_ASSIGN_OR_RETURN(std::string mode, node_attrs(cfg).get_string("mode", "constant"));
-    if (mode == "constant") p_.mode = kConstant;
-    else if (mode == "reflect") p_.mode = kReflect;
-    else if (mode == "edge") p_.mode = kEdge;
-    else if (mode == "wrap") p_.mode = kWrap;
-    else return unsupported("Pad: mode '" + mode + "'");
+    if (mode == "constant")
+      p_.mode = kConstant;
+    else if (mode == "reflect")
+      p_.mode = kReflect;
+    else if (mode == "edge")
+      p_.mode = kEdge;
+    else if (mode == "wrap")
+      p_.mode = kWrap;
+    else
+      return unsupported("Pad: mode '" + mode + "'");
     p_.rank = static_cast<int>(in.rank());
     for (int a = 0; a < p_.rank; ++a) {
       p_.in_dims[a] = in.dims[static_cast<size_t>(a)];
@@ -206,24 +211,24 @@ class PadKernel : public Kernel {
     const unsigned blocks = grid_for(numel_);
     switch (elem_) {
       case 1:
-        pad_kernel<uint8_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint8_t>(0), a.output<uint8_t>(0), numel_, p_, pads, axes,
-            static_cast<const uint8_t*>(cval));
+        pad_kernel<uint8_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint8_t>(0), a.output<uint8_t>(0), numel_, p_,
+                                              pads, axes, static_cast<const uint8_t*>(cval));
         break;
       case 2:
-        pad_kernel<uint16_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint16_t>(0), a.output<uint16_t>(0), numel_, p_, pads, axes,
-            static_cast<const uint16_t*>(cval));
+        pad_kernel<uint16_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint16_t>(0), a.output<uint16_t>(0), numel_,
+                                              p_, pads, axes, static_cast<const uint16_t*>(cval));
         break;
       case 4:
-        pad_kernel<uint32_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint32_t>(0), a.output<uint32_t>(0), numel_, p_, pads, axes,
-            static_cast<const uint32_t*>(cval));
+        pad_kernel<uint32_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint32_t>(0), a.output<uint32_t>(0), numel_,
+                                              p_, pads, axes, static_cast<const uint32_t*>(cval));
         break;
       case 8:
-        pad_kernel<uint64_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint64_t>(0), a.output<uint64_t>(0), numel_, p_, pads, axes,
-            static_cast<const uint64_t*>(cval));
+        pad_kernel<uint64_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint64_t>(0), a.output<uint64_t>(0), numel_,
+                                              p_, pads, axes, static_cast<const uint64_t*>(cval));
         break;
       default:
         return internal_error("Pad: element size " + std::to_string(elem_));

@@ -102,33 +102,53 @@ struct ResizeStatic {
 
 Status parse_attrs(const graph::Attributes& at, ResizeAttrs* r) {
   AMP_ASSIGN_OR_RETURN(std::string mode, at.get_string("mode", "nearest"));
-  if (mode == "nearest") r->mode = kNearest;
-  else if (mode == "linear") r->mode = kLinear;
-  else if (mode == "cubic") r->mode = kCubic;
-  else return unsupported("Resize: mode '" + mode + "'");
+  if (mode == "nearest")
+    r->mode = kNearest;
+  else if (mode == "linear")
+    r->mode = kLinear;
+  else if (mode == "cubic")
+    r->mode = kCubic;
+  else
+    return unsupported("Resize: mode '" + mode + "'");
 
   AMP_ASSIGN_OR_RETURN(std::string ctm,
                        at.get_string("coordinate_transformation_mode", "half_pixel"));
-  if (ctm == "half_pixel") r->coord = kHalfPixel;
-  else if (ctm == "half_pixel_symmetric") r->coord = kHalfPixelSymmetric;
-  else if (ctm == "pytorch_half_pixel") r->coord = kPytorchHalfPixel;
-  else if (ctm == "align_corners") r->coord = kAlignCorners;
-  else if (ctm == "asymmetric") r->coord = kAsymmetric;
-  else if (ctm == "tf_crop_and_resize") r->coord = kTfCropAndResize;
-  else return unsupported("Resize: coordinate_transformation_mode '" + ctm + "'");
+  if (ctm == "half_pixel")
+    r->coord = kHalfPixel;
+  else if (ctm == "half_pixel_symmetric")
+    r->coord = kHalfPixelSymmetric;
+  else if (ctm == "pytorch_half_pixel")
+    r->coord = kPytorchHalfPixel;
+  else if (ctm == "align_corners")
+    r->coord = kAlignCorners;
+  else if (ctm == "asymmetric")
+    r->coord = kAsymmetric;
+  else if (ctm == "tf_crop_and_resize")
+    r->coord = kTfCropAndResize;
+  else
+    return unsupported("Resize: coordinate_transformation_mode '" + ctm + "'");
 
   AMP_ASSIGN_OR_RETURN(std::string nm, at.get_string("nearest_mode", "round_prefer_floor"));
-  if (nm == "round_prefer_floor") r->nearest = kRoundPreferFloor;
-  else if (nm == "round_prefer_ceil") r->nearest = kRoundPreferCeil;
-  else if (nm == "floor") r->nearest = kFloor;
-  else if (nm == "ceil") r->nearest = kCeil;
-  else return unsupported("Resize: nearest_mode '" + nm + "'");
+  if (nm == "round_prefer_floor")
+    r->nearest = kRoundPreferFloor;
+  else if (nm == "round_prefer_ceil")
+    r->nearest = kRoundPreferCeil;
+  else if (nm == "floor")
+    r->nearest = kFloor;
+  else if (nm == "ceil")
+    r->nearest = kCeil;
+  else
+    return unsupported("Resize: nearest_mode '" + nm + "'");
 
   AMP_ASSIGN_OR_RETURN(std::string pol, at.get_string("keep_aspect_ratio_policy", "stretch"));
-  if (pol == "stretch") r->policy = kStretch;
-  else if (pol == "not_larger") r->policy = kNotLarger;
-  else if (pol == "not_smaller") r->policy = kNotSmaller;
-  else return unsupported("Resize: keep_aspect_ratio_policy '" + pol + "'");
+  if (pol == "stretch")
+    r->policy = kStretch;
+  else if (pol == "not_larger")
+    r->policy = kNotLarger;
+  else if (pol == "not_smaller")
+    r->policy = kNotSmaller;
+  else
+    return unsupported("Resize: keep_aspect_ratio_policy '" + pol + "'");
 
   AMP_ASSIGN_OR_RETURN(float a, at.get_float("cubic_coeff_a", -0.75f));
   r->cubic_a = a;
@@ -335,8 +355,8 @@ AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int tap
 
 // Axis a's spec from the raw roi / scales-or-sizes buffers (host constants or device
 // tensors); returns false for a non-positive scale or sizes that do not give the output.
-AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const void* param,
-                                  int a, AxisSpec* spec) {
+AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const void* param, int a,
+                                  AxisSpec* spec) {
   AxisSpec s = make_spec(st.in_dims[a], st.out_dims[a]);
   const int i = st.axis_pos[a];
   *spec = s;
@@ -381,8 +401,7 @@ struct AxisSpecs {
 // Nearest: a gather of raw elements. `specs` is used when roi/param are null (constants).
 template <typename E>
 __global__ void resize_nearest_kernel(const E* src, E* dst, int64_t n, ResizeStatic st,
-                                      AxisSpecs specs, const void* roi, const void* param,
-                                      E fill) {
+                                      AxisSpecs specs, const void* roi, const void* param, E fill) {
   __shared__ AxisSpec sh[kMaxRank];
   __shared__ int sh_ok;
   if (threadIdx.x == 0) {
@@ -454,7 +473,7 @@ __global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int6
   double w[kTaps];
   for (int64_t k = thread_index(); k < n; k += grid_stride()) {
     if (!ok) {
-      dst[k] = ew::store<Dst>(C(0));
+      dst[k] = amp::cuda::dev_store<Dst>(C(0));
       continue;
     }
     const int64_t t = k / inner;
@@ -464,18 +483,21 @@ __global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int6
     bool ex;
     axis_taps(st.at, s, nt, o, idx, w, &ex);
     if (ex) {
-      dst[k] = ew::store<Dst>(fill);
+      dst[k] = amp::cuda::dev_store<Dst>(fill);
       continue;
     }
     const Src* s0 = src + ou * in_len * inner + i;
     C acc = 0;
-    for (int tp = 0; tp < nt; ++tp) acc += static_cast<C>(w[tp]) * ew::load(s0[idx[tp] * inner]);
-    dst[k] = ew::store<Dst>(acc);
+    for (int tp = 0; tp < nt; ++tp)
+      acc += static_cast<C>(w[tp]) * amp::cuda::dev_load(s0[idx[tp] * inner]);
+    dst[k] = amp::cuda::dev_store<Dst>(acc);
   }
 }
 
 constexpr size_t kAlign = 256;
-inline size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+inline size_t align_up(size_t n) {
+  return (n + kAlign - 1) / kAlign * kAlign;
+}
 
 class ResizeKernel : public Kernel {
  public:
@@ -547,8 +569,8 @@ class ResizeKernel : public Kernel {
     const TensorDesc& param = cfg.inputs[param_index_];
     st_.param_dtype = param.dtype;
     if (param.numel() != st_.n_axes)
-      return invalid_model("Resize: " + std::string(st_.has_scales ? "scales" : "sizes") +
-                           " has " + std::to_string(param.numel()) + " entries for " +
+      return invalid_model("Resize: " + std::string(st_.has_scales ? "scales" : "sizes") + " has " +
+                           std::to_string(param.numel()) + " entries for " +
                            std::to_string(st_.n_axes) + " axes");
     if (st_.has_scales ? !is_float(st_.param_dtype)
                        : (st_.param_dtype != DType::kI64 && st_.param_dtype != DType::kI32))
@@ -715,9 +737,9 @@ class ResizeKernel : public Kernel {
             static_cast<uint32_t>(fill_));
         break;
       case 8:
-        resize_nearest_kernel<uint64_t><<<blocks, kThreads, 0, stream>>>(
-            args.input<uint64_t>(0), args.output<uint64_t>(0), numel_, st_, specs_, roi, param,
-            fill_);
+        resize_nearest_kernel<uint64_t>
+            <<<blocks, kThreads, 0, stream>>>(args.input<uint64_t>(0), args.output<uint64_t>(0),
+                                              numel_, st_, specs_, roi, param, fill_);
         break;
       default:
         return internal_error("Resize: element size " + std::to_string(elem_));
@@ -726,20 +748,19 @@ class ResizeKernel : public Kernel {
   }
 
   template <typename Src, typename Dst, typename C>
-  Status launch_pass(const Src* src, Dst* dst, int64_t outer, int64_t in_len, int64_t inner,
-                     int a, C fill, const void* roi, const void* param,
-                     cudaStream_t stream) const {
+  Status launch_pass(const Src* src, Dst* dst, int64_t outer, int64_t in_len, int64_t inner, int a,
+                     C fill, const void* roi, const void* param, cudaStream_t stream) const {
     const int64_t n = outer * st_.out_dims[a] * inner;
     if (n == 0) return Status::ok();
     const int taps = resolved_ ? tap_count(st_.at, specs_.a[a].scale) : cap_[a];
     if (!st_.at.antialias)
       resize_pass_kernel<Src, Dst, C, kPlainTaps><<<grid_for(n), kThreads, 0, stream>>>(
-          src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a],
-          roi, param, fill);
+          src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a], roi,
+          param, fill);
     else
       resize_pass_kernel<Src, Dst, C, kMaxTaps><<<grid_for(n), kThreads, 0, stream>>>(
-          src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a],
-          roi, param, fill);
+          src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a], roi,
+          param, fill);
     return launch_status("resize_pass_kernel");
   }
 
@@ -762,7 +783,8 @@ class ResizeKernel : public Kernel {
       const bool first = p == 0, last = p == n_passes_ - 1;
       C* next = last ? nullptr : buf[p % 2];
       if (first && last)
-        AMP_RETURN_IF_ERROR(launch_pass(in, out, outer, cur[a], inner, a, fill, roi, param, stream));
+        AMP_RETURN_IF_ERROR(
+            launch_pass(in, out, outer, cur[a], inner, a, fill, roi, param, stream));
       else if (first)
         AMP_RETURN_IF_ERROR(
             launch_pass(in, next, outer, cur[a], inner, a, fill, roi, param, stream));

@@ -179,10 +179,10 @@ void register_shape_kernels(KernelRegistry& r) {
   // ConstantOfShape is looked up by its i64 shape input.
   r.add_all(OpType::kConstantOfShape, kCuda, {DType::kI64},
             [] { return std::make_unique<ConstantOfShapeKernel>(); });
-  r.add_all(OpType::kRange, kCuda,
-            {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64, DType::kI32,
-             DType::kI16},
-            [] { return std::make_unique<RangeKernel>(); });
+  r.add_all(
+      OpType::kRange, kCuda,
+      {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64, DType::kI32, DType::kI16},
+      [] { return std::make_unique<RangeKernel>(); });
 }
 
 }  // namespace amp::kernels::cuda_mv

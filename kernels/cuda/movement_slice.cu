@@ -34,8 +34,8 @@ struct SliceStatic {
 // Why a slice does not resolve (host messages); kSliceOk when it does.
 enum SliceError : int {
   kSliceOk = 0,
-  kSliceBadAxis,      // axes entry out of range or repeated
-  kSliceZeroStep,     // a steps entry is 0
+  kSliceBadAxis,        // axes entry out of range or repeated
+  kSliceZeroStep,       // a steps entry is 0
   kSliceCountMismatch,  // an axis gives another length than the output's
   kSliceUnslicedAxis,   // an axis not sliced changes size
 };
@@ -118,8 +118,8 @@ __global__ void slice_runtime_kernel(const E* src, E* dst, int64_t n, SliceStati
   __shared__ int sh_ok;
   if (threadIdx.x == 0) {
     int bad_axis = 0;
-    sh_ok = slice_resolve(s, starts, ends, axes, steps, &sh_base, sh_strides, &bad_axis) ==
-            kSliceOk;
+    sh_ok =
+        slice_resolve(s, starts, ends, axes, steps, &sh_base, sh_strides, &bad_axis) == kSliceOk;
   }
   __syncthreads();
   const bool ok = sh_ok != 0;
@@ -205,24 +205,24 @@ class SliceKernel : public Kernel {
     const unsigned blocks = grid_for(numel_);
     switch (elem_) {
       case 1:
-        slice_runtime_kernel<uint8_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint8_t>(0), a.output<uint8_t>(0), numel_, s_, a.inputs[1], a.inputs[2], axes,
-            steps);
+        slice_runtime_kernel<uint8_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint8_t>(0), a.output<uint8_t>(0), numel_, s_,
+                                              a.inputs[1], a.inputs[2], axes, steps);
         break;
       case 2:
-        slice_runtime_kernel<uint16_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint16_t>(0), a.output<uint16_t>(0), numel_, s_, a.inputs[1], a.inputs[2],
-            axes, steps);
+        slice_runtime_kernel<uint16_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint16_t>(0), a.output<uint16_t>(0), numel_,
+                                              s_, a.inputs[1], a.inputs[2], axes, steps);
         break;
       case 4:
-        slice_runtime_kernel<uint32_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint32_t>(0), a.output<uint32_t>(0), numel_, s_, a.inputs[1], a.inputs[2],
-            axes, steps);
+        slice_runtime_kernel<uint32_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint32_t>(0), a.output<uint32_t>(0), numel_,
+                                              s_, a.inputs[1], a.inputs[2], axes, steps);
         break;
       case 8:
-        slice_runtime_kernel<uint64_t><<<blocks, kThreads, 0, stream>>>(
-            a.input<uint64_t>(0), a.output<uint64_t>(0), numel_, s_, a.inputs[1], a.inputs[2],
-            axes, steps);
+        slice_runtime_kernel<uint64_t>
+            <<<blocks, kThreads, 0, stream>>>(a.input<uint64_t>(0), a.output<uint64_t>(0), numel_,
+                                              s_, a.inputs[1], a.inputs[2], axes, steps);
         break;
       default:
         return internal_error("Slice: element size " + std::to_string(elem_));
@@ -239,8 +239,8 @@ class SliceKernel : public Kernel {
       case kSliceZeroStep:
         return "Slice: steps entries must be non-zero";
       case kSliceCountMismatch:
-        return "Slice: axis " + std::to_string(axis) +
-               " does not give the output shape " + dims_to_string(s_.rank, s_.out_dims);
+        return "Slice: axis " + std::to_string(axis) + " does not give the output shape " +
+               dims_to_string(s_.rank, s_.out_dims);
       case kSliceUnslicedAxis:
         return "Slice: unsliced axis " + std::to_string(axis) + " changes size";
       default:

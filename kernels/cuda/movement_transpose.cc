@@ -43,8 +43,8 @@ class TransposeKernel : public Kernel {
       strides[i] = in_strides[p];
     }
     if (out.dims != std::vector<int64_t>(dims, dims + r) || out.dtype != in.dtype)
-      return invalid_model("Transpose: output shape " + dims_to_string(out.dims) +
-                           ", expected " + dims_to_string(r, dims));
+      return invalid_model("Transpose: output shape " + dims_to_string(out.dims) + ", expected " +
+                           dims_to_string(r, dims));
     plan_ = make_copy_plan(r, dims, strides, 0);
     elem_ = dtype_size(in.dtype);
     return Status::ok();

@@ -19,7 +19,8 @@ std::string cpu_device_name() {
   }
   if (model.empty()) model = "unknown CPU";
   std::string isa;
-  for (const char* f_name : {"avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16"})
+  for (const char* f_name :
+       {"avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16"})
     if (flags.find(std::string(" ") + f_name + " ") != std::string::npos)
       isa += (isa.empty() ? "" : " ") + std::string(f_name);
   std::ostringstream os;

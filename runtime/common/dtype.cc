@@ -4,17 +4,28 @@ namespace amp {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::kUndefined: return "undefined";
-    case DType::kF32: return "f32";
-    case DType::kU8: return "u8";
-    case DType::kI8: return "i8";
-    case DType::kI16: return "i16";
-    case DType::kI32: return "i32";
-    case DType::kI64: return "i64";
-    case DType::kBool: return "bool";
-    case DType::kF16: return "f16";
-    case DType::kF64: return "f64";
-    case DType::kBF16: return "bf16";
+    case DType::kUndefined:
+      return "undefined";
+    case DType::kF32:
+      return "f32";
+    case DType::kU8:
+      return "u8";
+    case DType::kI8:
+      return "i8";
+    case DType::kI16:
+      return "i16";
+    case DType::kI32:
+      return "i32";
+    case DType::kI64:
+      return "i64";
+    case DType::kBool:
+      return "bool";
+    case DType::kF16:
+      return "f16";
+    case DType::kF64:
+      return "f64";
+    case DType::kBF16:
+      return "bf16";
   }
   return "undefined";
 }
@@ -35,17 +46,28 @@ std::optional<DType> dtype_from_name(std::string_view n) {
 
 std::optional<DType> dtype_from_onnx(int32_t v) {
   switch (v) {
-    case 1: return DType::kF32;
-    case 2: return DType::kU8;
-    case 3: return DType::kI8;
-    case 5: return DType::kI16;
-    case 6: return DType::kI32;
-    case 7: return DType::kI64;
-    case 9: return DType::kBool;
-    case 10: return DType::kF16;
-    case 11: return DType::kF64;
-    case 16: return DType::kBF16;
-    default: return std::nullopt;
+    case 1:
+      return DType::kF32;
+    case 2:
+      return DType::kU8;
+    case 3:
+      return DType::kI8;
+    case 5:
+      return DType::kI16;
+    case 6:
+      return DType::kI32;
+    case 7:
+      return DType::kI64;
+    case 9:
+      return DType::kBool;
+    case 10:
+      return DType::kF16;
+    case 11:
+      return DType::kF64;
+    case 16:
+      return DType::kBF16;
+    default:
+      return std::nullopt;
   }
 }
 

@@ -4,15 +4,24 @@ namespace amp {
 
 const char* error_code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidModel: return "invalid model";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kInvalidInput: return "invalid input";
-    case ErrorCode::kInvalidArgument: return "invalid argument";
-    case ErrorCode::kOutOfMemory: return "out of memory";
-    case ErrorCode::kBackendFailure: return "backend failure";
-    case ErrorCode::kNotFound: return "not found";
-    case ErrorCode::kInternal: return "internal error";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidModel:
+      return "invalid model";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kInvalidInput:
+      return "invalid input";
+    case ErrorCode::kInvalidArgument:
+      return "invalid argument";
+    case ErrorCode::kOutOfMemory:
+      return "out of memory";
+    case ErrorCode::kBackendFailure:
+      return "backend failure";
+    case ErrorCode::kNotFound:
+      return "not found";
+    case ErrorCode::kInternal:
+      return "internal error";
   }
   return "unknown error";
 }
@@ -27,18 +36,30 @@ Status Status::with_context(const std::string& context) const {
   return Status(code_, context + ": " + message_);
 }
 
-Status invalid_model(std::string m) { return Status(ErrorCode::kInvalidModel, std::move(m)); }
-Status unsupported(std::string m) { return Status(ErrorCode::kUnsupported, std::move(m)); }
-Status invalid_input(std::string m) { return Status(ErrorCode::kInvalidInput, std::move(m)); }
+Status invalid_model(std::string m) {
+  return Status(ErrorCode::kInvalidModel, std::move(m));
+}
+Status unsupported(std::string m) {
+  return Status(ErrorCode::kUnsupported, std::move(m));
+}
+Status invalid_input(std::string m) {
+  return Status(ErrorCode::kInvalidInput, std::move(m));
+}
 Status invalid_argument(std::string m) {
   return Status(ErrorCode::kInvalidArgument, std::move(m));
 }
-Status out_of_memory(std::string m) { return Status(ErrorCode::kOutOfMemory, std::move(m)); }
+Status out_of_memory(std::string m) {
+  return Status(ErrorCode::kOutOfMemory, std::move(m));
+}
 Status backend_failure(std::string m) {
   return Status(ErrorCode::kBackendFailure, std::move(m));
 }
-Status not_found(std::string m) { return Status(ErrorCode::kNotFound, std::move(m)); }
-Status internal_error(std::string m) { return Status(ErrorCode::kInternal, std::move(m)); }
+Status not_found(std::string m) {
+  return Status(ErrorCode::kNotFound, std::move(m));
+}
+Status internal_error(std::string m) {
+  return Status(ErrorCode::kInternal, std::move(m));
+}
 
 void throw_if_error(const Status& status) {
   if (!status.is_ok()) throw Error(status.code(), status.message());

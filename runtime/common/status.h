@@ -72,9 +72,9 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {  // NOLINT
-    assert(!status_.is_ok() && "Result constructed from an OK status without a value");
-    if (status_.is_ok()) status_ = internal_status_for_ok_result();
+  Result(Status status)                          // NOLINT
+      : status_(status.is_ok() ? internal_status_for_ok_result() : std::move(status)) {
+    assert(!status.is_ok() && "Result constructed from an OK status without a value");
   }
 
   bool is_ok() const { return value_.has_value(); }
@@ -104,9 +104,9 @@ T value_or_throw(Result<T>&& r) {
 #define AMP_STATUS_CONCAT_INNER(a, b) a##b
 #define AMP_STATUS_CONCAT(a, b) AMP_STATUS_CONCAT_INNER(a, b)
 
-#define AMP_RETURN_IF_ERROR(expr)                \
-  do {                                           \
-    ::amp::Status _amp_status = (expr);          \
+#define AMP_RETURN_IF_ERROR(expr)                 \
+  do {                                            \
+    ::amp::Status _amp_status = (expr);           \
     if (!_amp_status.is_ok()) return _amp_status; \
   } while (0)
 

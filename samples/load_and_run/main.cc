@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
     amp::Engine engine = amp::Engine::load(argv[1], amp::Options{});
     const amp::TensorInfo& in = engine.inputs()[0];
     std::vector<int64_t> shape = in.shape;
-    for (int64_t& d : shape) d = d < 0 ? 1 : d;  // bind symbolic dims (batch) to 1
+    for (int64_t& d : shape) d = d < 0 ? 1 : d;           // bind symbolic dims (batch) to 1
     amp::Tensor x = amp::Tensor::empty(in.dtype, shape);  // zeros; use your data here
     std::vector<amp::Tensor> out = engine.run({{in.name, x}});
     std::printf("%s -> %s = %s\n", in.name.c_str(), engine.outputs()[0].name.c_str(),

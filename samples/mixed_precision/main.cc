@@ -31,7 +31,8 @@ void compare(const char* label, const std::vector<float>& ref, const std::vector
     dot += double(ref[i]) * got[i];
     a += double(ref[i]) * ref[i];
     b += double(got[i]) * got[i];
-    max_rel = std::max(max_rel, std::fabs(ref[i] - got[i]) / std::max(1e-6, std::fabs(double(ref[i]))));
+    max_rel =
+        std::max(max_rel, std::fabs(ref[i] - got[i]) / std::max(1e-6, std::fabs(double(ref[i]))));
   }
   std::printf("  %-5s cosine %.6f  max rel err %.2e\n", label, dot / std::sqrt(a * b), max_rel);
 }

@@ -14,7 +14,9 @@
 namespace amp {
 namespace {
 
-bool is_nan_half(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; }
+bool is_nan_half(uint16_t h) {
+  return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0;
+}
 
 TEST(Half, AllHalfValuesRoundTripThroughFloat) {
   for (uint32_t b = 0; b < 65536; ++b) {
@@ -72,15 +74,15 @@ TEST(Half, RoundsToNearestEvenAtEveryMidpoint) {
 
 TEST(Half, OverflowAndSpecials) {
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bffu);
-  EXPECT_EQ(float_to_half_bits(65519.99f), 0x7bffu);   // below the max/inf midpoint
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00u);    // midpoint rounds to even = Inf
+  EXPECT_EQ(float_to_half_bits(65519.99f), 0x7bffu);  // below the max/inf midpoint
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00u);   // midpoint rounds to even = Inf
   EXPECT_EQ(float_to_half_bits(1e10f), 0x7c00u);
   EXPECT_EQ(float_to_half_bits(-1e10f), 0xfc00u);
   EXPECT_EQ(float_to_half_bits(INFINITY), 0x7c00u);
   EXPECT_EQ(float_to_half_bits(-INFINITY), 0xfc00u);
   EXPECT_TRUE(is_nan_half(float_to_half_bits(NAN)));
   EXPECT_EQ(float_to_half_bits(-0.0f), 0x8000u);
-  EXPECT_EQ(float_to_half_bits(1e-9f), 0x0000u);       // below half the smallest subnormal
+  EXPECT_EQ(float_to_half_bits(1e-9f), 0x0000u);           // below half the smallest subnormal
   EXPECT_EQ(float_to_half_bits(5.9604645e-08f), 0x0001u);  // smallest subnormal
 }
 
@@ -148,6 +150,40 @@ TEST(Half, BulkConversionsMatchScalar) {
     EXPECT_EQ(b[i], float_to_bf16_bits(src[i]));
     EXPECT_NEAR(back_h[i], src[i], std::abs(src[i]) * 1e-3 + 1e-4);
     EXPECT_NEAR(back_b[i], src[i], std::abs(src[i]) * 8e-3 + 1e-30);
+  }
+}
+
+// The vectorized bulk paths (F16C, AVX-512 clones) against the scalar reference, on every
+// half and bf16 bit pattern and on random float bits (Inf, NaN, subnormals included).
+TEST(Half, VectorizedBulkConversionsAreBitExact) {
+  std::vector<uint16_t> all(65536);
+  for (uint32_t b = 0; b < 65536; ++b) all[b] = static_cast<uint16_t>(b);
+  std::vector<float> wide(all.size());
+  convert_f16_to_f32(all.data(), wide.data(), all.size());
+  for (uint32_t b = 0; b < 65536; ++b) {
+    if (is_nan_half(all[b])) {  // F16C quiets signaling NaNs; both stay NaN
+      ASSERT_TRUE(std::isnan(wide[b])) << b;
+      continue;
+    }
+    ASSERT_EQ(float_bits(wide[b]), float_bits(half_bits_to_float(all[b]))) << b;
+  }
+  convert_bf16_to_f32(all.data(), wide.data(), all.size());
+  for (uint32_t b = 0; b < 65536; ++b) ASSERT_EQ(float_bits(wide[b]), b << 16) << b;
+
+  std::mt19937 rng(99);
+  std::vector<float> src(1 << 20);
+  for (float& f : src) f = bits_float(rng());
+  std::vector<uint16_t> h(src.size()), bf(src.size());
+  convert_f32_to_f16(src.data(), h.data(), src.size() - 3);  // odd tail
+  convert_f32_to_bf16(src.data(), bf.data(), src.size() - 3);
+  for (size_t i = 0; i + 3 < src.size(); ++i) {
+    if (std::isnan(src[i])) {
+      ASSERT_TRUE(is_nan_half(h[i]));
+      ASSERT_TRUE(std::isnan(bf16_bits_to_float(bf[i])));
+      continue;
+    }
+    ASSERT_EQ(h[i], float_to_half_bits(src[i])) << i;
+    ASSERT_EQ(bf[i], float_to_bf16_bits(src[i])) << i;
   }
 }
 

@@ -38,14 +38,14 @@ TEST(Status, ThrowsAmpErrorAtTheBoundary) {
 }
 
 TEST(DType, NamesAndOnnxCodesRoundTrip) {
-  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64,
-                  DType::kI32, DType::kI16, DType::kI8, DType::kU8, DType::kBool}) {
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64, DType::kI32,
+                  DType::kI16, DType::kI8, DType::kU8, DType::kBool}) {
     EXPECT_EQ(dtype_from_name(dtype_name(t)), t);
     EXPECT_EQ(dtype_from_onnx(static_cast<int32_t>(t)), t);
     EXPECT_GT(dtype_size(t), 0u);
   }
-  EXPECT_FALSE(dtype_from_onnx(8).has_value());  // STRING
-  EXPECT_FALSE(dtype_from_onnx(12).has_value()); // UINT32
+  EXPECT_FALSE(dtype_from_onnx(8).has_value());   // STRING
+  EXPECT_FALSE(dtype_from_onnx(12).has_value());  // UINT32
 }
 
 }  // namespace

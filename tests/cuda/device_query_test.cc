@@ -15,8 +15,8 @@
 namespace amp::cuda {
 namespace {
 
-#define AMP_REQUIRE_GPU()                                                  \
-  do {                                                                     \
+#define AMP_REQUIRE_GPU()                                                   \
+  do {                                                                      \
     if (!query_devices().has_gpu()) GTEST_SKIP() << query_devices().reason; \
   } while (0)
 

@@ -38,10 +38,10 @@ using graph::Shape;
 using graph::TensorData;
 using graph::ValueId;
 
-#define AMP_REQUIRE_GPU()                                                               \
-  do {                                                                                  \
-    if (!::amp::cuda::query_devices().has_gpu())                                        \
-      GTEST_SKIP() << ::amp::cuda::query_devices().reason;                              \
+#define AMP_REQUIRE_GPU()                                  \
+  do {                                                     \
+    if (!::amp::cuda::query_devices().has_gpu())           \
+      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
   } while (0)
 
 // ---- Random tensors ---------------------------------------------------------------------
@@ -168,9 +168,15 @@ struct Operand {
   bool absent = false;
 };
 
-Operand in(TensorData t) { return Operand{std::move(t), false, false}; }
-Operand cst(TensorData t) { return Operand{std::move(t), true, false}; }
-Operand none() { return Operand{TensorData(), false, true}; }
+Operand in(TensorData t) {
+  return Operand{std::move(t), false, false};
+}
+Operand cst(TensorData t) {
+  return Operand{std::move(t), true, false};
+}
+Operand none() {
+  return Operand{TensorData(), false, true};
+}
 
 struct OneNode {
   graph::Graph g;
@@ -209,8 +215,8 @@ std::string dims_str(const std::vector<int64_t>& d) {
 }
 
 // Runs the node on both backends and compares every output.
-void expect_same(OpType op, const std::vector<Operand>& operands, const Attributes& attrs,
-                 Tol tol, const std::string& what) {
+void expect_same(OpType op, const std::vector<Operand>& operands, const Attributes& attrs, Tol tol,
+                 const std::string& what) {
   SCOPED_TRACE(std::string(graph::op_name(op)) + " " + what);
   const OneNode n = one_node(op, operands, attrs);
   Result<std::vector<TensorData>> cpu = test::run_graph(n.g, n.inputs);
@@ -230,8 +236,8 @@ const std::vector<DType> kFloatTypes = {DType::kF32, DType::kF16, DType::kBF16, 
 const std::vector<DType> kAmpTypes = {DType::kF32, DType::kF16, DType::kBF16};
 
 // Shapes for unary ops: a scalar, tails of every vector width, a multi-dim tensor.
-const std::vector<std::vector<int64_t>> kUnaryShapes = {
-    {}, {1}, {7}, {33}, {1003}, {2, 3, 5, 7}, {64, 129}};
+const std::vector<std::vector<int64_t>> kUnaryShapes = {{},     {1},          {7},      {33},
+                                                        {1003}, {2, 3, 5, 7}, {64, 129}};
 
 // ---- Unary ----------------------------------------------------------------------------------
 
@@ -246,11 +252,11 @@ TEST(CudaElementwiseUnary, FloatOpsMatchCpu) {
   std::mt19937 rng = make_rng(&seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<UnaryCase> cases = {
-      {OpType::kAbs, -6, 6},        {OpType::kNeg, -6, 6},        {OpType::kExp, -10, 10},
-      {OpType::kLog, 0.01, 100},    {OpType::kSqrt, 0, 100},      {OpType::kReciprocal, 0.1, 10},
-      {OpType::kErf, -4, 4},        {OpType::kSigmoid, -20, 20},  {OpType::kTanh, -6, 6},
-      {OpType::kRelu, -6, 6},       {OpType::kLeakyRelu, -6, 6},  {OpType::kHardSigmoid, -6, 6},
-      {OpType::kHardSwish, -6, 6},  {OpType::kGelu, -6, 6}};
+      {OpType::kAbs, -6, 6},       {OpType::kNeg, -6, 6},       {OpType::kExp, -10, 10},
+      {OpType::kLog, 0.01, 100},   {OpType::kSqrt, 0, 100},     {OpType::kReciprocal, 0.1, 10},
+      {OpType::kErf, -4, 4},       {OpType::kSigmoid, -20, 20}, {OpType::kTanh, -6, 6},
+      {OpType::kRelu, -6, 6},      {OpType::kLeakyRelu, -6, 6}, {OpType::kHardSigmoid, -6, 6},
+      {OpType::kHardSwish, -6, 6}, {OpType::kGelu, -6, 6}};
   for (const UnaryCase& c : cases)
     for (DType dt : kFloatTypes)
       for (const auto& dims : kUnaryShapes)
@@ -275,14 +281,14 @@ TEST(CudaElementwiseUnary, AttributesAndGeluTanh) {
   for (DType dt : kFloatTypes)
     for (const auto& dims : kUnaryShapes) {
       const std::string what = std::string(dtype_name(dt)) + dims_str(dims);
-      expect_same(OpType::kLeakyRelu, {in(random_tensor(dt, dims, rng, -5, 5))}, leaky,
-                  tol_for(dt), what);
+      expect_same(OpType::kLeakyRelu, {in(random_tensor(dt, dims, rng, -5, 5))}, leaky, tol_for(dt),
+                  what);
       expect_same(OpType::kHardSigmoid, {in(random_tensor(dt, dims, rng, -5, 5))}, hsig,
                   tol_for(dt), what);
-      expect_same(OpType::kGelu, {in(random_tensor(dt, dims, rng, -5, 5))}, gelu_tanh,
-                  tol_for(dt), what);
-      expect_same(OpType::kGelu, {in(random_tensor(dt, dims, rng, -5, 5))}, gelu_none,
-                  tol_for(dt), what);
+      expect_same(OpType::kGelu, {in(random_tensor(dt, dims, rng, -5, 5))}, gelu_tanh, tol_for(dt),
+                  what);
+      expect_same(OpType::kGelu, {in(random_tensor(dt, dims, rng, -5, 5))}, gelu_none, tol_for(dt),
+                  what);
     }
 }
 
@@ -313,8 +319,8 @@ TEST(CudaElementwiseUnary, SpecialValues) {
   for (DType dt : kFloatTypes)
     for (OpType op : {OpType::kAbs, OpType::kNeg, OpType::kRelu, OpType::kSigmoid, OpType::kTanh,
                       OpType::kExp, OpType::kHardSwish, OpType::kErf})
-      expect_same(op, {in(from_values(dt, {static_cast<int64_t>(v.size())}, v))}, {},
-                  tol_for(dt), std::string(dtype_name(dt)));
+      expect_same(op, {in(from_values(dt, {static_cast<int64_t>(v.size())}, v))}, {}, tol_for(dt),
+                  std::string(dtype_name(dt)));
 }
 
 // ---- Clip -----------------------------------------------------------------------------------
@@ -346,7 +352,7 @@ TEST(CudaElementwiseClip, ConstantAndRunTimeBounds) {
 // ---- Cast -----------------------------------------------------------------------------------
 
 const std::vector<DType> kAllTypes = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64,
-                                      DType::kI64, DType::kI32, DType::kI16, DType::kI8,
+                                      DType::kI64, DType::kI32, DType::kI16,  DType::kI8,
                                       DType::kU8,  DType::kBool};
 
 // Every (source, target) pair, bit-exact: the conversion is ew::cast_value on both sides.
@@ -359,9 +365,9 @@ TEST(CudaElementwiseCast, AllPairsExact) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
-  const std::vector<double> specials = {nan,    inf,     -inf,  -0.0,  0.5,     -0.5,   2.5,
-                                        -2.5,   65504,   70000, -1e10, 1e10,    1e20,   -1e20,
-                                        255.9,  -128.9,  1e-8,  3e38,  -32769., 1.0009765625};
+  const std::vector<double> specials = {nan,   inf,    -inf,  -0.0,  0.5,     -0.5,        2.5,
+                                        -2.5,  65504,  70000, -1e10, 1e10,    1e20,        -1e20,
+                                        255.9, -128.9, 1e-8,  3e38,  -32769., 1.0009765625};
   for (DType src : kAllTypes)
     for (DType dst : kAllTypes)
       for (int64_t n : {int64_t{37}, int64_t{4 * 257}}) {
@@ -371,7 +377,8 @@ TEST(CudaElementwiseCast, AllPairsExact) {
         if (is_float(src)) {
           std::uniform_real_distribution<double> real(-300, 300);
           std::vector<double> v(static_cast<size_t>(n));
-          for (size_t i = 0; i < v.size(); ++i) v[i] = i < specials.size() ? specials[i] : real(rng);
+          for (size_t i = 0; i < v.size(); ++i)
+            v[i] = i < specials.size() ? specials[i] : real(rng);
           x = from_values(src, {n}, v);
         } else if (src == DType::kBool) {
           x = random_tensor(src, {n}, rng, 0, 1);
@@ -392,14 +399,27 @@ TEST(CudaElementwiseCast, AllPairsExact) {
 // Shape pairs: same shape, scalar either side, one-sided and two-sided broadcasts, NCHW +
 // C11, rank mismatch, and odd lengths for the vectorized tails.
 const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> kPairs = {
-    {{2, 3, 4}, {2, 3, 4}}, {{1003}, {1003}},    {{2, 3, 4}, {}},       {{}, {5, 7}},
-    {{1}, {5}},             {{2, 1, 4}, {3, 1}}, {{4, 1}, {1, 5}},      {{2, 3, 4, 5}, {3, 1, 1}},
-    {{64, 129}, {129}},     {{7, 1, 9}, {7, 5, 9}}, {{1, 1}, {1}},      {{3, 1, 2, 1, 2}, {1, 4, 1, 3, 1}}};
+    {{2, 3, 4}, {2, 3, 4}},
+    {{1003}, {1003}},
+    {{2, 3, 4}, {}},
+    {{}, {5, 7}},
+    {{1}, {5}},
+    {{2, 1, 4}, {3, 1}},
+    {{4, 1}, {1, 5}},
+    {{2, 3, 4, 5}, {3, 1, 1}},
+    {{64, 129}, {129}},
+    {{7, 1, 9}, {7, 5, 9}},
+    {{1, 1}, {1}},
+    {{3, 1, 2, 1, 2}, {1, 4, 1, 3, 1}}};
 
 // Values kept away from zero for divisors; small enough that integer products stay sane
 // (wrapping would still match exactly: both sides use ew::mul).
-double lo_for(DType dt) { return dt == DType::kU8 ? 0 : (dt == DType::kI8 ? -100 : -1000); }
-double hi_for(DType dt) { return dt == DType::kU8 ? 255 : (dt == DType::kI8 ? 100 : 1000); }
+double lo_for(DType dt) {
+  return dt == DType::kU8 ? 0 : (dt == DType::kI8 ? -100 : -1000);
+}
+double hi_for(DType dt) {
+  return dt == DType::kU8 ? 255 : (dt == DType::kI8 ? 100 : 1000);
+}
 
 TensorData nonzero_tensor(DType dt, const std::vector<int64_t>& dims, std::mt19937& rng) {
   TensorData t = random_tensor(dt, dims, rng, 1, is_integer(dt) ? 9 : 4);
@@ -416,11 +436,11 @@ TEST(CudaElementwiseBinary, ArithmeticBroadcastsMatchCpu) {
   uint32_t seed;
   std::mt19937 rng = make_rng(&seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::vector<DType> types = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64,
-                                    DType::kI64, DType::kI32, DType::kI16, DType::kI8,
-                                    DType::kU8};
-  for (OpType op : {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv, OpType::kMax,
-                    OpType::kMin})
+  const std::vector<DType> types = {DType::kF32, DType::kF16, DType::kBF16,
+                                    DType::kF64, DType::kI64, DType::kI32,
+                                    DType::kI16, DType::kI8,  DType::kU8};
+  for (OpType op :
+       {OpType::kAdd, OpType::kSub, OpType::kMul, OpType::kDiv, OpType::kMax, OpType::kMin})
     for (DType dt : types)
       for (const auto& [da, db] : kPairs) {
         const std::string what = std::string(dtype_name(dt)) + dims_str(da) + dims_str(db);
@@ -465,8 +485,7 @@ TEST(CudaElementwiseBinary, VariadicMaxMinAndNaN) {
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (OpType op : {OpType::kMax, OpType::kMin})
-    for (DType dt : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32,
-                     DType::kU8})
+    for (DType dt : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kU8})
       for (const auto& shapes : shape_sets) {
         std::vector<Operand> ops;
         for (const auto& s : shapes) {
@@ -509,10 +528,10 @@ TEST(CudaElementwisePow, ExponentKindsAndShapes) {
                 what + " tensor");
     expect_same(OpType::kPow, {in(base()), in(random_tensor(dt, {129}, rng, -2, 2))}, {}, t,
                 what + " broadcast");
-    expect_same(OpType::kPow, {in(base()), in(random_tensor(DType::kI32, dims, rng, -3, 3))}, {},
-                t, what + " i32 tensor");
-    expect_same(OpType::kPow, {in(base()), in(random_tensor(DType::kF64, {3, 1}, rng, -2, 2))},
-                {}, t, what + " f64 [3,1]");
+    expect_same(OpType::kPow, {in(base()), in(random_tensor(DType::kI32, dims, rng, -3, 3))}, {}, t,
+                what + " i32 tensor");
+    expect_same(OpType::kPow, {in(base()), in(random_tensor(DType::kF64, {3, 1}, rng, -2, 2))}, {},
+                t, what + " f64 [3,1]");
     expect_same(OpType::kPow, {in(base()), in(from_values(dt, {}, {2.0}))}, {}, t,
                 what + " run-time ^2");
   }
@@ -561,11 +580,8 @@ TEST(CudaElementwiseWhere, EveryElementSizeAndBroadcast) {
   std::mt19937 rng = make_rng(&seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<std::vector<std::vector<int64_t>>> shape_sets = {
-      {{1003}, {1003}, {1003}},
-      {{2, 1, 4}, {3, 1}, {2, 3, 4}},
-      {{}, {5}, {5}},
-      {{4, 5}, {}, {1, 5}},
-      {{2, 3, 1, 5}, {3, 4, 1}, {1}},
+      {{1003}, {1003}, {1003}}, {{2, 1, 4}, {3, 1}, {2, 3, 4}}, {{}, {5}, {5}},
+      {{4, 5}, {}, {1, 5}},     {{2, 3, 1, 5}, {3, 4, 1}, {1}},
   };
   for (DType dt : kAllTypes)
     for (const auto& s : shape_sets)
@@ -584,13 +600,13 @@ TEST(CudaElementwiseRegistry, SameDtypesAsCpu) {
   const kernels::KernelRegistry& cuda = test::cuda_registry();
   const kernels::KernelRegistry& cpu = test::cpu_registry();
   for (OpType op :
-       {OpType::kAbs,  OpType::kNeg,       OpType::kExp,         OpType::kLog,
-        OpType::kSqrt, OpType::kReciprocal, OpType::kErf,        OpType::kSigmoid,
-        OpType::kTanh, OpType::kRelu,       OpType::kLeakyRelu,  OpType::kHardSigmoid,
-        OpType::kHardSwish, OpType::kGelu,  OpType::kClip,       OpType::kNot,
-        OpType::kCast, OpType::kAdd,        OpType::kSub,        OpType::kMul,
-        OpType::kDiv,  OpType::kPow,        OpType::kMax,        OpType::kMin,
-        OpType::kEqual, OpType::kGreater,   OpType::kLess,       OpType::kAnd,
+       {OpType::kAbs,       OpType::kNeg,        OpType::kExp,       OpType::kLog,
+        OpType::kSqrt,      OpType::kReciprocal, OpType::kErf,       OpType::kSigmoid,
+        OpType::kTanh,      OpType::kRelu,       OpType::kLeakyRelu, OpType::kHardSigmoid,
+        OpType::kHardSwish, OpType::kGelu,       OpType::kClip,      OpType::kNot,
+        OpType::kCast,      OpType::kAdd,        OpType::kSub,       OpType::kMul,
+        OpType::kDiv,       OpType::kPow,        OpType::kMax,       OpType::kMin,
+        OpType::kEqual,     OpType::kGreater,    OpType::kLess,      OpType::kAnd,
         OpType::kWhere})
     EXPECT_EQ(cuda.dtypes_for(op, kernels::Backend::kCuda),
               cpu.dtypes_for(op, kernels::Backend::kCpu))

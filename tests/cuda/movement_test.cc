@@ -46,10 +46,10 @@ using graph::TensorData;
 using graph::ValueId;
 using kernels::Backend;
 
-#define AMP_REQUIRE_GPU()                                                               \
-  do {                                                                                  \
-    if (!::amp::cuda::query_devices().has_gpu())                                        \
-      GTEST_SKIP() << ::amp::cuda::query_devices().reason;                              \
+#define AMP_REQUIRE_GPU()                                  \
+  do {                                                     \
+    if (!::amp::cuda::query_devices().has_gpu())           \
+      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
   } while (0)
 
 std::mt19937 make_rng(uint32_t* seed_out) {
@@ -89,7 +89,9 @@ TensorData tensor_of(DType dt, std::vector<int64_t> dims, const std::vector<T>& 
   return TensorData::from_vector<T>(dt, std::move(dims), v);
 }
 
-TensorData i64s(const std::vector<int64_t>& v) { return TensorData::vector_i64(v); }
+TensorData i64s(const std::vector<int64_t>& v) {
+  return TensorData::vector_i64(v);
+}
 
 // Uniform floats in [lo, hi] stored in dt (f32, f16, bf16, f64).
 TensorData random_floats(DType dt, std::vector<int64_t> dims, std::mt19937& rng, double lo,
@@ -124,7 +126,7 @@ TensorData random_floats(DType dt, std::vector<int64_t> dims, std::mt19937& rng,
 }
 
 const std::vector<DType> kAllTypes = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64,
-                                      DType::kI64, DType::kI32, DType::kI16, DType::kI8,
+                                      DType::kI64, DType::kI32, DType::kI16,  DType::kI8,
                                       DType::kU8,  DType::kBool};
 // One dtype per element size (1, 2, 4, 8 bytes) plus bool.
 const std::vector<DType> kSizeTypes = {DType::kU8, DType::kF16, DType::kF32, DType::kI64,
@@ -137,9 +139,15 @@ struct Operand {
   bool constant = false;
   bool absent = false;
 };
-Operand in(TensorData t) { return Operand{std::move(t), false, false}; }
-Operand cst(TensorData t) { return Operand{std::move(t), true, false}; }
-Operand none() { return Operand{TensorData(), false, true}; }
+Operand in(TensorData t) {
+  return Operand{std::move(t), false, false};
+}
+Operand cst(TensorData t) {
+  return Operand{std::move(t), true, false};
+}
+Operand none() {
+  return Operand{TensorData(), false, true};
+}
 
 struct Tol {
   double rtol = 0;
@@ -457,10 +465,18 @@ TEST(CudaMovementTranspose, RandomPermsEveryElementSize) {
       expect_same(OpType::kTranspose, {in(random_bytes(dt, dims, rng))}, at,
                   std::string(dtype_name(dt)) + dims_str(dims) + " perm " + dims_str(perm));
   }
-  // Larger cases: a 2-D transpose, NCHW -> NHWC, and one whose inner axis stays contiguous
-  // (widened copies).
+  // Larger cases: 2-D and batched transposes (the tiled shared-memory kernel, partial
+  // tiles included), NCHW <-> NHWC, one whose inner axis stays contiguous (widened copies)
+  // and a 7-D shuffle.
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> big = {
-      {{257, 129}, {1, 0}}, {{2, 32, 17, 19}, {0, 2, 3, 1}}, {{64, 33, 8}, {1, 0, 2}},
+      {{257, 129}, {1, 0}},
+      {{16, 16}, {1, 0}},
+      {{1000, 17}, {1, 0}},
+      {{3, 45, 70}, {0, 2, 1}},
+      {{2, 32, 17, 19}, {0, 2, 3, 1}},
+      {{2, 17, 19, 32}, {0, 3, 1, 2}},
+      {{5, 40, 3, 33}, {3, 1, 2, 0}},
+      {{64, 33, 8}, {1, 0, 2}},
       {{3, 4, 5, 6, 7, 8, 2}, {6, 0, 5, 1, 4, 2, 3}}};
   for (const auto& [dims, perm] : big)
     for (DType dt : kSizeTypes) {
@@ -525,8 +541,8 @@ TEST(CudaMovementConcatSplit, AxesAndPartSizes) {
     Attributes s2;
     s2.set("axis", int64_t{-1});
     s2.set("num_outputs", int64_t{3});
-    expect_same(OpType::kSplit, {in(random_bytes(dt, {2, 3, 11}, rng))}, s2,
-                what + " num_outputs", 3);
+    expect_same(OpType::kSplit, {in(random_bytes(dt, {2, 3, 11}, rng))}, s2, what + " num_outputs",
+                3);
     Attributes s3;
     s3.set("axis", int64_t{0});
     s3.set("num_outputs", int64_t{2});
@@ -546,12 +562,12 @@ TEST(CudaMovementSlice, ConstantParameters) {
   };
   const std::vector<Case> cases = {
       {{10}, {2}, {8}, {}, {}},
-      {{10}, {-1}, {-11}, {0}, {-1}},            // full reverse
+      {{10}, {-1}, {-11}, {0}, {-1}},  // full reverse
       {{6, 7}, {1, -5}, {100, 6}, {0, 1}, {2, 1}},
       {{6, 7, 8}, {0, 7, 1}, {6, 0, 8}, {0, 1, 2}, {1, -2, 3}},
       {{5, 9}, {3}, {1000}, {-1}, {}},
       {{4, 5, 6}, {1}, {3}, {1}, {}},
-      {{2, 3, 64}, {0}, {32}, {2}, {1}},         // inner contiguous: widened copy
+      {{2, 3, 64}, {0}, {32}, {2}, {1}},  // inner contiguous: widened copy
   };
   for (const Case& c : cases)
     for (DType dt : kSizeTypes) {
@@ -565,8 +581,8 @@ TEST(CudaMovementSlice, ConstantParameters) {
       }
       if (!c.steps.empty()) ops.push_back(cst(i64s(c.steps)));
       expect_same(OpType::kSlice, ops, {},
-                  std::string(dtype_name(dt)) + dims_str(c.dims) + " starts " +
-                      dims_str(c.starts) + " ends " + dims_str(c.ends));
+                  std::string(dtype_name(dt)) + dims_str(c.dims) + " starts " + dims_str(c.starts) +
+                      " ends " + dims_str(c.ends));
     }
   // i32 parameters.
   expect_same(OpType::kSlice,
@@ -600,12 +616,12 @@ TEST(CudaMovementSlice, RunTimeParameters) {
           std::vector<int32_t> w(v.begin(), v.end());
           return kt(tensor_of<int32_t>(DType::kI32, {static_cast<int64_t>(w.size())}, w), false);
         };
-        expect_kernels_match(OpType::kSlice, {},
-                             {kt(random_bytes(dt, c.dims, rng), false), param(c.starts),
-                              param(c.ends), param(c.axes), param(c.steps)},
-                             {kspec(dt, c.out)},
-                             std::string(dtype_name(dt)) + dims_str(c.dims) +
-                                 (i32 ? " i32" : " i64"));
+        expect_kernels_match(
+            OpType::kSlice, {},
+            {kt(random_bytes(dt, c.dims, rng), false), param(c.starts), param(c.ends),
+             param(c.axes), param(c.steps)},
+            {kspec(dt, c.out)},
+            std::string(dtype_name(dt)) + dims_str(c.dims) + (i32 ? " i32" : " i64"));
       }
   // Without axes and steps.
   expect_kernels_match(OpType::kSlice, {},
@@ -620,11 +636,10 @@ TEST(CudaMovementSlice, RunTimeMismatchWritesZeros) {
   AMP_REQUIRE_GPU();
   std::mt19937 rng(7);
   const graph::Node node = make_node(OpType::kSlice, {});
-  Result<std::vector<std::vector<uint8_t>>> gpu =
-      run_gpu(node,
-              {kt(random_bytes(DType::kF32, {10}, rng), false), kt(i64s({0}), false),
-               kt(i64s({9}), false)},
-              {kspec(DType::kF32, {4})});
+  Result<std::vector<std::vector<uint8_t>>> gpu = run_gpu(
+      node,
+      {kt(random_bytes(DType::kF32, {10}, rng), false), kt(i64s({0}), false), kt(i64s({9}), false)},
+      {kspec(DType::kF32, {4})});
   ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
   EXPECT_EQ((*gpu)[0], std::vector<uint8_t>(16, 0));
 }
@@ -639,8 +654,7 @@ TEST(CudaMovementGather, AxesIndexTypesAndShapes) {
   const std::vector<int64_t> dims = {5, 6, 8};
   for (DType dt : kSizeTypes)
     for (int64_t axis : {0, 1, 2, -1})
-      for (const std::vector<int64_t>& idims :
-           std::vector<std::vector<int64_t>>{{}, {4}, {2, 3}}) {
+      for (const std::vector<int64_t>& idims : std::vector<std::vector<int64_t>>{{}, {4}, {2, 3}}) {
         const int64_t d = dims[static_cast<size_t>(axis < 0 ? axis + 3 : axis)];
         std::uniform_int_distribution<int64_t> ix(-d, d - 1);  // negatives count from the end
         std::vector<int64_t> idx(static_cast<size_t>(numel_of(idims)));
@@ -649,13 +663,15 @@ TEST(CudaMovementGather, AxesIndexTypesAndShapes) {
         at.set("axis", axis);
         const std::string what = std::string(dtype_name(dt)) + " axis " + std::to_string(axis) +
                                  " indices " + dims_str(idims);
-        expect_same(OpType::kGather,
-                    {in(random_bytes(dt, dims, rng)), in(tensor_of<int64_t>(DType::kI64, idims, idx))},
-                    at, what + " i64");
+        expect_same(
+            OpType::kGather,
+            {in(random_bytes(dt, dims, rng)), in(tensor_of<int64_t>(DType::kI64, idims, idx))}, at,
+            what + " i64");
         std::vector<int32_t> idx32(idx.begin(), idx.end());
-        expect_same(OpType::kGather,
-                    {in(random_bytes(dt, dims, rng)), cst(tensor_of<int32_t>(DType::kI32, idims, idx32))},
-                    at, what + " i32 const");
+        expect_same(
+            OpType::kGather,
+            {in(random_bytes(dt, dims, rng)), cst(tensor_of<int32_t>(DType::kI32, idims, idx32))},
+            at, what + " i32 const");
       }
   // An embedding-sized gather (rows of 768 halves move as 16-byte elements).
   std::uniform_int_distribution<int64_t> row(0, 999);
@@ -673,11 +689,10 @@ TEST(CudaMovementGather, OutOfRangeIndexWritesZeros) {
   std::vector<float> data(12);
   std::iota(data.begin(), data.end(), 1.0f);
   const graph::Node node = make_node(OpType::kGather, {});
-  Result<std::vector<std::vector<uint8_t>>> gpu =
-      run_gpu(node,
-              {kt(tensor_of<float>(DType::kF32, {4, 3}, data), false),
-               kt(i64s({1, 4, -5, -1}), false)},
-              {kspec(DType::kF32, {4, 3})});
+  Result<std::vector<std::vector<uint8_t>>> gpu = run_gpu(
+      node,
+      {kt(tensor_of<float>(DType::kF32, {4, 3}, data), false), kt(i64s({1, 4, -5, -1}), false)},
+      {kspec(DType::kF32, {4, 3})});
   ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
   std::vector<float> got(12);
   std::memcpy(got.data(), (*gpu)[0].data(), 48);
@@ -692,7 +707,10 @@ TEST(CudaMovementExpandTile, BroadcastsAndRepeats) {
   std::mt19937 rng = make_rng(&seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> expands = {
-      {{3, 1}, {2, 3, 4}}, {{1}, {5, 1, 7}}, {{}, {4, 4}}, {{2, 1, 6}, {2, 5, 6}},
+      {{3, 1}, {2, 3, 4}},
+      {{1}, {5, 1, 7}},
+      {{}, {4, 4}},
+      {{2, 1, 6}, {2, 5, 6}},
       {{4, 1, 1}, {1, 4, 3, 32}}};
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> tiles = {
       {{2, 3}, {2, 3}}, {{3, 1, 2}, {1, 4, 2}}, {{5}, {7}}, {{2, 8}, {3, 1}}, {{1, 1}, {3, 2}}};
@@ -741,9 +759,9 @@ bool reflect_fits(const PadCase& c) {
 const std::vector<PadCase> kPadCases = {
     {{5}, {2, 3}, {}},
     {{3, 4}, {1, 2, 2, 1}, {}},
-    {{2, 3, 4}, {0, 1, 3, 0, 2, 5}, {}},     // pads larger than the axis (wrap/edge repeat)
-    {{4, 6}, {-1, 2, 1, -2}, {}},            // negative pads crop
-    {{2, 3, 5}, {2, 4}, {-1}},               // axes
+    {{2, 3, 4}, {0, 1, 3, 0, 2, 5}, {}},  // pads larger than the axis (wrap/edge repeat)
+    {{4, 6}, {-1, 2, 1, -2}, {}},         // negative pads crop
+    {{2, 3, 5}, {2, 4}, {-1}},            // axes
     {{1, 3, 8, 8}, {0, 0, 1, 1, 0, 0, 1, 1}, {}},
 };
 
@@ -761,8 +779,10 @@ TEST(CudaMovementPad, AllModesConstantPads) {
         const std::string what = mode + " " + std::string(dtype_name(dt)) + dims_str(c.dims) +
                                  " pads " + dims_str(c.pads);
         std::vector<Operand> ops = {in(random_bytes(dt, c.dims, rng)), cst(i64s(c.pads))};
-        if (mode == "constant") ops.push_back(in(random_bytes(dt, {}, rng)));
-        else ops.push_back(none());
+        if (mode == "constant")
+          ops.push_back(in(random_bytes(dt, {}, rng)));
+        else
+          ops.push_back(none());
         if (!c.axes.empty()) ops.push_back(cst(i64s(c.axes)));
         expect_same(OpType::kPad, ops, at, what);
       }
@@ -783,9 +803,9 @@ TEST(CudaMovementPad, RunTimePads) {
       for (DType dt : {DType::kF32, DType::kF16, DType::kU8, DType::kI64}) {
         Attributes at;
         at.set("mode", mode);
-        std::vector<KTensor> ins = {kt(random_bytes(dt, c.dims, rng), false), kt(i64s(c.pads), false),
-                                    mode == "constant" ? kt(random_bytes(dt, {}, rng), false)
-                                                       : kabsent()};
+        std::vector<KTensor> ins = {
+            kt(random_bytes(dt, c.dims, rng), false), kt(i64s(c.pads), false),
+            mode == "constant" ? kt(random_bytes(dt, {}, rng), false) : kabsent()};
         if (!c.axes.empty()) ins.push_back(kt(i64s(c.axes), false));
         expect_kernels_match(OpType::kPad, at, ins, {kspec(dt, pad_out_dims(c))},
                              mode + " " + std::string(dtype_name(dt)) + dims_str(c.dims) +
@@ -804,7 +824,7 @@ struct ResizeCase {
   std::vector<int64_t> axes;   // empty: all
   std::vector<double> scales;  // one of scales / sizes, per listed axis
   std::vector<int64_t> sizes;
-  std::vector<double> roi;     // per listed axis: starts then ends; empty: none
+  std::vector<double> roi;  // per listed axis: starts then ends; empty: none
   std::string policy = "stretch";
 };
 
@@ -831,8 +851,8 @@ std::vector<int64_t> resize_out_dims(const ResizeCase& rc) {
   for (size_t i = 0; i < axes.size(); ++i)
     if (i == 0 || (rc.policy == "not_larger" ? s[i] < common : s[i] > common)) common = s[i];
   for (int64_t a : axes)
-    out[static_cast<size_t>(a)] = static_cast<int64_t>(
-        common * static_cast<double>(rc.in[static_cast<size_t>(a)]) + 0.5);
+    out[static_cast<size_t>(a)] =
+        static_cast<int64_t>(common * static_cast<double>(rc.in[static_cast<size_t>(a)]) + 0.5);
   return out;
 }
 
@@ -843,14 +863,14 @@ void expect_resize_match(const ResizeCase& rc, DType dt, bool constant, std::mt1
   for (int64_t d : out)
     if (d == 0) return;  // nothing to compare
   std::vector<KTensor> ins;
-  ins.push_back(kt(is_float(dt) ? random_floats(dt, rc.in, rng, -2, 2) : random_bytes(dt, rc.in, rng),
-                   false));
+  ins.push_back(kt(
+      is_float(dt) ? random_floats(dt, rc.in, rng, -2, 2) : random_bytes(dt, rc.in, rng), false));
   if (rc.roi.empty()) {
     ins.push_back(kabsent());
   } else {
     std::vector<float> roi(rc.roi.begin(), rc.roi.end());
-    ins.push_back(kt(tensor_of<float>(DType::kF32, {static_cast<int64_t>(roi.size())}, roi),
-                     constant));
+    ins.push_back(
+        kt(tensor_of<float>(DType::kF32, {static_cast<int64_t>(roi.size())}, roi), constant));
   }
   if (!rc.scales.empty()) {
     std::vector<float> s(rc.scales.begin(), rc.scales.end());
@@ -894,9 +914,9 @@ TEST(CudaMovementResize, AllModesConstantAndRunTime) {
   uint32_t seed;
   std::mt19937 rng = make_rng(&seed);
   SCOPED_TRACE("seed " + std::to_string(seed));
-  const std::vector<std::string> ctms = {"half_pixel",    "half_pixel_symmetric",
+  const std::vector<std::string> ctms = {"half_pixel",         "half_pixel_symmetric",
                                          "pytorch_half_pixel", "align_corners",
-                                         "asymmetric",    "tf_crop_and_resize"};
+                                         "asymmetric",         "tf_crop_and_resize"};
   const std::vector<std::string> nearest_modes = {"round_prefer_floor", "round_prefer_ceil",
                                                   "floor", "ceil"};
   std::uniform_real_distribution<double> scale_d(0.3, 2.6);
@@ -933,15 +953,18 @@ TEST(CudaMovementResize, AllModesConstantAndRunTime) {
             1, std::lround(s * static_cast<double>(rc.in[static_cast<size_t>(a)]))));
     }
     if (rc.ctm == "tf_crop_and_resize") {
-      for (bool r : resized) rc.roi.push_back(r ? std::uniform_real_distribution<double>(-0.3, 0.6)(rng) : 0.0);
-      for (bool r : resized) rc.roi.push_back(r ? std::uniform_real_distribution<double>(0.4, 1.3)(rng) : 1.0);
+      for (bool r : resized)
+        rc.roi.push_back(r ? std::uniform_real_distribution<double>(-0.3, 0.6)(rng) : 0.0);
+      for (bool r : resized)
+        rc.roi.push_back(r ? std::uniform_real_distribution<double>(0.4, 1.3)(rng) : 1.0);
     }
     if (use_axes) rc.axes = listed;
     if (!rc.sizes.empty() && trial % 8 == 4 && rc.ctm != "tf_crop_and_resize")
       rc.policy = trial % 16 == 4 ? "not_larger" : "not_smaller";
     for (DType dt : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64})
       for (bool constant : {true, false})
-        expect_resize_match(rc, dt, constant, rng, describe(rc) + " " + std::string(dtype_name(dt)));
+        expect_resize_match(rc, dt, constant, rng,
+                            describe(rc) + " " + std::string(dtype_name(dt)));
   }
 }
 
@@ -979,10 +1002,10 @@ TEST(CudaMovementResize, NearestIntegersLargeAndGraph) {
               at, "graph linear f16", 1, interp_tol(DType::kF16));
   Attributes nat;
   nat.set("mode", std::string("nearest"));
-  expect_same(OpType::kResize,
-              {in(random_bytes(DType::kU8, {1, 2, 9, 9}, rng)), none(), none(),
-               cst(i64s({1, 2, 18, 27}))},
-              nat, "graph nearest sizes u8");
+  expect_same(
+      OpType::kResize,
+      {in(random_bytes(DType::kU8, {1, 2, 9, 9}, rng)), none(), none(), cst(i64s({1, 2, 18, 27}))},
+      nat, "graph nearest sizes u8");
 }
 
 // ---- Shape ops and sources --------------------------------------------------------------------
@@ -1060,8 +1083,9 @@ TEST(CudaMovementShapeOps, ShapeSizeConstantOfShapeRangeConstant) {
     return TensorData::from_bytes(dt, {}, std::move(b)).value();
   };
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64})
-    expect_same(OpType::kRange, {cst(scalar(dt, -1.25)), cst(scalar(dt, 40.0)), cst(scalar(dt, 0.375))},
-                {}, "Range " + std::string(dtype_name(dt)));
+    expect_same(OpType::kRange,
+                {cst(scalar(dt, -1.25)), cst(scalar(dt, 40.0)), cst(scalar(dt, 0.375))}, {},
+                "Range " + std::string(dtype_name(dt)));
   for (DType dt : {DType::kI64, DType::kI32, DType::kI16})
     expect_same(OpType::kRange, {cst(scalar(dt, 17)), cst(scalar(dt, -300)), cst(scalar(dt, -7))},
                 {}, "Range " + std::string(dtype_name(dt)));
@@ -1074,11 +1098,13 @@ TEST(CudaMovementShapeOps, ShapeSizeConstantOfShapeRangeConstant) {
 TEST(CudaMovementRegistry, SameDtypesAsCpu) {
   const kernels::KernelRegistry& cuda = test::cuda_registry();
   const kernels::KernelRegistry& cpu = test::cpu_registry();
-  for (OpType op : {OpType::kReshape, OpType::kFlatten, OpType::kSqueeze, OpType::kUnsqueeze,
-                    OpType::kIdentity, OpType::kTranspose, OpType::kDepthToSpace, OpType::kConcat,
-                    OpType::kSplit, OpType::kSlice, OpType::kGather, OpType::kExpand,
-                    OpType::kTile, OpType::kPad, OpType::kResize, OpType::kShape, OpType::kSize,
-                    OpType::kConstantOfShape, OpType::kRange, OpType::kConstant})
+  for (OpType op : {OpType::kReshape,      OpType::kFlatten,  OpType::kSqueeze,
+                    OpType::kUnsqueeze,    OpType::kIdentity, OpType::kTranspose,
+                    OpType::kDepthToSpace, OpType::kConcat,   OpType::kSplit,
+                    OpType::kSlice,        OpType::kGather,   OpType::kExpand,
+                    OpType::kTile,         OpType::kPad,      OpType::kResize,
+                    OpType::kShape,        OpType::kSize,     OpType::kConstantOfShape,
+                    OpType::kRange,        OpType::kConstant})
     EXPECT_EQ(cuda.dtypes_for(op, Backend::kCuda), cpu.dtypes_for(op, Backend::kCpu))
         << graph::op_name(op);
 }

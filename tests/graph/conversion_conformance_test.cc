@@ -35,9 +35,8 @@ Status convert_and_reread(const fs::path& onnx_path) {
 }
 
 bool supported_onnx_type(const nlohmann::json& t) {
-  static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE",
-                                               "INT64", "INT32",   "INT16",    "INT8",
-                                               "UINT8", "BOOL"};
+  static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT64",
+                                               "INT32", "INT16",   "INT8",     "UINT8",  "BOOL"};
   return t.is_string() && kTypes.count(t.get<std::string>()) != 0;
 }
 
@@ -69,8 +68,8 @@ TEST(ConversionConformance, NodeTestsConvertAndReread) {
     if (!s.is_ok()) failures[c] = s.to_string();
   }
   const size_t passed = cases.size() - failures.size();
-  std::cout << "[conformance] node tests converted and re-read: " << passed << " / "
-            << cases.size() << " (" << (100.0 * passed / cases.size()) << "%)\n";
+  std::cout << "[conformance] node tests converted and re-read: " << passed << " / " << cases.size()
+            << " (" << (100.0 * passed / cases.size()) << "%)\n";
   for (const auto& [c, why] : failures) std::cout << "  FAIL " << c << ": " << why << "\n";
   EXPECT_GE(passed * 100, cases.size() * 98) << "below the 98% target";
 }

@@ -5,6 +5,8 @@
 // The real models in ../shared/models match ONNX Runtime 1.30 within rtol 1e-3, atol 1e-4.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -84,6 +86,99 @@ TEST(Conformance, NodeTestsCpuFp32) {
             << " (" << 100.0 * passed / cases.size() << "%)\n";
   for (const auto& [name, why] : failures) std::cout << "  FAIL " << name << ": " << why << "\n";
   EXPECT_GE(passed * 100, cases.size() * 95) << "below the 95% target";
+}
+
+// Issue "AMP planner": every node test whose inputs and outputs are float also runs with
+// AMP (fp16, bf16) against the fp32 expected outputs. Tolerances per target, chosen from
+// the storage precision (fp16: 11-bit significand, ~5e-4 relative per rounding; bf16:
+// 8-bit, ~4e-3) with room for the few roundings of a single op and its casts.
+struct AmpTolerance {
+  Precision precision;
+  double rtol, atol;
+  int min_percent;
+};
+
+TEST(Conformance, NodeTestsCpuAmp) {
+  AMP_REQUIRE_SHARED();
+  std::vector<test::NodeTestCase> cases;
+  for (const auto& c : test::select_node_tests())
+    if (c.float_io) cases.push_back(c);
+  ASSERT_FALSE(cases.empty());
+  for (const AmpTolerance& tol : {AmpTolerance{Precision::kFp16, 1e-2, 2e-3, 90},
+                                  AmpTolerance{Precision::kBf16, 5e-2, 2e-2, 85}}) {
+    Options opt;
+    opt.backend = BackendKind::kCpu;
+    opt.threads = 1;
+    opt.precision = tol.precision;
+    std::map<std::string, std::string> failures;
+    for (const auto& c : cases) {
+      std::string why = run_case(c.dir, opt, tol.rtol, tol.atol);
+      if (!why.empty()) failures[c.name] = why;
+    }
+    const size_t passed = cases.size() - failures.size();
+    std::cout << "[conformance] CPU " << precision_name(tol.precision)
+              << " (AMP) float node tests within rtol " << tol.rtol << " atol " << tol.atol
+              << " of the fp32 outputs: " << passed << " / " << cases.size() << " ("
+              << 100.0 * passed / cases.size() << "%)\n";
+    for (const auto& [name, why] : failures) std::cout << "  FAIL " << name << ": " << why << "\n";
+    EXPECT_GE(passed * 100, cases.size() * tol.min_percent) << precision_name(tol.precision);
+  }
+}
+
+// Each real model in fp16 and bf16 against its fp32 reference output: cosine similarity,
+// max relative error, and the classifiers keep their argmax.
+TEST(Conformance, RealModelsWithAmp) {
+  AMP_REQUIRE_SHARED();
+  for (const auto& entry : fs::directory_iterator(test::shared_dir() / "models")) {
+    const fs::path dir = entry.path();
+    if (!fs::exists(dir / "model.onnx")) continue;
+    auto inputs = test::load_case_tensors(dir, "input");
+    auto expected = test::load_case_tensors(dir, "output");
+    ASSERT_TRUE(inputs.is_ok() && expected.is_ok());
+    for (Precision p : {Precision::kFp16, Precision::kBf16}) {
+      Options opt;
+      opt.backend = BackendKind::kCpu;
+      opt.precision = p;
+      Engine engine = Engine::load((dir / "model.onnx").string(), opt);
+      std::vector<NamedTensor> named;
+      for (size_t i = 0; i < engine.inputs().size(); ++i)
+        named.push_back({engine.inputs()[i].name, to_tensor((*inputs)[i])});
+      std::vector<Tensor> outs = engine.run(named);
+      ASSERT_EQ(outs.size(), expected->size());
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const std::vector<double> e = (*expected)[i].to_f64_vector();
+        const std::vector<float> a = outs[i].to_float_vector();
+        ASSERT_EQ(e.size(), a.size());
+        double dot = 0, ne = 0, na = 0, max_rel = 0, max_abs = 0, scale = 0;
+        for (size_t k = 0; k < e.size(); ++k) {
+          dot += e[k] * a[k];
+          ne += e[k] * e[k];
+          na += double(a[k]) * a[k];
+          max_abs = std::max(max_abs, std::fabs(e[k] - a[k]));
+          scale = std::max(scale, std::fabs(e[k]));
+          max_rel = std::max(max_rel, std::fabs(e[k] - a[k]) / std::max(std::fabs(e[k]), 1e-3));
+        }
+        const double cosine = dot / std::sqrt(ne * na);
+        bool argmax_same = true;
+        const auto& dims = (*expected)[i].dims();
+        if (dims.size() == 2 && dims[1] > 1) {
+          for (int64_t r = 0; r < dims[0]; ++r) {
+            auto eb = e.begin() + r * dims[1];
+            auto ab = a.begin() + r * dims[1];
+            argmax_same = argmax_same && (std::max_element(eb, eb + dims[1]) - eb ==
+                                          std::max_element(ab, ab + dims[1]) - ab);
+          }
+        }
+        std::cout << "[amp] " << dir.filename().string() << " " << precision_name(p) << " output "
+                  << i << ": cosine " << cosine << ", max abs err " << max_abs << " (output scale "
+                  << scale << "), max rel err " << max_rel
+                  << (dims.size() == 2 ? (argmax_same ? ", argmax kept" : ", ARGMAX CHANGED") : "")
+                  << "\n";
+        EXPECT_GT(cosine, p == Precision::kFp16 ? 0.999 : 0.99) << dir.filename();
+        EXPECT_TRUE(argmax_same) << dir.filename();
+      }
+    }
+  }
 }
 
 TEST(Conformance, RealModelsMatchOnnxRuntime) {

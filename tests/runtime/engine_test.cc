@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <filesystem>
-#include <random>
-#include <thread>
 #include <unistd.h>
 #include <atomic>
+#include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <random>
+#include <thread>
 
 #include "ir/graph_builder.h"
 #include "serialize/amp_writer.h"
@@ -122,7 +122,8 @@ TEST_F(EngineTest, RejectsBadInputsWithClearMessages) {
   };
   expect_error({{"input", Tensor::from(x, {2, 8})}}, "unknown input 'input'");
   expect_error({}, "missing input 'x'");
-  expect_error({{"x", Tensor::from(std::vector<int64_t>(16, 1), {2, 8})}}, "dtype i64, expected f32");
+  expect_error({{"x", Tensor::from(std::vector<int64_t>(16, 1), {2, 8})}},
+               "dtype i64, expected f32");
   expect_error({{"x", Tensor::from(x, {16})}}, "rank 1");
   expect_error({{"x", Tensor::from(x, {4, 4})}}, "dim 1 is 4, the model requires 8");
 }
@@ -153,7 +154,8 @@ TEST_F(EngineTest, OneEngineManyThreadsGiveTheSequentialAnswer) {
   std::vector<std::vector<float>> inputs, expected;
   for (int i = 0; i < kThreads * kRuns; ++i) {
     inputs.push_back(random_input(3, 100 + i));
-    expected.push_back(engine.run({{"x", Tensor::from(inputs.back(), {3, 8})}})[0].to_vector<float>());
+    expected.push_back(
+        engine.run({{"x", Tensor::from(inputs.back(), {3, 8})}})[0].to_vector<float>());
   }
   std::vector<std::thread> workers;
   std::atomic<int> mismatches{0};

@@ -41,8 +41,8 @@ TEST(MemoryPlanModels, ArenaNearLowerBoundAndNoLiveOverlap) {
     const double ratio = m.lower_bound_bytes ? double(m.arena_bytes) / m.lower_bound_bytes : 1.0;
     std::cout << "[memory] " << dir.filename().string() << ": arena " << m.arena_bytes
               << " B, lower bound " << m.lower_bound_bytes << " B, ratio " << ratio
-              << ", no-sharing total " << m.activation_bytes << " B, weights "
-              << m.weights_bytes << " B\n";
+              << ", no-sharing total " << m.activation_bytes << " B, weights " << m.weights_bytes
+              << " B\n";
     EXPECT_LE(ratio, 1.05) << dir.filename();
   }
 }

@@ -46,9 +46,11 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
   std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> stream_guard(
       stream, [](cudaStream_t s) { cudaStreamDestroy(s); });
   AMP_ASSIGN_OR_RETURN(cuda::DeviceHandles * dev_raw, cuda::create_device_handles(0, false));
-  std::unique_ptr<cuda::DeviceHandles, void (*)(cuda::DeviceHandles*)> dev(dev_raw, cuda::destroy_device_handles);
+  std::unique_ptr<cuda::DeviceHandles, void (*)(cuda::DeviceHandles*)> dev(
+      dev_raw, cuda::destroy_device_handles);
   AMP_ASSIGN_OR_RETURN(cuda::ContextHandles * ctx_raw, cuda::create_context_handles(stream));
-  std::unique_ptr<cuda::ContextHandles, void (*)(cuda::ContextHandles*)> ctx(ctx_raw, cuda::destroy_context_handles);
+  std::unique_ptr<cuda::ContextHandles, void (*)(cuda::ContextHandles*)> ctx(
+      ctx_raw, cuda::destroy_context_handles);
 
   std::vector<DeviceBuffer> buf(g.values.size());
   auto alloc = [&](ValueId id, size_t bytes) -> Status {
@@ -58,11 +60,14 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
   for (size_t i = 0; i < g.values.size(); ++i) {
     const Value& v = g.values[i];
     const TensorData* host = nullptr;
-    if (v.is_constant()) host = &*v.constant;
-    else if (auto it = inputs.find(v.name); it != inputs.end()) host = &it->second;
+    if (v.is_constant())
+      host = &*v.constant;
+    else if (auto it = inputs.find(v.name); it != inputs.end())
+      host = &it->second;
     if (!host) continue;
     AMP_RETURN_IF_ERROR(alloc(static_cast<ValueId>(i), host->byte_size()));
-    AMP_CUDA_RETURN_IF_ERROR(cudaMemcpy(buf[i].ptr, host->bytes(), host->byte_size(), cudaMemcpyHostToDevice));
+    AMP_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(buf[i].ptr, host->bytes(), host->byte_size(), cudaMemcpyHostToDevice));
   }
 
   std::vector<std::unique_ptr<kernels::Kernel>> keep;
@@ -128,8 +133,10 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
       continue;
     }
     std::vector<uint8_t> host(static_cast<size_t>(*v.shape->numel()) * dtype_size(v.dtype));
-    AMP_CUDA_RETURN_IF_ERROR(cudaMemcpy(host.data(), buf[id].ptr, host.size(), cudaMemcpyDeviceToHost));
-    AMP_ASSIGN_OR_RETURN(TensorData t, TensorData::from_bytes(v.dtype, v.shape->static_dims(), std::move(host)));
+    AMP_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(host.data(), buf[id].ptr, host.size(), cudaMemcpyDeviceToHost));
+    AMP_ASSIGN_OR_RETURN(TensorData t,
+                         TensorData::from_bytes(v.dtype, v.shape->static_dims(), std::move(host)));
     outs.push_back(std::move(t));
   }
   return outs;

@@ -62,8 +62,7 @@ Result<std::vector<graph::TensorData>> run_graph(
     ptr[id] = storage[id].data();
   }
   for (size_t i = 0; i < g.values.size(); ++i)
-    if (g.values[i].is_constant())
-      ptr[i] = const_cast<uint8_t*>(g.values[i].constant->bytes());
+    if (g.values[i].is_constant()) ptr[i] = const_cast<uint8_t*>(g.values[i].constant->bytes());
 
   for (const Node& n : g.nodes) {
     const std::string ctx = "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
@@ -124,8 +123,8 @@ Result<std::vector<graph::TensorData>> run_graph(
       outs.push_back(*v.constant);
       continue;
     }
-    AMP_ASSIGN_OR_RETURN(TensorData t, TensorData::from_bytes(v.dtype, v.shape->static_dims(),
-                                                              storage[id]));
+    AMP_ASSIGN_OR_RETURN(TensorData t,
+                         TensorData::from_bytes(v.dtype, v.shape->static_dims(), storage[id]));
     outs.push_back(std::move(t));
   }
   return outs;

@@ -1,7 +1,7 @@
 #include "test_util/node_tests.h"
 
-#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -19,9 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool supported_type(const nlohmann::json& t) {
-  static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE",
-                                               "INT64", "INT32",   "INT16",    "INT8",
-                                               "UINT8", "BOOL"};
+  static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT64",
+                                               "INT32", "INT16",   "INT8",     "UINT8",  "BOOL"};
   return t.is_string() && kTypes.count(t.get<std::string>()) != 0;
 }
 
@@ -79,8 +78,8 @@ Result<std::vector<graph::TensorData>> load_case_tensors(const fs::path& case_di
   return out;
 }
 
-std::string compare_tensors(const graph::TensorData& e, const graph::TensorData& a,
-                            double rtol, double atol) {
+std::string compare_tensors(const graph::TensorData& e, const graph::TensorData& a, double rtol,
+                            double atol) {
   if (e.dtype() != a.dtype())
     return "dtype " + std::string(dtype_name(a.dtype())) + ", expected " +
            std::string(dtype_name(e.dtype()));
@@ -93,10 +92,14 @@ std::string compare_tensors(const graph::TensorData& e, const graph::TensorData&
   for (size_t i = 0; i < ev.size(); ++i) {
     const double x = ev[i], y = av[i];
     bool ok;
-    if (std::isnan(x) || std::isnan(y)) ok = std::isnan(x) && std::isnan(y);
-    else if (std::isinf(x) || std::isinf(y)) ok = x == y;
-    else if (exact) ok = x == y;
-    else ok = std::fabs(x - y) <= atol + rtol * std::fabs(x);
+    if (std::isnan(x) || std::isnan(y))
+      ok = std::isnan(x) && std::isnan(y);
+    else if (std::isinf(x) || std::isinf(y))
+      ok = x == y;
+    else if (exact)
+      ok = x == y;
+    else
+      ok = std::fabs(x - y) <= atol + rtol * std::fabs(x);
     if (!ok) {
       std::ostringstream os;
       os << "element " << i << ": got " << y << ", expected " << x;

@@ -19,10 +19,10 @@
 namespace amp::test {
 
 struct NodeTestCase {
-  std::string name;            // "test_relu"
-  std::filesystem::path dir;   // .../onnx-node-tests/test_relu
+  std::string name;           // "test_relu"
+  std::filesystem::path dir;  // .../onnx-node-tests/test_relu
   std::string primary_op;
-  bool float_io = false;       // every input and output is FLOAT (AMP runs these)
+  bool float_io = false;  // every input and output is FLOAT (AMP runs these)
 };
 
 // Cases whose primary op is in `primary_ops` (all tier-1 ops when empty), whose ops are

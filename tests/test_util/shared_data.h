@@ -16,9 +16,9 @@ std::filesystem::path shared_dir();
 
 }  // namespace amp::test
 
-#define AMP_REQUIRE_SHARED()                                                           \
-  do {                                                                                 \
-    if (::amp::test::shared_dir().empty())                                             \
-      GTEST_SKIP() << "../shared (ONNX node tests and models) is not present; set "    \
-                      "AMP_SHARED_DIR to run this test";                               \
+#define AMP_REQUIRE_SHARED()                                                        \
+  do {                                                                              \
+    if (::amp::test::shared_dir().empty())                                          \
+      GTEST_SKIP() << "../shared (ONNX node tests and models) is not present; set " \
+                      "AMP_SHARED_DIR to run this test";                            \
   } while (0)

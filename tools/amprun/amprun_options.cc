@@ -110,9 +110,12 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
     } else if (f == "--backend") {
       if (!(v = need(i, f))) return std::nullopt;
       const std::string s = v;
-      if (s == "auto") a.backend = amp::BackendKind::kAuto;
-      else if (s == "cpu") a.backend = amp::BackendKind::kCpu;
-      else if (s == "cuda") a.backend = amp::BackendKind::kCuda;
+      if (s == "auto")
+        a.backend = amp::BackendKind::kAuto;
+      else if (s == "cpu")
+        a.backend = amp::BackendKind::kCpu;
+      else if (s == "cuda")
+        a.backend = amp::BackendKind::kCuda;
       else {
         error = "--backend must be auto, cpu or cuda, got '" + s + "'";
         return std::nullopt;
@@ -129,15 +132,15 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       a.shapes[name] = dims;
-    } else if (f == "--inputs" || f == "--compare" || f == "--save-outputs" ||
-               f == "--dump-plan" || f == "--dump-dot" || f == "--json-report") {
+    } else if (f == "--inputs" || f == "--compare" || f == "--save-outputs" || f == "--dump-plan" ||
+               f == "--dump-dot" || f == "--json-report") {
       if (!(v = need(i, f))) return std::nullopt;
-      std::string& dst = f == "--inputs" ? a.inputs_dir
-                         : f == "--compare" ? a.compare_dir
+      std::string& dst = f == "--inputs"         ? a.inputs_dir
+                         : f == "--compare"      ? a.compare_dir
                          : f == "--save-outputs" ? a.save_outputs_dir
-                         : f == "--dump-plan" ? a.dump_plan
-                         : f == "--dump-dot" ? a.dump_dot
-                                             : a.json_report;
+                         : f == "--dump-plan"    ? a.dump_plan
+                         : f == "--dump-dot"     ? a.dump_dot
+                                                 : a.json_report;
       dst = v;
     } else if (f == "--rtol" || f == "--atol" || f == "--duration") {
       if (!(v = need(i, f))) return std::nullopt;
@@ -145,26 +148,38 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         error = f + " expects a non-negative number, got '" + std::string(v) + "'";
         return std::nullopt;
       }
-      if (f == "--rtol") a.rtol = d;
-      else if (f == "--atol") a.atol = d;
-      else a.duration_s = d;
+      if (f == "--rtol")
+        a.rtol = d;
+      else if (f == "--atol")
+        a.atol = d;
+      else
+        a.duration_s = d;
     } else if (f == "--warmup" || f == "--iterations" || f == "--threads" || f == "--streams" ||
                f == "--seed" || f == "--keep-io-types" || f == "--memory-limit") {
       if (!(v = need(i, f))) return std::nullopt;
       const long long lo = (f == "--iterations" || f == "--streams") ? 1 : 0;
-      const long long hi = f == "--memory-limit" ? (1LL << 50) : f == "--keep-io-types" ? 1 : 1000000;
+      const long long hi = f == "--memory-limit"    ? (1LL << 50)
+                           : f == "--keep-io-types" ? 1
+                                                    : 1000000;
       if (!parse_int(v, lo, hi, n)) {
         error = f + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                 "], got '" + std::string(v) + "'";
         return std::nullopt;
       }
-      if (f == "--warmup") a.warmup = static_cast<int>(n);
-      else if (f == "--iterations") a.iterations = static_cast<int>(n);
-      else if (f == "--threads") a.threads = static_cast<int>(n);
-      else if (f == "--streams") a.streams = static_cast<int>(n);
-      else if (f == "--seed") a.seed = static_cast<int>(n);
-      else if (f == "--keep-io-types") a.keep_io_types = n != 0;
-      else a.memory_limit = static_cast<size_t>(n);
+      if (f == "--warmup")
+        a.warmup = static_cast<int>(n);
+      else if (f == "--iterations")
+        a.iterations = static_cast<int>(n);
+      else if (f == "--threads")
+        a.threads = static_cast<int>(n);
+      else if (f == "--streams")
+        a.streams = static_cast<int>(n);
+      else if (f == "--seed")
+        a.seed = static_cast<int>(n);
+      else if (f == "--keep-io-types")
+        a.keep_io_types = n != 0;
+      else
+        a.memory_limit = static_cast<size_t>(n);
     } else {
       error = "unknown option '" + f + "'";
       return std::nullopt;

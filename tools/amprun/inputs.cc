@@ -17,17 +17,38 @@ amp::Tensor random_tensor(amp::DType dtype, const std::vector<int64_t>& dims, st
   void* p = t.raw_data();
   for (int64_t i = 0; i < t.numel(); ++i) {
     switch (dtype) {
-      case amp::DType::kF32: static_cast<float*>(p)[i] = u(rng); break;
-      case amp::DType::kF64: static_cast<double*>(p)[i] = u(rng); break;
-      case amp::DType::kF16: static_cast<uint16_t*>(p)[i] = amp::float_to_half_bits(u(rng)); break;
-      case amp::DType::kBF16: static_cast<uint16_t*>(p)[i] = amp::float_to_bf16_bits(u(rng)); break;
-      case amp::DType::kI64: static_cast<int64_t*>(p)[i] = small(rng); break;
-      case amp::DType::kI32: static_cast<int32_t*>(p)[i] = small(rng); break;
-      case amp::DType::kI16: static_cast<int16_t*>(p)[i] = static_cast<int16_t>(small(rng)); break;
-      case amp::DType::kI8: static_cast<int8_t*>(p)[i] = static_cast<int8_t>(small(rng)); break;
-      case amp::DType::kU8: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(small(rng)); break;
-      case amp::DType::kBool: static_cast<uint8_t*>(p)[i] = small(rng) & 1; break;
-      case amp::DType::kUndefined: break;
+      case amp::DType::kF32:
+        static_cast<float*>(p)[i] = u(rng);
+        break;
+      case amp::DType::kF64:
+        static_cast<double*>(p)[i] = u(rng);
+        break;
+      case amp::DType::kF16:
+        static_cast<uint16_t*>(p)[i] = amp::float_to_half_bits(u(rng));
+        break;
+      case amp::DType::kBF16:
+        static_cast<uint16_t*>(p)[i] = amp::float_to_bf16_bits(u(rng));
+        break;
+      case amp::DType::kI64:
+        static_cast<int64_t*>(p)[i] = small(rng);
+        break;
+      case amp::DType::kI32:
+        static_cast<int32_t*>(p)[i] = small(rng);
+        break;
+      case amp::DType::kI16:
+        static_cast<int16_t*>(p)[i] = static_cast<int16_t>(small(rng));
+        break;
+      case amp::DType::kI8:
+        static_cast<int8_t*>(p)[i] = static_cast<int8_t>(small(rng));
+        break;
+      case amp::DType::kU8:
+        static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(small(rng));
+        break;
+      case amp::DType::kBool:
+        static_cast<uint8_t*>(p)[i] = small(rng) & 1;
+        break;
+      case amp::DType::kUndefined:
+        break;
     }
   }
   return t;
@@ -42,7 +63,8 @@ std::vector<amp::NamedTensor> make_inputs(const amp::Engine& engine, const std::
   const auto& infos = engine.inputs();
   if (!dir.empty()) {
     for (size_t i = 0; i < infos.size(); ++i) {
-      const std::string path = (std::filesystem::path(dir) / ("input_" + std::to_string(i) + ".pb")).string();
+      const std::string path =
+          (std::filesystem::path(dir) / ("input_" + std::to_string(i) + ".pb")).string();
       out.push_back({infos[i].name, amp::load_tensor_pb(path)});
     }
     return out;

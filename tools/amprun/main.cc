@@ -22,9 +22,15 @@ namespace {
 
 void default_tolerances(amp::Precision p, double& rtol, double& atol) {
   switch (p) {
-    case amp::Precision::kFp32: rtol = 1e-3, atol = 1e-4; return;
-    case amp::Precision::kFp16: rtol = 1e-2, atol = 1e-3; return;
-    case amp::Precision::kBf16: rtol = 5e-2, atol = 1e-2; return;
+    case amp::Precision::kFp32:
+      rtol = 1e-3, atol = 1e-4;
+      return;
+    case amp::Precision::kFp16:
+      rtol = 1e-2, atol = 1e-3;
+      return;
+    case amp::Precision::kBf16:
+      rtol = 5e-2, atol = 1e-2;
+      return;
   }
 }
 
@@ -36,7 +42,8 @@ std::string mib(double bytes) {
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
-  if (!f || !(f << text)) throw amp::Error(amp::ErrorCode::kNotFound, "cannot write '" + path + "'");
+  if (!f || !(f << text))
+    throw amp::Error(amp::ErrorCode::kNotFound, "cannot write '" + path + "'");
 }
 
 // Prints the accuracy table and appends it to `json`. Returns whether all passed.
@@ -53,9 +60,12 @@ bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string
                 a.max_rel_err, a.cosine, argmax, a.pass ? "pass" : "FAIL",
                 a.problem.empty() ? "" : ": ", a.problem.c_str());
     ok = ok && a.pass;
-    ordered_json j = {{"output", a.output},   {"max_abs_err", a.max_abs_err},
-                      {"max_rel_err", a.max_rel_err}, {"cosine", a.cosine},
-                      {"pass", a.pass},       {"against", against}};
+    ordered_json j = {{"output", a.output},
+                      {"max_abs_err", a.max_abs_err},
+                      {"max_rel_err", a.max_rel_err},
+                      {"cosine", a.cosine},
+                      {"pass", a.pass},
+                      {"against", against}};
     if (a.argmax_agree >= 0) j["argmax_agree"] = a.argmax_agree;
     json["accuracy"].push_back(j);
   }
@@ -81,10 +91,10 @@ int run(const amprun::Args& args) {
   std::printf("  backend     : %s   precision: %s%s\n", amp::backend_kind_name(args.backend),
               amp::precision_name(opt.precision), args.precision ? "" : " (default)");
   if (!args.policy.empty()) std::printf("  policy      : %s\n", args.policy.c_str());
-  std::printf("  iterations  : %d (warm-up %d%s), streams %d, threads %s\n", args.iterations,
-              args.warmup,
-              args.duration_s > 0 ? (", at least " + std::to_string(args.duration_s) + " s").c_str() : "",
-              args.streams, args.threads ? std::to_string(args.threads).c_str() : "all");
+  std::printf(
+      "  iterations  : %d (warm-up %d%s), streams %d, threads %s\n", args.iterations, args.warmup,
+      args.duration_s > 0 ? (", at least " + std::to_string(args.duration_s) + " s").c_str() : "",
+      args.streams, args.threads ? std::to_string(args.threads).c_str() : "all");
 
   amp::Engine engine = amp::Engine::load(args.model, opt);
   if (!args.precision && engine.backend() == amp::BackendKind::kCuda &&
@@ -96,8 +106,10 @@ int run(const amprun::Args& args) {
   std::printf("\n=== Device ===\n  %s: %s\n", amp::backend_kind_name(engine.backend()),
               engine.device_name().c_str());
   std::printf("\n=== Load (%.1f ms) ===\n", lt.total);
-  std::printf("  read+verify %.1f ms | passes %.1f ms | AMP planning %.1f ms | memory planning %.1f ms | upload %.1f ms\n",
-              lt.verify, lt.passes, lt.amp, lt.memory, lt.upload);
+  std::printf(
+      "  read+verify %.1f ms | passes %.1f ms | AMP planning %.1f ms | memory planning %.1f ms | "
+      "upload %.1f ms\n",
+      lt.verify, lt.passes, lt.amp, lt.memory, lt.upload);
   json["model"] = args.model;
   json["backend"] = amp::backend_kind_name(engine.backend());
   json["precision"] = amp::precision_name(engine.precision());
@@ -106,7 +118,8 @@ int run(const amprun::Args& args) {
                      {"amp", lt.amp},     {"memory", lt.memory}, {"upload", lt.upload}};
 
   std::vector<std::string> notes;
-  std::vector<amp::NamedTensor> inputs = amprun::make_inputs(engine, args.inputs_dir, args.shapes, args.seed, notes);
+  std::vector<amp::NamedTensor> inputs =
+      amprun::make_inputs(engine, args.inputs_dir, args.shapes, args.seed, notes);
   for (const auto& n : notes) std::printf("  note: %s\n", n.c_str());
 
   // Timed runs (the first run also binds shapes and fills the memory report).
@@ -119,25 +132,34 @@ int run(const amprun::Args& args) {
   ordered_json pp;
   std::printf("\n=== Precision ===\n");
   if (plan.is_object() && plan.contains("nodes")) {
-    pp = {{"nodes", plan["nodes"]}, {"nodes_low", plan["nodes_low"]}, {"casts", plan["casts"]},
+    pp = {{"nodes", plan["nodes"]},
+          {"nodes_low", plan["nodes_low"]},
+          {"casts", plan["casts"]},
           {"cast_bytes_per_run", plan["cast_bytes_per_run"]},
           {"low_flops_fraction", plan["low_flops_fraction"]},
-          {"weights_bytes_fp32", plan["weights_bytes_fp32"]}, {"weights_bytes", plan["weights_bytes"]},
+          {"weights_bytes_fp32", plan["weights_bytes_fp32"]},
+          {"weights_bytes", plan["weights_bytes"]},
           {"fallbacks", plan["fallbacks"]}};
     std::printf("  target %s: %d of %d float nodes in low precision; %.1f%% of conv/matmul FLOPs\n",
                 plan["target"].get<std::string>().c_str(), plan["nodes_low"].get<int>(),
                 plan["nodes"].get<int>(), 100.0 * plan["low_flops_fraction"].get<double>());
     std::printf("  casts: %d inserted, %s cast per run\n", plan["casts"].get<int>(),
                 mib(plan["cast_bytes_per_run"].get<double>()).c_str());
-    std::printf("  weights: %s fp32 -> %s planned\n", mib(plan["weights_bytes_fp32"].get<double>()).c_str(),
+    std::printf("  weights: %s fp32 -> %s planned\n",
+                mib(plan["weights_bytes_fp32"].get<double>()).c_str(),
                 mib(plan["weights_bytes"].get<double>()).c_str());
     for (const auto& f : plan["fallbacks"])
       std::printf("  fallback: %s (%s): %s\n", f["node"].get<std::string>().c_str(),
                   f["op"].get<std::string>().c_str(), f["reason"].get<std::string>().c_str());
   } else {
-    pp = {{"nodes", 0}, {"nodes_low", 0}, {"casts", 0}, {"cast_bytes_per_run", 0},
-          {"low_flops_fraction", 0.0}, {"weights_bytes_fp32", mem.weights_bytes_fp32},
-          {"weights_bytes", mem.weights_bytes}, {"fallbacks", ordered_json::array()}};
+    pp = {{"nodes", 0},
+          {"nodes_low", 0},
+          {"casts", 0},
+          {"cast_bytes_per_run", 0},
+          {"low_flops_fraction", 0.0},
+          {"weights_bytes_fp32", mem.weights_bytes_fp32},
+          {"weights_bytes", mem.weights_bytes},
+          {"fallbacks", ordered_json::array()}};
     std::printf("  fp32 everywhere (no AMP)\n");
   }
   json["precision_plan"] = pp;
@@ -147,15 +169,19 @@ int run(const amprun::Args& args) {
               mib(mem.arena_bytes).c_str(), mib(mem.lower_bound_bytes).c_str(),
               mem.lower_bound_bytes ? double(mem.arena_bytes) / mem.lower_bound_bytes : 1.0,
               mib(mem.weights_bytes).c_str(), mib(mem.workspace_bytes).c_str());
-  json["memory"] = {{"arena_bytes", mem.arena_bytes}, {"lower_bound_bytes", mem.lower_bound_bytes},
-                    {"weights_bytes", mem.weights_bytes}, {"workspace_bytes", mem.workspace_bytes}};
+  json["memory"] = {{"arena_bytes", mem.arena_bytes},
+                    {"lower_bound_bytes", mem.lower_bound_bytes},
+                    {"weights_bytes", mem.weights_bytes},
+                    {"workspace_bytes", mem.workspace_bytes}};
 
   std::printf("\n=== Performance (%d runs in %.2f s, %d stream%s) ===\n", st.iterations, st.wall_s,
               args.streams, args.streams > 1 ? "s" : "");
   std::printf("  throughput %.2f qps\n", st.throughput_qps);
-  std::printf("  latency ms: min %.3f | max %.3f | mean %.3f | median %.3f | p90 %.3f | p95 %.3f | p99 %.3f\n",
-              st.min, st.max, st.mean, st.median, st.p90, st.p95, st.p99);
-  json["latency_ms"] = {{"min", st.min}, {"max", st.max},   {"mean", st.mean}, {"median", st.median},
+  std::printf(
+      "  latency ms: min %.3f | max %.3f | mean %.3f | median %.3f | p90 %.3f | p95 %.3f | p99 "
+      "%.3f\n",
+      st.min, st.max, st.mean, st.median, st.p90, st.p95, st.p99);
+  json["latency_ms"] = {{"min", st.min}, {"max", st.max}, {"mean", st.mean}, {"median", st.median},
                         {"p90", st.p90}, {"p95", st.p95}, {"p99", st.p99}};
   json["throughput_qps"] = st.throughput_qps;
   json["iterations"] = st.iterations;
@@ -171,7 +197,8 @@ int run(const amprun::Args& args) {
   if (!args.compare_dir.empty()) {
     std::vector<amprun::Accuracy> acc;
     for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string path = (fs::path(args.compare_dir) / ("output_" + std::to_string(i) + ".pb")).string();
+      const std::string path =
+          (fs::path(args.compare_dir) / ("output_" + std::to_string(i) + ".pb")).string();
       acc.push_back(amprun::compare_outputs(engine.outputs()[i].name, amp::load_tensor_pb(path),
                                             outputs[i], rtol, atol));
     }
@@ -185,7 +212,8 @@ int run(const amprun::Args& args) {
     std::vector<amp::Tensor> ref_out = ref.run(inputs);
     std::vector<amprun::Accuracy> acc;
     for (size_t i = 0; i < outputs.size(); ++i)
-      acc.push_back(amprun::compare_outputs(engine.outputs()[i].name, ref_out[i], outputs[i], rtol, atol));
+      acc.push_back(
+          amprun::compare_outputs(engine.outputs()[i].name, ref_out[i], outputs[i], rtol, atol));
     passed = report_accuracy(acc, amp::precision_name(*args.compare_precision), json) && passed;
   }
   if (!args.compare_dir.empty() || args.compare_precision)
@@ -194,8 +222,9 @@ int run(const amprun::Args& args) {
   if (!args.save_outputs_dir.empty()) {
     fs::create_directories(args.save_outputs_dir);
     for (size_t i = 0; i < outputs.size(); ++i)
-      amp::save_tensor_pb((fs::path(args.save_outputs_dir) / ("output_" + std::to_string(i) + ".pb")).string(),
-                          outputs[i], engine.outputs()[i].name);
+      amp::save_tensor_pb(
+          (fs::path(args.save_outputs_dir) / ("output_" + std::to_string(i) + ".pb")).string(),
+          outputs[i], engine.outputs()[i].name);
   }
   if (!args.dump_plan.empty()) write_file(args.dump_plan, engine.precision_report_json());
   if (!args.dump_dot.empty()) write_file(args.dump_dot, engine.precision_report_dot());

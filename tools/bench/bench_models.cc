@@ -1,7 +1,7 @@
 // amp-bench: median latency of every model in a models folder (default ../shared/models),
 // at 1 and 2 threads, CPU backend, after warm-up. `cmake --build build --target bench` runs
-// it. Inputs are seeded random data shaped like each model's test_data_set_0 input, or the
-// model's static input shape with symbolic dims set to 1.
+// it. Inputs are each model's test_data_set_0 inputs when present, else seeded random data
+// of the model's input shape with symbolic dims set to 1.
 //
 // Usage: amp-bench [MODELS_DIR] [--runs N] [--precision fp32|fp16|bf16]
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "amp/engine.h"
+#include "amp/tensor_io.h"
 
 namespace fs = std::filesystem;
 
@@ -38,7 +39,8 @@ double median_ms(amp::Engine& engine, const std::vector<amp::NamedTensor>& in, i
   for (int i = 0; i < runs; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     engine.run(in);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -52,11 +54,15 @@ int main(int argc, char** argv) {
   amp::Precision precision = amp::Precision::kFp32;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    if (a == "--runs" && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--precision" && i + 1 < argc) {
       std::string p = argv[++i];
-      precision = p == "fp16" ? amp::Precision::kFp16 : p == "bf16" ? amp::Precision::kBf16 : amp::Precision::kFp32;
-    } else dir = a;
+      precision = p == "fp16"   ? amp::Precision::kFp16
+                  : p == "bf16" ? amp::Precision::kBf16
+                                : amp::Precision::kFp32;
+    } else
+      dir = a;
   }
   if (!fs::is_directory(dir)) {
     std::cout << "amp-bench: no models folder at " << dir << " (skipped)\n";
@@ -79,7 +85,12 @@ int main(int argc, char** argv) {
         amp::Engine engine = amp::Engine::load((m / "model.onnx").string(), opt);
         std::vector<amp::NamedTensor> in;
         unsigned seed = 1;
-        for (const auto& info : engine.inputs()) in.push_back({info.name, random_input(info, seed++)});
+        for (size_t k = 0; k < engine.inputs().size(); ++k) {
+          const auto& info = engine.inputs()[k];
+          const fs::path pb = m / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb");
+          in.push_back({info.name, fs::exists(pb) ? amp::load_tensor_pb(pb.string())
+                                                  : random_input(info, seed++)});
+        }
         t[threads - 1] = median_ms(engine, in, runs);
       }
       std::printf("%-34s %14.3f %14.3f\n", m.filename().c_str(), t[0], t[1]);

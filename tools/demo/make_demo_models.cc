@@ -46,7 +46,8 @@ class ModelBuilder {
  public:
   explicit ModelBuilder(uint64_t seed) : rng_(seed) { b_.set_opset(20); }
 
-  ValueId weight(const std::string& name, std::vector<int64_t> dims, float scale, float offset = 0) {
+  ValueId weight(const std::string& name, std::vector<int64_t> dims, float scale,
+                 float offset = 0) {
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
     std::vector<float> v(static_cast<size_t>(n));
@@ -70,13 +71,15 @@ class ModelBuilder {
     a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
     a.set("strides", std::vector<int64_t>{stride, stride});
     const float he = std::sqrt(2.0f / static_cast<float>(cin * k * k));
-    ValueId y = b_.node(OpType::kConv, {x, weight(name + ".weight", {cout, cin, k, k}, he)}, a, name);
+    ValueId y =
+        b_.node(OpType::kConv, {x, weight(name + ".weight", {cout, cin, k, k}, he)}, a, name);
     Attributes bn;
     bn.set("epsilon", 1e-5f);
-    y = b_.node(OpType::kBatchNormalization,
-                {y, weight(name + ".bn.gamma", {cout}, 0.1f, 1.0f), weight(name + ".bn.beta", {cout}, 0.1f),
-                 weight(name + ".bn.mean", {cout}, 0.1f), weight(name + ".bn.var", {cout}, 0.1f, 1.0f)},
-                bn, name + ".bn");
+    y = b_.node(
+        OpType::kBatchNormalization,
+        {y, weight(name + ".bn.gamma", {cout}, 0.1f, 1.0f), weight(name + ".bn.beta", {cout}, 0.1f),
+         weight(name + ".bn.mean", {cout}, 0.1f), weight(name + ".bn.var", {cout}, 0.1f, 1.0f)},
+        bn, name + ".bn");
     return relu ? b_.node(OpType::kRelu, {y}, {}, name + ".relu") : y;
   }
 
@@ -90,8 +93,10 @@ class ModelBuilder {
     Attributes a;
     a.set("axis", int64_t{-1});
     a.set("epsilon", 1e-5f);
-    return b_.node(OpType::kLayerNormalization,
-                   {x, weight(name + ".gamma", {d}, 0.05f, 1.0f), weight(name + ".beta", {d}, 0.05f)}, a, name);
+    return b_.node(
+        OpType::kLayerNormalization,
+        {x, weight(name + ".gamma", {d}, 0.05f, 1.0f), weight(name + ".beta", {d}, 0.05f)}, a,
+        name);
   }
 
  private:
@@ -112,28 +117,34 @@ Graph resnet() {
   y = m.conv_bn(x, "block2.conv1", 16, 32, 3, 2, true);
   y = m.conv_bn(y, "block2.conv2", 32, 32, 3, 1, false);
   ValueId shortcut = m.conv_bn(x, "block2.proj", 16, 32, 1, 2, false);
-  x = b.node(OpType::kRelu, {b.node(OpType::kAdd, {shortcut, y}, {}, "block2.add")}, {}, "block2.relu");
+  x = b.node(OpType::kRelu, {b.node(OpType::kAdd, {shortcut, y}, {}, "block2.add")}, {},
+             "block2.relu");
   x = b.node(OpType::kGlobalAveragePool, {x}, {}, "pool");
   Attributes flat;
   flat.set("axis", int64_t{1});
   x = b.node(OpType::kFlatten, {x}, flat, "flatten");
   Attributes gemm;
   gemm.set("transB", int64_t{1});
-  x = b.node(OpType::kGemm, {x, m.weight("fc.weight", {10, 32}, 0.2f), m.weight("fc.bias", {10}, 0.05f)}, gemm, "fc");
+  x = b.node(OpType::kGemm,
+             {x, m.weight("fc.weight", {10, 32}, 0.2f), m.weight("fc.bias", {10}, 0.05f)}, gemm,
+             "fc");
   b.rename(x, "logits");
   b.output(x);
   return b.build();
 }
 
 Graph transformer() {
-  constexpr int64_t kVocab = 64, kSeq = 16, kDim = 32, kHeads = 4, kHeadDim = kDim / kHeads, kFf = 64, kClasses = 4;
+  constexpr int64_t kVocab = 64, kSeq = 16, kDim = 32, kHeads = 4, kHeadDim = kDim / kHeads,
+                    kFf = 64, kClasses = 4;
   ModelBuilder m(424242);
   GraphBuilder& b = m.b();
   ValueId tokens = b.input("tokens", DType::kI64, Shape({Dim::symbolic("N"), Dim(kSeq)}));
   Attributes axis0;
   axis0.set("axis", int64_t{0});
-  ValueId x = b.node(OpType::kGather, {m.weight("embed.tokens", {kVocab, kDim}, 0.5f), tokens}, axis0, "embed");
-  x = b.node(OpType::kAdd, {x, m.weight("embed.positions", {kSeq, kDim}, 0.1f)}, {}, "embed.add_pos");
+  ValueId x = b.node(OpType::kGather, {m.weight("embed.tokens", {kVocab, kDim}, 0.5f), tokens},
+                     axis0, "embed");
+  x = b.node(OpType::kAdd, {x, m.weight("embed.positions", {kSeq, kDim}, 0.1f)}, {},
+             "embed.add_pos");
   x = m.layer_norm(x, "embed.norm", kDim);
 
   // Self-attention: heads via Reshape [N,S,H,Dh] (0 copies the batch dim) + Transpose.
@@ -149,13 +160,15 @@ Graph transformer() {
   ValueId k = heads(m.linear(x, "attn.k", kDim, kDim), "attn.k", to_heads_t);
   ValueId v = heads(m.linear(x, "attn.v", kDim, kDim), "attn.v", to_heads);
   ValueId scores = b.node(OpType::kMatMul, {q, k}, {}, "attn.scores");
-  scores = b.node(OpType::kMul, {scores, m.scalar("attn.scale", 1.0f / std::sqrt(float(kHeadDim)))}, {}, "attn.scale_mul");
+  scores = b.node(OpType::kMul, {scores, m.scalar("attn.scale", 1.0f / std::sqrt(float(kHeadDim)))},
+                  {}, "attn.scale_mul");
   Attributes last;
   last.set("axis", int64_t{-1});
   ValueId probs = b.node(OpType::kSoftmax, {scores}, last, "attn.softmax");
   ValueId ctx = b.node(OpType::kMatMul, {probs, v}, {}, "attn.context");
   ctx = b.node(OpType::kTranspose, {ctx}, to_heads, "attn.merge.transpose");
-  ctx = b.node(OpType::kReshape, {ctx, m.ints("attn.merge_shape", {0, 0, kDim})}, {}, "attn.merge.reshape");
+  ctx = b.node(OpType::kReshape, {ctx, m.ints("attn.merge_shape", {0, 0, kDim})}, {},
+               "attn.merge.reshape");
   ctx = m.linear(ctx, "attn.out", kDim, kDim);
   x = b.node(OpType::kAdd, {x, ctx}, {}, "attn.residual");
   x = m.layer_norm(x, "attn.norm", kDim);
@@ -170,7 +183,8 @@ Graph transformer() {
   // Classifier on the first token.
   Attributes axis1;
   axis1.set("axis", int64_t{1});
-  ValueId first = b.node(OpType::kGather, {x, b.constant("head.index", TensorData::scalar_i64(0))}, axis1, "head.first_token");
+  ValueId first = b.node(OpType::kGather, {x, b.constant("head.index", TensorData::scalar_i64(0))},
+                         axis1, "head.first_token");
   ValueId logits = m.linear(first, "head", kDim, kClasses);
   b.rename(logits, "logits");
   b.output(logits);
@@ -202,5 +216,6 @@ int main(int argc, char** argv) {
   const std::filesystem::path dir = argv[1];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  return write(resnet(), dir / "demo_resnet.amp") | write(transformer(), dir / "demo_transformer.amp");
+  return write(resnet(), dir / "demo_resnet.amp") |
+         write(transformer(), dir / "demo_transformer.amp");
 }

@@ -82,11 +82,12 @@ class DemoBuilder {
     node("Conv", {x, weight(name + ".w", {cout, cin, 3, 3}, he)}, name + ".conv", &conv);
     ints(conv, "pads", {1, 1, 1, 1});
     ints(conv, "kernel_shape", {3, 3});
-    std::string y = node("BatchNormalization",
-                         {name + ".conv", weight(name + ".gamma", {cout}, 0.1f, 1.0f),
-                          weight(name + ".beta", {cout}, 0.1f), weight(name + ".mean", {cout}, 0.1f),
-                          weight(name + ".var", {cout}, 0.1f, 1.0f)},
-                         name + ".bn");
+    std::string y =
+        node("BatchNormalization",
+             {name + ".conv", weight(name + ".gamma", {cout}, 0.1f, 1.0f),
+              weight(name + ".beta", {cout}, 0.1f), weight(name + ".mean", {cout}, 0.1f),
+              weight(name + ".var", {cout}, 0.1f, 1.0f)},
+             name + ".bn");
     return relu ? node("Relu", {y}, name + ".relu") : y;
   }
 
@@ -142,8 +143,8 @@ int main(int argc, char** argv) {
   x = b.node("Flatten", {x}, "flatten", &flatten);
   DemoBuilder::integer(flatten, "axis", 1);
   onnx::NodeProto* gemm;
-  x = b.node("Gemm", {x, b.weight("fc.w", {10, 16}, 0.25f), b.weight("fc.b", {10}, 0.1f)},
-             "fc", &gemm);
+  x = b.node("Gemm", {x, b.weight("fc.w", {10, 16}, 0.25f), b.weight("fc.b", {10}, 0.1f)}, "fc",
+             &gemm);
   DemoBuilder::integer(gemm, "transB", 1);
   onnx::NodeProto* softmax;
   b.node("Softmax", {x}, "probs", &softmax);

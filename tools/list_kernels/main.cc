@@ -15,7 +15,8 @@ namespace {
 std::string dtypes(const amp::kernels::KernelRegistry& reg, amp::graph::OpType op,
                    amp::kernels::Backend b) {
   std::string s;
-  for (amp::DType t : reg.dtypes_for(op, b)) s += (s.empty() ? "" : " ") + std::string(amp::dtype_name(t));
+  for (amp::DType t : reg.dtypes_for(op, b))
+    s += (s.empty() ? "" : " ") + std::string(amp::dtype_name(t));
   return s.empty() ? "-" : s;
 }
 

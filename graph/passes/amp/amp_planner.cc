@@ -13,7 +13,9 @@
 namespace amp::graph {
 namespace {
 
-int64_t dim_or_one(const Dim& d) { return d.is_static() ? d.value : 1; }
+int64_t dim_or_one(const Dim& d) {
+  return d.is_static() ? d.value : 1;
+}
 
 int64_t numel_or_one(const Value& v) {
   if (!v.shape) return 1;
@@ -27,14 +29,21 @@ bool keeps_own_dtype(OpType op, size_t input) {
   return op == OpType::kResize && (input == 1 || input == 2);  // roi, scales
 }
 
-std::string color_text(AmpColor c) { return std::string(amp_color_name(c)); }
+std::string color_text(AmpColor c) {
+  return std::string(amp_color_name(c));
+}
 
 class PlanBuilder {
  public:
   PlanBuilder(const Graph& src, const AmpPolicy& policy, const KernelAvailability& has_kernel,
               AmpReport& report)
-      : src_(src), policy_(policy), has_kernel_(has_kernel), report_(report),
-        low_(policy.target), avail_(src.values.size()), produced_(src.values.size(), kNoValue) {}
+      : src_(src),
+        policy_(policy),
+        has_kernel_(has_kernel),
+        report_(report),
+        low_(policy.target),
+        avail_(src.values.size()),
+        produced_(src.values.size(), kNoValue) {}
 
   Result<Graph> build() {
     out_.metadata = src_.metadata;
@@ -81,7 +90,8 @@ class PlanBuilder {
     if (auto it = m.find(want); it != m.end()) return it->second;
     const Value& sv = src_.value(v);
     if (sv.is_constant()) return convert_constant(v, want);
-    if (produced_[v] == kNoValue) return internal_error("AMP planner: '" + sv.name + "' used before defined");
+    if (produced_[v] == kNoValue)
+      return internal_error("AMP planner: '" + sv.name + "' used before defined");
     const ValueId from = produced_[v];
     const Value from_val = out_.value(from);
     Value cast_out;
@@ -124,14 +134,24 @@ class PlanBuilder {
         }
         const float f = static_cast<float>(x);
         switch (want) {
-          case DType::kF16: reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_half_bits(f); break;
-          case DType::kBF16: reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_bf16_bits(f); break;
-          case DType::kF32: reinterpret_cast<float*>(bytes.data())[i] = f; break;
-          case DType::kF64: reinterpret_cast<double*>(bytes.data())[i] = x; break;
-          default: return internal_error("AMP planner: bad constant target");
+          case DType::kF16:
+            reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_half_bits(f);
+            break;
+          case DType::kBF16:
+            reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_bf16_bits(f);
+            break;
+          case DType::kF32:
+            reinterpret_cast<float*>(bytes.data())[i] = f;
+            break;
+          case DType::kF64:
+            reinterpret_cast<double*>(bytes.data())[i] = x;
+            break;
+          default:
+            return internal_error("AMP planner: bad constant target");
         }
       }
-      AMP_ASSIGN_OR_RETURN(TensorData t, TensorData::from_bytes(want, sv.constant->dims(), std::move(bytes)));
+      AMP_ASSIGN_OR_RETURN(TensorData t,
+                           TensorData::from_bytes(want, sv.constant->dims(), std::move(bytes)));
       nv.constant = std::move(t);
       nv.dtype = want;
       nv.name = out_.unique_value_name(sv.name + "." + std::string(dtype_name(want)));
@@ -280,7 +300,8 @@ double node_flops(const Graph& g, const Node& n) {
   auto val = [&](size_t k) -> const Value* {
     return k < n.inputs.size() && n.inputs[k] != kNoValue ? &g.value(n.inputs[k]) : nullptr;
   };
-  const Value* out = n.outputs.empty() || n.outputs[0] == kNoValue ? nullptr : &g.value(n.outputs[0]);
+  const Value* out =
+      n.outputs.empty() || n.outputs[0] == kNoValue ? nullptr : &g.value(n.outputs[0]);
   const Value* a = val(0);
   const Value* w = val(1);
   if (!out || !a || !w || !a->shape || !w->shape) return 0;
@@ -328,7 +349,8 @@ Result<AmpReport> plan_mixed_precision(Graph& g, const AmpPolicy& policy,
   (void)cleanup;
   DeadCodeElimination dce;
   AMP_RETURN_IF_ERROR(dce.run(planned).status());
-  AMP_RETURN_IF_ERROR(verify_graph(planned).with_context("AMP cast cleanup produced an invalid graph"));
+  AMP_RETURN_IF_ERROR(
+      verify_graph(planned).with_context("AMP cast cleanup produced an invalid graph"));
 
   // Casts and their bytes, counted on the final graph (cleanup removed some).
   for (const Node& n : planned.nodes) {

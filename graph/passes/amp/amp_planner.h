@@ -38,8 +38,8 @@ namespace amp::graph {
 struct AmpNodeReport {
   std::string node;
   std::string op;
-  std::string color;   // ALWAYS / FOLLOW / NEVER after overrides; "-" for non-float nodes
-  std::string reason;  // why this color / this dtype
+  std::string color;          // ALWAYS / FOLLOW / NEVER after overrides; "-" for non-float nodes
+  std::string reason;         // why this color / this dtype
   DType dtype = DType::kF32;  // the dtype the node computes in (storage)
   bool fallback = false;      // wanted low, runs fp32
 };
@@ -49,11 +49,11 @@ struct AmpReport {
   std::vector<AmpNodeReport> nodes;
   int nodes_total = 0;  // float nodes
   int nodes_low = 0;
-  int casts = 0;                 // cast nodes inserted (after cleanup)
+  int casts = 0;                   // cast nodes inserted (after cleanup)
   int64_t cast_bytes_per_run = 0;  // bytes written by inserted casts (symbolic dims as 1)
   int64_t weights_bytes_before = 0;
   int64_t weights_bytes_after = 0;
-  double flops_total = 0;        // conv/matmul/gemm FLOPs (symbolic dims as 1)
+  double flops_total = 0;  // conv/matmul/gemm FLOPs (symbolic dims as 1)
   double flops_low = 0;
   int64_t weight_values_overflowed = 0;  // weight elements outside the low range
   bool weights_clamped = false;

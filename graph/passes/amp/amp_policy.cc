@@ -41,7 +41,8 @@ bool glob_match(const std::string& p, const std::string& t) {
 }
 
 Status parse_amp_policy_json(const std::string& text, AmpPolicy& policy) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::ordered_json j =
+      nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return invalid_argument("AMP policy: not valid JSON");
   if (!j.is_object()) return invalid_argument("AMP policy: the top level must be an object");
   for (auto it = j.begin(); it != j.end(); ++it) {
@@ -50,11 +51,15 @@ Status parse_amp_policy_json(const std::string& text, AmpPolicy& policy) {
     if (key == "target") {
       if (!v.is_string()) return invalid_argument("AMP policy: 'target' must be a string");
       const std::string s = v.get<std::string>();
-      if (s == "fp16" || s == "f16") policy.target = DType::kF16;
-      else if (s == "bf16") policy.target = DType::kBF16;
-      else return invalid_argument("AMP policy: 'target' must be fp16 or bf16, got '" + s + "'");
+      if (s == "fp16" || s == "f16")
+        policy.target = DType::kF16;
+      else if (s == "bf16")
+        policy.target = DType::kBF16;
+      else
+        return invalid_argument("AMP policy: 'target' must be fp16 or bf16, got '" + s + "'");
     } else if (key == "keep_io_types" || key == "clamp_weights") {
-      if (!v.is_boolean()) return invalid_argument("AMP policy: '" + key + "' must be true or false");
+      if (!v.is_boolean())
+        return invalid_argument("AMP policy: '" + key + "' must be true or false");
       (key == "keep_io_types" ? policy.keep_io_types : policy.clamp_weights) = v.get<bool>();
     } else if (key == "op_types") {
       if (!v.is_object()) return invalid_argument("AMP policy: 'op_types' must be an object");

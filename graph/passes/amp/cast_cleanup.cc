@@ -45,7 +45,8 @@ Result<CastCleanupStats> cleanup_casts(Graph& g, const std::vector<NodeId>& inse
   std::set<NodeId> inserted_set(inserted.begin(), inserted.end());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& model_cast = g.nodes[i];
-    if (inserted_set.count(static_cast<NodeId>(i)) || !is_cast_to(g, model_cast, DType::kF32)) continue;
+    if (inserted_set.count(static_cast<NodeId>(i)) || !is_cast_to(g, model_cast, DType::kF32))
+      continue;
     const ValueId y = model_cast.outputs[0];
     if (graph_outputs.count(y) || consumers[static_cast<size_t>(y)].size() != 1) continue;
     const NodeId c = consumers[static_cast<size_t>(y)][0];

@@ -22,9 +22,9 @@ namespace amp::graph {
 
 struct ColorDecision {
   AmpColor color = AmpColor::kFollow;
-  std::string reason;                   // why, for the report
+  std::string reason;  // why, for the report
   DType accumulate = DType::kF32;
-  bool float_node = true;               // false: no float data, not colored
+  bool float_node = true;  // false: no float data, not colored
 };
 
 // The largest finite value of a low type.

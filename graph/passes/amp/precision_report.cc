@@ -49,7 +49,8 @@ std::string precision_report_dot(const Graph& g, const AmpReport& r) {
   std::map<std::string, const AmpNodeReport*> by_name;
   for (const auto& n : r.nodes) by_name[n.node] = &n;
   std::ostringstream os;
-  os << "digraph amp_plan {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=\"Helvetica\"];\n";
+  os << "digraph amp_plan {\n  rankdir=TB;\n  node [shape=box, style=filled, "
+        "fontname=\"Helvetica\"];\n";
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     std::string color = "lightgray";
@@ -60,8 +61,8 @@ std::string precision_report_dot(const Graph& g, const AmpReport& r) {
     const bool inserted = it == by_name.end();
     if (!inserted && it->second->color != "-")
       color = is_low_float(it->second->dtype) ? "palegreen" : "lightcoral";
-    os << "  n" << i << " [label=\"" << escape(n.name) << "\\n" << op_name(n.op) << " "
-       << dtype_name(dt) << "\", fillcolor=" << color
+    os << "  n" << i << " [label=\"" << escape(n.name) << "\\n"
+       << op_name(n.op) << " " << dtype_name(dt) << "\", fillcolor=" << color
        << (inserted ? ", shape=ellipse, fontsize=9" : "") << "];\n";
   }
   std::vector<NodeId> producer = compute_producers(g);

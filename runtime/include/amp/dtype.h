@@ -26,17 +26,28 @@ enum class DType : int32_t {
 // Bytes per element; 0 for kUndefined.
 constexpr size_t dtype_size(DType t) {
   switch (t) {
-    case DType::kUndefined: return 0;
-    case DType::kF32: return 4;
-    case DType::kU8: return 1;
-    case DType::kI8: return 1;
-    case DType::kI16: return 2;
-    case DType::kI32: return 4;
-    case DType::kI64: return 8;
-    case DType::kBool: return 1;
-    case DType::kF16: return 2;
-    case DType::kF64: return 8;
-    case DType::kBF16: return 2;
+    case DType::kUndefined:
+      return 0;
+    case DType::kF32:
+      return 4;
+    case DType::kU8:
+      return 1;
+    case DType::kI8:
+      return 1;
+    case DType::kI16:
+      return 2;
+    case DType::kI32:
+      return 4;
+    case DType::kI64:
+      return 8;
+    case DType::kBool:
+      return 1;
+    case DType::kF16:
+      return 2;
+    case DType::kF64:
+      return 8;
+    case DType::kBF16:
+      return 2;
   }
   return 0;
 }
@@ -45,7 +56,9 @@ constexpr bool is_float(DType t) {
   return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kF64;
 }
 // The low-precision float types the AMP planner targets.
-constexpr bool is_low_float(DType t) { return t == DType::kF16 || t == DType::kBF16; }
+constexpr bool is_low_float(DType t) {
+  return t == DType::kF16 || t == DType::kBF16;
+}
 constexpr bool is_integer(DType t) {
   return t == DType::kU8 || t == DType::kI8 || t == DType::kI16 || t == DType::kI32 ||
          t == DType::kI64;

@@ -40,11 +40,11 @@ struct TensorInfo {
 };
 
 struct MemoryReport {
-  size_t weights_bytes = 0;         // after precision planning (low-type copies included)
-  size_t weights_bytes_fp32 = 0;    // the model's weights as stored in the file
-  size_t arena_bytes = 0;           // activation arena of one context (last bound shapes)
-  size_t lower_bound_bytes = 0;     // max over steps of live activation bytes
-  size_t workspace_bytes = 0;       // largest kernel workspace inside the arena
+  size_t weights_bytes = 0;       // after precision planning (low-type copies included)
+  size_t weights_bytes_fp32 = 0;  // the model's weights as stored in the file
+  size_t arena_bytes = 0;         // activation arena of one context (last bound shapes)
+  size_t lower_bound_bytes = 0;   // max over steps of live activation bytes
+  size_t workspace_bytes = 0;     // largest kernel workspace inside the arena
 };
 
 struct LoadTimings {  // milliseconds
@@ -78,7 +78,7 @@ class Engine {
 
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
-  BackendKind backend() const;      // the backend actually chosen (never kAuto)
+  BackendKind backend() const;  // the backend actually chosen (never kAuto)
   Precision precision() const;
   std::string device_name() const;  // "CPU: AMD EPYC ... (avx512f, avx512_bf16)" or GPU
   MemoryReport memory() const;

@@ -24,14 +24,38 @@ namespace amp {
 namespace detail {
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::kF32; }
-template <> constexpr DType dtype_of<double>() { return DType::kF64; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::kI64; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::kI32; }
-template <> constexpr DType dtype_of<int16_t>() { return DType::kI16; }
-template <> constexpr DType dtype_of<int8_t>() { return DType::kI8; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::kU8; }
-template <> constexpr DType dtype_of<bool>() { return DType::kBool; }
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::kF32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::kF64;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::kI64;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::kI32;
+}
+template <>
+constexpr DType dtype_of<int16_t>() {
+  return DType::kI16;
+}
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::kI8;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::kU8;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::kBool;
+}
 }  // namespace detail
 
 class Tensor {
@@ -49,8 +73,7 @@ class Tensor {
     return t;
   }
   // Copies raw bytes of the given dtype (e.g. fp16 bit patterns).
-  static Tensor from_bytes(DType dtype, std::vector<int64_t> shape, const void* bytes,
-                           size_t size);
+  static Tensor from_bytes(DType dtype, std::vector<int64_t> shape, const void* bytes, size_t size);
   // Borrows `data` (no copy). The caller keeps it alive and unchanged while in use.
   template <typename T>
   static Tensor wrap(T* data, std::vector<int64_t> shape) {

@@ -126,7 +126,8 @@ TEST(InferRange, RuntimeAndErrors) {
   EXPECT_TRUE(contains(t.error(OpType::kRange, {t.ints({0, 1}), t.scalar_i64(1), t.scalar_i64(1)}),
                        "input 0 must be a scalar"));
   ValueId b = t.input(DType::kBool, {});
-  EXPECT_TRUE(contains(t.error(OpType::kRange, {b, b, b}), "expected a float type, i16, i32 or i64"));
+  EXPECT_TRUE(
+      contains(t.error(OpType::kRange, {b, b, b}), "expected a float type, i16, i32 or i64"));
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ TEST(AmpPlanner, AlwaysFollowAlwaysStaysLowWithTwoCasts) {
   Graph g = finish(b);
   AmpReport rep = plan(g);
   EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Relu:f16",
-                                                   "MatMul:f16", "Cast:f32"}));
+                                                  "MatMul:f16", "Cast:f32"}));
   EXPECT_EQ(rep.casts, 2);
   EXPECT_EQ(rep.nodes_low, 3);
   EXPECT_DOUBLE_EQ(rep.low_flops_fraction(), 1.0);
@@ -88,8 +88,8 @@ TEST(AmpPlanner, FanOutIsCastOncePerDtype) {
   for (OpType op : {OpType::kExp, OpType::kLog, OpType::kSoftmax}) b.output(b.node(op, {m}));
   Graph g = finish(b);
   AmpReport rep = plan(g);
-  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Cast:f32",
-                                                   "Exp:f32", "Log:f32", "Softmax:f32"}));
+  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Cast:f32", "Exp:f32",
+                                                  "Log:f32", "Softmax:f32"}));
   EXPECT_EQ(rep.casts, 2);
 }
 
@@ -104,9 +104,9 @@ TEST(AmpPlanner, NeverIslandKeepsBothCasts) {
   b.output(y);
   Graph g = finish(b);
   plan(g);
-  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Cast:f32",
-                                                   "Softmax:f32", "Cast:f16", "MatMul:f16",
-                                                   "Cast:f32"}));
+  EXPECT_EQ(plan_of(g),
+            (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Cast:f32", "Softmax:f32",
+                                      "Cast:f16", "MatMul:f16", "Cast:f32"}));
 }
 
 // Concat of a low input and an fp32 input promotes to fp32.
@@ -177,8 +177,8 @@ TEST(AmpPlanner, OutOfRangeConstants) {
   Graph g = finish(b);
   Graph g2 = g;
   AmpReport rep = plan(g);
-  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Cast:f32",
-                                                   "Add:f32"}));
+  EXPECT_EQ(plan_of(g),
+            (std::vector<std::string>{"Cast:f16", "MatMul:f16", "Cast:f32", "Add:f32"}));
   EXPECT_EQ(rep.weight_values_overflowed, 64);
   EXPECT_FALSE(rep.weights_clamped);
 
@@ -186,9 +186,10 @@ TEST(AmpPlanner, OutOfRangeConstants) {
   clamp.clamp_weights = true;
   AmpReport rep2 = plan(g2, clamp);
   EXPECT_TRUE(rep2.weights_clamped);
-  for (const Value& v : g2.values)
-    if (v.is_constant() && v.dtype == DType::kF16)
-      for (double d : v.constant->to_f64_vector()) EXPECT_EQ(d, 65504.0);
+  for (const Value& v : g2.values) {
+    if (!v.is_constant() || v.dtype != DType::kF16) continue;
+    for (double d : v.constant->to_f64_vector()) EXPECT_EQ(d, 65504.0);
+  }
 }
 
 TEST(AmpPlanner, ClipWithHugeBoundsRunsFp32) {
@@ -226,8 +227,8 @@ TEST(AmpPlanner, PolicyOverridesAndUnobeyablePins) {
                   R"({"op_types": {"Softmax": "ALWAYS"}, "nodes": {"enc/m*": "NEVER"}})", p)
                   .is_ok());
   plan(g, p);
-  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"MatMul:f32", "Cast:f16", "Softmax:f16",
-                                                   "Cast:f32"}));
+  EXPECT_EQ(plan_of(g),
+            (std::vector<std::string>{"MatMul:f32", "Cast:f16", "Softmax:f16", "Cast:f32"}));
 
   // No f16 Softmax kernel: the default (NEVER) is fine, but a pin to ALWAYS is an error.
   KernelAvailability no_low_softmax = [](const Node& n, DType) { return n.op != OpType::kSoftmax; };
@@ -247,11 +248,14 @@ TEST(AmpPlanner, PolicyOverridesAndUnobeyablePins) {
 
 TEST(AmpPlanner, PolicyJsonErrorsNameTheKey) {
   AmpPolicy p;
-  EXPECT_NE(parse_amp_policy_json("{\"op_types\": {\"Conv2d\": \"NEVER\"}}", p).message().find("Conv2d"),
+  EXPECT_NE(
+      parse_amp_policy_json("{\"op_types\": {\"Conv2d\": \"NEVER\"}}", p).message().find("Conv2d"),
+      std::string::npos);
+  EXPECT_NE(
+      parse_amp_policy_json("{\"nodes\": {\"a\": \"SOMETIMES\"}}", p).message().find("SOMETIMES"),
+      std::string::npos);
+  EXPECT_NE(parse_amp_policy_json("{\"colour\": 1}", p).message().find("colour"),
             std::string::npos);
-  EXPECT_NE(parse_amp_policy_json("{\"nodes\": {\"a\": \"SOMETIMES\"}}", p).message().find("SOMETIMES"),
-            std::string::npos);
-  EXPECT_NE(parse_amp_policy_json("{\"colour\": 1}", p).message().find("colour"), std::string::npos);
   EXPECT_FALSE(parse_amp_policy_json("not json", p).is_ok());
   EXPECT_TRUE(glob_match("/encoder/*/LayerNorm*", "/encoder/layer.3/LayerNorm_1"));
   EXPECT_FALSE(glob_match("enc?", "encoder"));
@@ -267,8 +271,8 @@ TEST(AmpPlanner, Bf16Target) {
   AmpPolicy p;
   p.target = DType::kBF16;
   AmpReport rep = plan(g, p);
-  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:bf16", "MatMul:bf16", "Relu:bf16",
-                                                   "Cast:f32"}));
+  EXPECT_EQ(plan_of(g),
+            (std::vector<std::string>{"Cast:bf16", "MatMul:bf16", "Relu:bf16", "Cast:f32"}));
   EXPECT_EQ(rep.weight_values_overflowed, 0);  // 1e5 fits bf16
 }
 

@@ -60,8 +60,8 @@ TEST(ConstantFolding, FoldsStaticShapeChainIntoReshape) {
 TEST(ConstantFolding, FoldsWeightTransformsAndKeepsValues) {
   GraphBuilder b;
   ValueId x = b.input("x", DType::kF32, {1, 2});
-  ValueId w = b.constant("w", TensorData::from_vector<double>(DType::kF64, {3, 2},
-                                                              {1, 2, 3, 4, 5, 6}));
+  ValueId w =
+      b.constant("w", TensorData::from_vector<double>(DType::kF64, {3, 2}, {1, 2, 3, 4, 5, 6}));
   ValueId wt = b.node(OpType::kTranspose, {w});
   Attributes to_f32;
   to_f32.set("to", int64_t{1});

@@ -42,8 +42,8 @@ TEST(ArenaPlanner, ChainReusesTwoBuffers) {
 TEST(ArenaPlanner, BestFitUsesTheSmallestGap) {
   // Two long-lived blocks leave a 512-byte hole and a 2048-byte hole; a 512-byte request
   // that overlaps both must go into the small hole.
-  std::vector<BufferRequest> reqs = {
-      {4096, 0, 10}, {512, 0, 1}, {1024, 0, 10}, {2048, 0, 1}, {1024, 0, 10}, {512, 5, 6}};
+  std::vector<BufferRequest> reqs = {{4096, 0, 10}, {512, 0, 1},   {1024, 0, 10},
+                                     {2048, 0, 1},  {1024, 0, 10}, {512, 5, 6}};
   ArenaPlan plan = plan_arena(reqs, 64);
   ASSERT_TRUE(arena_plan_is_valid(reqs, plan, 64));
   EXPECT_EQ(plan.arena_bytes, plan.lower_bound_bytes);
@@ -62,9 +62,15 @@ TEST(ValueMemoryPlan, RandomGraphsHaveNoLiveOverlap) {
       ValueId c = avail[rng() % avail.size()];
       ValueId y;
       switch (rng() % 3) {
-        case 0: y = b.node(OpType::kRelu, {a}); break;
-        case 1: y = b.node(OpType::kAdd, {a, c}); break;
-        default: y = b.node(OpType::kIdentity, {a}); break;
+        case 0:
+          y = b.node(OpType::kRelu, {a});
+          break;
+        case 1:
+          y = b.node(OpType::kAdd, {a, c});
+          break;
+        default:
+          y = b.node(OpType::kIdentity, {a});
+          break;
       }
       Value& v = b.graph().value(y);
       v.dtype = DType::kF32;
@@ -94,8 +100,8 @@ TEST(ValueMemoryPlan, RandomGraphsHaveNoLiveOverlap) {
         if (plan->buffer_root[a] == plan->buffer_root[c]) continue;
         // Live ranges: [def, last]; a value written at step s may reuse a buffer whose last
         // read is at step s only through in-place (same root), so ranges are inclusive.
-        const bool live_together = def[a] <= std::max(last[c], def[c]) &&
-                                   def[c] <= std::max(last[a], def[a]);
+        const bool live_together =
+            def[a] <= std::max(last[c], def[c]) && def[c] <= std::max(last[a], def[a]);
         if (!live_together) continue;
         const int64_t a0 = plan->value_offset[a], c0 = plan->value_offset[c];
         const bool overlap = a0 < c0 + 256 && c0 < a0 + 256;
@@ -126,11 +132,11 @@ TEST(ValueMemoryPlan, ReshapeAliasesAndReluRunsInPlace) {
   opt.in_place_input = [](const Node&) { return 0; };
   auto plan = plan_memory(g, opt);
   ASSERT_TRUE(plan.is_ok());
-  EXPECT_EQ(plan->buffer_root[flat], r);         // view
-  EXPECT_EQ(plan->buffer_root[neg], r);          // in place over the reshaped relu
-  EXPECT_NE(plan->buffer_root[r], x);            // never overwrite a graph input
-  EXPECT_NE(plan->buffer_root[out], r);          // graph outputs never share
-  EXPECT_EQ(plan->weights_bytes, 8u);  // the i64 shape constant
+  EXPECT_EQ(plan->buffer_root[flat], r);  // view
+  EXPECT_EQ(plan->buffer_root[neg], r);   // in place over the reshaped relu
+  EXPECT_NE(plan->buffer_root[r], x);     // never overwrite a graph input
+  EXPECT_NE(plan->buffer_root[out], r);   // graph outputs never share
+  EXPECT_EQ(plan->weights_bytes, 8u);     // the i64 shape constant
 }
 
 TEST(ValueMemoryPlan, SymbolicShapesMustBeBoundFirst) {

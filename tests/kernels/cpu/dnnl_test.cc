@@ -1078,7 +1078,9 @@ void check_pool(const PoolCase& c, bool max, DType dt, bool with_indices, bool c
   } else {
     expect_close((*got)[0], ref, {}, dt, what.str());
   }
-  if (with_indices) EXPECT_EQ((*got)[1], idx) << what.str();
+  if (with_indices) {
+    EXPECT_EQ((*got)[1], idx) << what.str();
+  }
 }
 
 TEST(DnnlPool, MaxPool) {

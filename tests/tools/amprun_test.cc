@@ -1,0 +1,123 @@
+// amprun end to end: the --json-report keeps the documented schema (other tools parse it),
+// bad flags are usage errors, and --compare on an ONNX node-test folder gives the same
+// verdict as the conformance test.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "test_util/node_tests.h"
+#include "test_util/shared_data.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int run(const std::string& args, const fs::path& log) {
+  const std::string cmd = std::string(AMPRUN_PATH) + " " + args + " > " + log.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+class AmprunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amprun_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    const std::string gen = std::string(DEMO_GENERATOR_PATH) + " " + dir_.string() + " > /dev/null";
+    ASSERT_EQ(std::system(gen.c_str()), 0);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+// Checks that `j[key]` exists and has the given JSON type.
+void expect_key(const json& j, const std::string& key, json::value_t type) {
+  ASSERT_TRUE(j.contains(key)) << "missing key '" << key << "' in " << j.dump();
+  const json& v = j[key];
+  if (type == json::value_t::number_float)
+    EXPECT_TRUE(v.is_number()) << key;
+  else
+    EXPECT_EQ(v.type(), type) << key << " is " << v.type_name();
+}
+
+TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
+  const fs::path report = dir_ / "report.json";
+  const int rc = run("--model " + (dir_ / "demo_transformer.amp").string() +
+                         " --precision fp16 --compare-precision fp32 --warmup 1 --iterations 5"
+                         " --shape tokens=2x16 --json-report " +
+                         report.string(),
+                     dir_ / "log.txt");
+  ASSERT_EQ(rc, 0) << std::ifstream(dir_ / "log.txt").rdbuf();
+  std::ifstream f(report);
+  const json j = json::parse(f);
+  using T = json::value_t;
+  for (const char* k : {"model", "backend", "precision", "device"}) expect_key(j, k, T::string);
+  EXPECT_EQ(j["precision"], "fp16");
+  EXPECT_EQ(j["backend"], "cpu");
+  expect_key(j, "load_ms", T::object);
+  for (const char* k : {"total", "verify", "passes", "amp", "memory", "upload"})
+    expect_key(j["load_ms"], k, T::number_float);
+  expect_key(j, "latency_ms", T::object);
+  for (const char* k : {"min", "max", "mean", "median", "p90", "p95", "p99"})
+    expect_key(j["latency_ms"], k, T::number_float);
+  expect_key(j, "throughput_qps", T::number_float);
+  expect_key(j, "iterations", T::number_unsigned);
+  EXPECT_EQ(j["iterations"], 5);
+  expect_key(j, "precision_plan", T::object);
+  for (const char* k : {"nodes", "nodes_low", "casts", "cast_bytes_per_run", "low_flops_fraction",
+                        "weights_bytes_fp32", "weights_bytes"})
+    expect_key(j["precision_plan"], k, T::number_float);
+  expect_key(j["precision_plan"], "fallbacks", T::array);
+  EXPECT_GT(j["precision_plan"]["nodes_low"].get<int>(), 0);
+  EXPECT_LT(j["precision_plan"]["weights_bytes"].get<int64_t>(),
+            j["precision_plan"]["weights_bytes_fp32"].get<int64_t>());
+  expect_key(j, "memory", T::object);
+  for (const char* k : {"arena_bytes", "lower_bound_bytes", "weights_bytes", "workspace_bytes"})
+    expect_key(j["memory"], k, T::number_float);
+  expect_key(j, "accuracy", T::array);
+  ASSERT_EQ(j["accuracy"].size(), 1u);
+  for (const char* k : {"max_abs_err", "max_rel_err", "cosine"})
+    expect_key(j["accuracy"][0], k, T::number_float);
+  expect_key(j["accuracy"][0], "output", T::string);
+  expect_key(j["accuracy"][0], "pass", T::boolean);
+  expect_key(j, "passed", T::boolean);
+  EXPECT_TRUE(j["passed"].get<bool>());
+}
+
+TEST_F(AmprunTest, UsageErrorsExitTwoAndNameTheFlag) {
+  EXPECT_EQ(run("--model x.amp --precision fp8", dir_ / "log.txt"), 2);
+  std::ifstream f(dir_ / "log.txt");
+  std::string text((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_NE(text.find("--precision"), std::string::npos) << text;
+  EXPECT_EQ(run("--iterations 0 --model x.amp", dir_ / "log.txt"), 2);
+  EXPECT_EQ(run("--model " + (dir_ / "missing.amp").string(), dir_ / "log.txt"), 1);
+}
+
+// --compare against a node test's expected outputs agrees with the conformance verdict,
+// for passing and failing cases alike.
+TEST_F(AmprunTest, CompareVerdictMatchesConformance) {
+  AMP_REQUIRE_SHARED();
+  int checked = 0;
+  for (const auto& c :
+       amp::test::select_node_tests({"Relu", "Conv", "Softmax", "Gemm", "Resize", "Not"})) {
+    const bool conformant = amp::test::run_node_test_cpu(c, 1e-3, 1e-4).empty();
+    const std::string data = (c.dir / "test_data_set_0").string();
+    const int rc = run("--model " + (c.dir / "model.onnx").string() +
+                           " --backend cpu --precision fp32"
+                           " --warmup 0 --iterations 1 --rtol 1e-3 --atol 1e-4 --inputs " +
+                           data + " --compare " + data,
+                       dir_ / "log.txt");
+    EXPECT_EQ(rc == 0, conformant) << c.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+}
+
+}  // namespace
