@@ -15,8 +15,9 @@ if(NOT AMP_ENABLE_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES "80;90")
     endif()
     enable_language(CUDA)
-    # CMake 3.25 does not know nvcc 13's C++20 dialect flag: CUDA targets declare 17 (so
-    # CMake emits a flag it knows) and amp_cuda_cxx20(target) appends -std=c++20 after it.
+    # CMake 3.25 does not know nvcc 13's C++20 dialect flag, so CUDA sources compile as
+    # C++17 (CMake's -std=c++17 lands after amp_cuda_cxx20's -std=c++20 and nvcc keeps the
+    # last; the .cu code is written to C++17). Host .cc files in CUDA targets are C++20.
     set(CMAKE_CUDA_STANDARD 17)
     find_package(CUDAToolkit REQUIRED)
     find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include)
