@@ -25,7 +25,7 @@
 
 namespace amp {
 
-class EngineImpl : public std::enable_shared_from_this<EngineImpl> {
+class EngineImpl {
  public:
   static Result<std::shared_ptr<EngineImpl>> load(const std::string& path, const Options& opt);
 
@@ -60,13 +60,11 @@ class EngineImpl : public std::enable_shared_from_this<EngineImpl> {
 
  private:
   Status plan_precision();
-
- public:
- private:
-  mutable std::mutex mu_;
   Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for_key(
       const runtime::PlanKey& key,
       const std::vector<std::optional<graph::TensorData>>& shape_values) const;
+
+  mutable std::mutex mu_;
   mutable std::map<runtime::PlanKey, std::shared_ptr<const runtime::ExecutionPlan>> plans_;
   mutable std::shared_ptr<const runtime::ExecutionPlan> last_plan_;
   mutable std::vector<std::unique_ptr<ContextImpl>> pool_;
