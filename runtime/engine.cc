@@ -40,6 +40,11 @@ std::vector<Tensor> ExecutionContext::run(const std::vector<NamedTensor>& inputs
   return value_or_throw(impl_->run(inputs));
 }
 
+RunTimings ExecutionContext::last_run_timings() const {
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "ExecutionContext was moved from");
+  return impl_->last_timings();
+}
+
 Engine::Engine(std::shared_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 
 Engine Engine::load(const std::string& path, const Options& options) {
@@ -64,10 +69,13 @@ const std::vector<TensorInfo>& Engine::outputs() const {
   return impl_->output_infos;
 }
 BackendKind Engine::backend() const {
-  return impl_->backend;
+  return impl_->backend_kind;
 }
 Precision Engine::precision() const {
   return impl_->options.precision;
+}
+std::string Engine::backend_note() const {
+  return impl_->backend_reason;
 }
 std::string Engine::device_name() const {
   return impl_->device;

@@ -7,8 +7,7 @@
 #include <map>
 #include <set>
 
-#include "backend/device_info.h"
-#include "cpu/cpu_kernels.h"
+#include "backend/backend_factory.h"
 #include "execution_context.h"
 #include "ir/verifier.h"
 #include "onnx/onnx_importer.h"
@@ -96,15 +95,6 @@ Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry&
 
 }  // namespace
 
-const kernels::KernelRegistry& cpu_kernel_registry() {
-  static const kernels::KernelRegistry reg = [] {
-    kernels::KernelRegistry r;
-    kernels::register_cpu_kernels(r);
-    return r;
-  }();
-  return reg;
-}
-
 Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, const Options& opt) {
   const auto t0 = Clock::now();
   auto e = std::make_shared<EngineImpl>();
@@ -112,14 +102,12 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   if (opt.threads < 0) return invalid_argument("threads must be >= 0");
   e->threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
 
-  // Backend choice. The CUDA backend is not wired into the engine yet (issue "CUDA
-  // backend"): auto means CPU, and asking for CUDA is an error that says so.
-  if (opt.backend == BackendKind::kCuda)
-    return unsupported(
-        "the CUDA backend is not available in this build of the engine yet; "
-        "use backend cpu");
-  e->backend = BackendKind::kCpu;
-  e->device = runtime::cpu_device_name();
+  // Backend choice (backend_factory.h): CUDA when a GPU is usable, unless told otherwise.
+  AMP_ASSIGN_OR_RETURN(runtime::BackendChoice choice, runtime::create_backend(opt));
+  e->backend_ = std::move(choice.backend);
+  e->backend_kind = choice.kind;
+  e->backend_reason = std::move(choice.why);
+  e->device = e->backend_->device_name();
 
   // verify
   auto t = Clock::now();
@@ -148,7 +136,20 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   AMP_RETURN_IF_ERROR(e->plan_precision());
   e->timings.amp = ms_since(t);
 
-  AMP_RETURN_IF_ERROR(check_kernels_exist(e->graph, cpu_kernel_registry(), kernels::Backend::kCpu));
+  AMP_RETURN_IF_ERROR(check_kernels_exist(e->graph, e->backend_->registry(), e->backend_->kind()));
+  size_t weights_bytes = 0;
+  for (const graph::Value& v : e->graph.values)
+    if (v.is_constant()) weights_bytes += v.constant->byte_size();
+  if (opt.memory_limit_bytes && weights_bytes > opt.memory_limit_bytes)
+    return out_of_memory("the model's weights take " + std::to_string(weights_bytes) +
+                         " bytes after precision planning, over the memory limit of " +
+                         std::to_string(opt.memory_limit_bytes) + " bytes");
+
+  // upload (CUDA): every weight once, in the dtype the planner chose.
+  t = Clock::now();
+  AMP_RETURN_IF_ERROR(e->backend_->upload_weights(e->graph));
+  e->timings.upload = ms_since(t);
+
   for (graph::ValueId v : e->graph.inputs) e->input_infos.push_back(info_of(e->graph.value(v)));
   for (graph::ValueId v : e->graph.outputs) e->output_infos.push_back(info_of(e->graph.value(v)));
 
@@ -199,10 +200,9 @@ Status EngineImpl::plan_precision() {
       return std::nullopt;
     };
   }
-  const kernels::KernelRegistry& reg = cpu_kernel_registry();
-  auto has_kernel = [&reg](const graph::Node& n, DType t) {
-    return reg.has(n.op, kernels::Backend::kCpu, t);
-  };
+  const kernels::KernelRegistry& reg = backend_->registry();
+  const kernels::Backend kind = backend_->kind();
+  auto has_kernel = [&reg, kind](const graph::Node& n, DType t) { return reg.has(n.op, kind, t); };
   AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
                        graph::plan_mixed_precision(graph, policy, has_kernel));
   precision_json = graph::precision_report_json(report);
@@ -245,10 +245,8 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
     return it->second;
   }
   runtime::PlanBuildOptions popt;
-  popt.registry = &cpu_kernel_registry();
-  popt.backend = kernels::Backend::kCpu;
+  popt.backend = backend_.get();
   popt.threads = threads;
-  popt.alignment = 64;
   AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
   if (options.memory_limit_bytes) {
     const size_t need = plan->memory.arena_bytes + plan->memory.weights_bytes;

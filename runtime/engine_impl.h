@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "amp/engine.h"
+#include "backend/backend.h"
 #include "common/status.h"
 #include "execution_plan.h"
 #include "ir/graph.h"
@@ -40,7 +41,8 @@ class EngineImpl {
   Result<std::vector<const Tensor*>> match_inputs(const std::vector<NamedTensor>& inputs) const;
 
   Options options;
-  BackendKind backend = BackendKind::kCpu;
+  BackendKind backend_kind = BackendKind::kCpu;
+  std::string backend_reason;  // why this backend (e.g. the driver's "no GPU" reason)
   int threads = 1;
   graph::Graph graph;  // planned graph (fusions, AMP), input dims possibly symbolic
   std::vector<TensorInfo> input_infos;
@@ -57,6 +59,7 @@ class EngineImpl {
   void release_context(std::unique_ptr<ContextImpl> ctx) const;
 
   MemoryReport memory_report() const;
+  const runtime::Backend& backend() const { return *backend_; }
 
  private:
   Status plan_precision();
@@ -64,13 +67,13 @@ class EngineImpl {
       const runtime::PlanKey& key,
       const std::vector<std::optional<graph::TensorData>>& shape_values) const;
 
+  // Declared first among the members that use it, so it is destroyed last: pooled
+  // contexts and cached plans hold device memory and handles of this backend.
+  std::unique_ptr<runtime::Backend> backend_;
   mutable std::mutex mu_;
   mutable std::map<runtime::PlanKey, std::shared_ptr<const runtime::ExecutionPlan>> plans_;
   mutable std::shared_ptr<const runtime::ExecutionPlan> last_plan_;
   mutable std::vector<std::unique_ptr<ContextImpl>> pool_;
 };
-
-// The CPU kernel registry, built once per process.
-const kernels::KernelRegistry& cpu_kernel_registry();
 
 }  // namespace amp

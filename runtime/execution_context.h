@@ -1,12 +1,14 @@
-// ContextImpl: the mutable per-thread state of runs: the activation arena, the plan for the
-// currently bound input shapes, and pointer scratch so run() allocates nothing once warm.
+// ContextImpl: the per-thread state of runs: the plan for the currently bound input shapes
+// and the backend's Executor (activation arena; on CUDA also a stream, handles, pinned
+// staging and a captured CUDA graph). The executor is created on the first run, so that a
+// failure to create it is a Status of that run.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "amp/engine.h"
-#include "arena.h"
+#include "backend/backend.h"
 #include "execution_plan.h"
 
 namespace amp {
@@ -20,17 +22,16 @@ class ContextImpl {
   ContextImpl(const EngineImpl* engine, std::shared_ptr<const EngineImpl> keepalive)
       : engine_(engine), keepalive_(std::move(keepalive)) {}
   Result<std::vector<Tensor>> run(const std::vector<NamedTensor>& inputs);
+  RunTimings last_timings() const { return executor_ ? executor_->last_timings() : RunTimings{}; }
 
  private:
   Status bind(const std::vector<const Tensor*>& inputs);
-  uint8_t* address(graph::ValueId v) const;
 
+  // Declaration order matters: the executor and plan go before the engine they came from.
   const EngineImpl* engine_;
   std::shared_ptr<const EngineImpl> keepalive_;
   std::shared_ptr<const runtime::ExecutionPlan> plan_;
-  runtime::Arena arena_;
-  std::vector<const void*> in_ptrs_;
-  std::vector<void*> out_ptrs_;
+  std::unique_ptr<runtime::Executor> executor_;
 };
 
 }  // namespace amp

@@ -1,5 +1,7 @@
 #include "execution_plan.h"
 
+#include "backend/backend.h"
+
 #include "ops/shape_inference.h"
 #include "ops/shape_inputs.h"
 #include "passes/constant_folding.h"
@@ -41,6 +43,24 @@ Status bind_inputs(Graph& g, const std::vector<std::vector<int64_t>>& dims) {
   return graph::infer_shapes(g);
 }
 
+// A hostile model or input can make intermediate shapes explode (Expand to a shape read
+// from an input, a 1e6 x 1e6 MatMul). Refuse before any kernel is prepared or memory is
+// reserved, naming the value.
+constexpr int64_t kMaxValueBytes = int64_t{1} << 40;  // 1 TiB: beyond any real device
+
+Status check_value_sizes(const Graph& g) {
+  for (const Value& v : g.values) {
+    if (v.is_constant() || !v.shape || !v.shape->is_static()) continue;
+    const std::optional<int64_t> n = v.shape->numel();
+    const int64_t elem = static_cast<int64_t>(dtype_size(v.dtype));
+    if (!n || (elem && *n > kMaxValueBytes / elem))
+      return out_of_memory("value '" + v.name + "' would have shape " + v.shape->to_string() +
+                           " (" + std::string(dtype_name(v.dtype)) +
+                           "), over the 1 TiB a single tensor may take; refusing to plan it");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
@@ -59,6 +79,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   pm.add(std::make_unique<graph::ConstantFolding>());
   pm.add(std::make_unique<graph::DeadCodeElimination>());
   AMP_RETURN_IF_ERROR(pm.run(g));
+  AMP_RETURN_IF_ERROR(check_value_sizes(g));
 
   // Kernels.
   std::vector<const kernels::KernelDef*> defs(g.nodes.size());
@@ -66,14 +87,16 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const DType kd = kernels::kernel_dtype(g, n);
-    const kernels::KernelDef* def = opt.registry->find(n.op, opt.backend, kd);
+    const kernels::Backend kind = opt.backend->kind();
+    const kernels::KernelDef* def = opt.backend->registry().find(n.op, kind, kd);
     if (!def)
-      return unsupported(node_label(n) + ": no " + kernels::backend_name(opt.backend) +
+      return unsupported(node_label(n) + ": no " + kernels::backend_name(kind) +
                          " kernel for dtype " + std::string(dtype_name(kd)));
     defs[i] = def;
     kernels::KernelConfig cfg;
     cfg.node = &n;
     cfg.num_threads = opt.threads;
+    cfg.backend_handle = opt.backend->kernel_handle();
     for (ValueId v : n.inputs) cfg.inputs.push_back(describe(g, v));
     for (ValueId v : n.outputs) {
       if (v != kNoValue && (!g.value(v).shape || !g.value(v).shape->is_static()))
@@ -94,7 +117,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
 
   // Memory.
   graph::MemoryPlanOptions mopt;
-  mopt.alignment = opt.alignment;
+  mopt.alignment = opt.backend->alignment();
   mopt.in_place_input = [&](const Node& n) {
     const size_t idx = static_cast<size_t>(&n - g.nodes.data());
     return defs[idx]->in_place_input;
@@ -109,10 +132,11 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   plan->values.resize(g.values.size());
   for (size_t i = 0; i < g.values.size(); ++i) {
     if (g.values[i].is_constant())
-      plan->values[i].constant = g.values[i].constant->bytes();
+      plan->values[i].host_constant = g.values[i].constant->bytes();
     else
       plan->values[i].offset = plan->memory.value_offset[i];
   }
+  AMP_RETURN_IF_ERROR(opt.backend->place_constants(*plan));
   return std::shared_ptr<const ExecutionPlan>(std::move(plan));
 }
 

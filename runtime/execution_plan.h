@@ -8,7 +8,8 @@
 //      shape-deciding inputs by their values (shape_inputs.h), re-infer;
 //   2. ConstantFolding + DeadCodeElimination (Shape/Gather/... chains collapse);
 //   3. per node: registry lookup by (op, backend, kernel dtype), create, prepare();
-//   4. plan_memory with the kernels' in-place declarations and workspaces.
+//   4. plan_memory with the kernels' in-place declarations and workspaces;
+//   5. the backend places constants (on CUDA: device copies, weights shared with the engine).
 #pragma once
 
 #include <memory>
@@ -25,7 +26,8 @@ namespace amp::runtime {
 
 // Where a value's bytes are at run time: a constant's data, or an offset in the arena.
 struct ValueRef {
-  const uint8_t* constant = nullptr;
+  const uint8_t* constant = nullptr;       // what kernels read: host or device memory
+  const uint8_t* host_constant = nullptr;  // the host bytes (outputs that are constants)
   int64_t offset = graph::kNotInArena;
 };
 
@@ -56,13 +58,17 @@ struct ExecutionPlan {
   graph::MemoryPlan memory;
   size_t max_step_inputs = 0;
   size_t max_step_outputs = 0;
+  // Device copies of constants this plan alone has (folded for its shapes); set by
+  // Backend::place_constants and freed with the plan.
+  std::shared_ptr<const void> device_constants;
+  size_t device_constant_bytes = 0;
 };
 
+class Backend;
+
 struct PlanBuildOptions {
-  const kernels::KernelRegistry* registry = nullptr;
-  kernels::Backend backend = kernels::Backend::kCpu;
+  const Backend* backend = nullptr;
   int threads = 1;
-  size_t alignment = 64;
 };
 
 // `shape_values` holds, per graph input, its value when it decides shapes (else nullopt).

@@ -22,6 +22,8 @@ const char* error_code_name(ErrorCode code) {
       return "not found";
     case ErrorCode::kInternal:
       return "internal error";
+    case ErrorCode::kNumericOverflow:
+      return "numeric overflow";
   }
   return "unknown error";
 }
@@ -57,6 +59,10 @@ Status backend_failure(std::string m) {
 Status not_found(std::string m) {
   return Status(ErrorCode::kNotFound, std::move(m));
 }
+Status numeric_overflow(std::string m) {
+  return Status(ErrorCode::kNumericOverflow, std::move(m));
+}
+
 Status internal_error(std::string m) {
   return Status(ErrorCode::kInternal, std::move(m));
 }

@@ -11,6 +11,7 @@
 //   kBackendFailure   a CUDA/cuDNN/cuBLAS/oneDNN call failed; name the call and the node.
 //   kNotFound         a file that cannot be opened.
 //   kInternal         a broken invariant: a bug in AMPRT.
+//   kNumericOverflow  check_numerics found Inf/NaN made by a low-precision node.
 //
 // Usage:
 //   Result<Graph> load(...);
@@ -59,6 +60,7 @@ Status out_of_memory(std::string message);
 Status backend_failure(std::string message);
 Status not_found(std::string message);
 Status internal_error(std::string message);
+Status numeric_overflow(std::string message);
 
 // Throws amp::Error for a failed status; used only at the public API boundary.
 void throw_if_error(const Status& status);

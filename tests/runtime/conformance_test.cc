@@ -12,6 +12,7 @@
 #include <map>
 
 #include "amp/engine.h"
+#include "test_util/engine_cases.h"
 #include "test_util/node_tests.h"
 #include "test_util/shared_data.h"
 
@@ -19,40 +20,8 @@ namespace amp {
 namespace {
 
 namespace fs = std::filesystem;
-
-Tensor to_tensor(const graph::TensorData& t) {
-  return Tensor::from_bytes(t.dtype(), t.dims(), t.bytes(), t.byte_size());
-}
-
-graph::TensorData to_data(const Tensor& t) {
-  const auto* p = static_cast<const uint8_t*>(t.raw_data());
-  return graph::TensorData::from_bytes(t.dtype(), t.shape(),
-                                       std::vector<uint8_t>(p, p + t.byte_size()))
-      .value();
-}
-
-// Runs a model folder (model.onnx + test_data_set_0) through the Engine. "" on pass.
-std::string run_case(const fs::path& dir, const Options& opt, double rtol, double atol) {
-  try {
-    Engine engine = Engine::load((dir / "model.onnx").string(), opt);
-    auto inputs = test::load_case_tensors(dir, "input");
-    auto expected = test::load_case_tensors(dir, "output");
-    if (!inputs.is_ok()) return inputs.status().to_string();
-    if (!expected.is_ok()) return expected.status().to_string();
-    std::vector<NamedTensor> named;
-    for (size_t i = 0; i < engine.inputs().size() && i < inputs->size(); ++i)
-      named.push_back({engine.inputs()[i].name, to_tensor((*inputs)[i])});
-    std::vector<Tensor> outs = engine.run(named);
-    if (outs.size() != expected->size()) return "output count differs";
-    for (size_t i = 0; i < outs.size(); ++i) {
-      std::string why = test::compare_tensors((*expected)[i], to_data(outs[i]), rtol, atol);
-      if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
-    }
-    return "";
-  } catch (const Error& e) {
-    return e.what();
-  }
-}
+using test::run_case;
+using test::to_tensor;
 
 // Cases that need a looser tolerance than rtol 1e-4 / atol 1e-5, and why.
 struct Tolerance {
@@ -146,36 +115,14 @@ TEST(Conformance, RealModelsWithAmp) {
       std::vector<Tensor> outs = engine.run(named);
       ASSERT_EQ(outs.size(), expected->size());
       for (size_t i = 0; i < outs.size(); ++i) {
-        const std::vector<double> e = (*expected)[i].to_f64_vector();
-        const std::vector<float> a = outs[i].to_float_vector();
-        ASSERT_EQ(e.size(), a.size());
-        double dot = 0, ne = 0, na = 0, max_rel = 0, max_abs = 0, scale = 0;
-        for (size_t k = 0; k < e.size(); ++k) {
-          dot += e[k] * a[k];
-          ne += e[k] * e[k];
-          na += double(a[k]) * a[k];
-          max_abs = std::max(max_abs, std::fabs(e[k] - a[k]));
-          scale = std::max(scale, std::fabs(e[k]));
-          max_rel = std::max(max_rel, std::fabs(e[k] - a[k]) / std::max(std::fabs(e[k]), 1e-3));
-        }
-        const double cosine = dot / std::sqrt(ne * na);
-        bool argmax_same = true;
-        const auto& dims = (*expected)[i].dims();
-        if (dims.size() == 2 && dims[1] > 1) {
-          for (int64_t r = 0; r < dims[0]; ++r) {
-            auto eb = e.begin() + r * dims[1];
-            auto ab = a.begin() + r * dims[1];
-            argmax_same = argmax_same && (std::max_element(eb, eb + dims[1]) - eb ==
-                                          std::max_element(ab, ab + dims[1]) - ab);
-          }
-        }
+        const test::Agreement a = test::agreement((*expected)[i], outs[i]);
+        const bool is_2d = (*expected)[i].dims().size() == 2;
         std::cout << "[amp] " << dir.filename().string() << " " << precision_name(p) << " output "
-                  << i << ": cosine " << cosine << ", max abs err " << max_abs << " (output scale "
-                  << scale << "), max rel err " << max_rel
-                  << (dims.size() == 2 ? (argmax_same ? ", argmax kept" : ", ARGMAX CHANGED") : "")
-                  << "\n";
-        EXPECT_GT(cosine, p == Precision::kFp16 ? 0.999 : 0.99) << dir.filename();
-        EXPECT_TRUE(argmax_same) << dir.filename();
+                  << i << ": cosine " << a.cosine << ", max abs err " << a.max_abs
+                  << " (output scale " << a.scale << "), max rel err " << a.max_rel
+                  << (is_2d ? (a.argmax_same ? ", argmax kept" : ", ARGMAX CHANGED") : "") << "\n";
+        EXPECT_GT(a.cosine, p == Precision::kFp16 ? 0.999 : 0.99) << dir.filename();
+        EXPECT_TRUE(a.argmax_same) << dir.filename();
       }
     }
   }

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "engine_impl.h"
+#include "backend/cpu_backend.h"
 #include "execution_plan.h"
 #include "onnx/onnx_importer.h"
 #include "passes/pipelines.h"
@@ -31,8 +31,9 @@ TEST(MemoryPlanModels, ArenaNearLowerBoundAndNoLiveOverlap) {
     runtime::PlanKey key;
     for (size_t i = 0; i < g->inputs.size(); ++i) key.dims.push_back((*inputs)[i].dims());
 
+    const std::unique_ptr<runtime::Backend> cpu = runtime::create_cpu_backend();
     runtime::PlanBuildOptions opt;
-    opt.registry = &cpu_kernel_registry();
+    opt.backend = cpu.get();
     auto plan = runtime::build_execution_plan(*g, key, {}, opt);
     ASSERT_TRUE(plan.is_ok()) << dir.filename() << ": " << plan.status().to_string();
     const graph::MemoryPlan& m = (*plan)->memory;

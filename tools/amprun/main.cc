@@ -103,8 +103,8 @@ int run(const amprun::Args& args) {
     engine = amp::Engine::load(args.model, opt);
   }
   const amp::LoadTimings lt = engine.load_timings();
-  std::printf("\n=== Device ===\n  %s: %s\n", amp::backend_kind_name(engine.backend()),
-              engine.device_name().c_str());
+  std::printf("\n=== Device ===\n  %s: %s\n  (%s)\n", amp::backend_kind_name(engine.backend()),
+              engine.device_name().c_str(), engine.backend_note().c_str());
   std::printf("\n=== Load (%.1f ms) ===\n", lt.total);
   std::printf(
       "  read+verify %.1f ms | passes %.1f ms | AMP planning %.1f ms | memory planning %.1f ms | "
@@ -114,6 +114,7 @@ int run(const amprun::Args& args) {
   json["backend"] = amp::backend_kind_name(engine.backend());
   json["precision"] = amp::precision_name(engine.precision());
   json["device"] = engine.device_name();
+  json["backend_note"] = engine.backend_note();
   json["load_ms"] = {{"total", lt.total}, {"verify", lt.verify}, {"passes", lt.passes},
                      {"amp", lt.amp},     {"memory", lt.memory}, {"upload", lt.upload}};
 
@@ -122,9 +123,39 @@ int run(const amprun::Args& args) {
       amprun::make_inputs(engine, args.inputs_dir, args.shapes, args.seed, notes);
   for (const auto& n : notes) std::printf("  note: %s\n", n.c_str());
 
+  // Numerics: one checked run on an engine of its own, so that the timed runs below are not
+  // slowed by the per-node checks.
+  bool passed = true;
+  if (args.check_numerics) {
+    amp::Options check_opt = opt;
+    check_opt.check_numerics = true;
+    std::printf("\n=== Numerics (check after every low-precision node) ===\n");
+    std::string finding;
+    try {
+      amp::Engine::load(args.model, check_opt).run(inputs);
+    } catch (const amp::Error& e) {
+      if (e.code() != amp::ErrorCode::kNumericOverflow) throw;
+      finding = e.message();
+    }
+    std::printf("  %s\n",
+                finding.empty() ? "no Inf/NaN produced by a low-precision node" : finding.c_str());
+    json["numerics"] = {
+        {"checked", true},
+        {"first_overflow", finding.empty() ? ordered_json() : ordered_json(finding)}};
+    passed = finding.empty();
+  }
+
   // Timed runs (the first run also binds shapes and fills the memory report).
   amprun::LatencyStats st = amprun::run_timed(engine, inputs, args.warmup, args.iterations,
                                               args.duration_s, args.streams);
+  // Where one run's time goes: a fresh context, three runs (on CUDA the first is eager, the
+  // second captures the CUDA graph, the third replays it), the last one reported.
+  amp::RunTimings rt;
+  {
+    amp::ExecutionContext probe = engine.create_context();
+    for (int i = 0; i < 3; ++i) probe.run(inputs);
+    rt = probe.last_run_timings();
+  }
 
   // Precision summary.
   ordered_json plan = ordered_json::parse(engine.precision_report_json(), nullptr, false);
@@ -183,13 +214,16 @@ int run(const amprun::Args& args) {
       st.min, st.max, st.mean, st.median, st.p90, st.p95, st.p99);
   json["latency_ms"] = {{"min", st.min}, {"max", st.max}, {"mean", st.mean}, {"median", st.median},
                         {"p90", st.p90}, {"p95", st.p95}, {"p99", st.p99}};
+  std::printf("  one run, ms: inputs in %.3f | compute %.3f | outputs out %.3f%s\n", rt.h2d,
+              rt.compute, rt.d2h, rt.cuda_graph ? " (CUDA graph replay)" : "");
+  json["run_breakdown_ms"] = {
+      {"h2d", rt.h2d}, {"compute", rt.compute}, {"d2h", rt.d2h}, {"cuda_graph", rt.cuda_graph}};
   json["throughput_qps"] = st.throughput_qps;
   json["iterations"] = st.iterations;
   json["accuracy"] = ordered_json::array();
 
   // Accuracy.
   std::vector<amp::Tensor> outputs = engine.run(inputs);
-  bool passed = true;
   double rtol = 0, atol = 0;
   default_tolerances(engine.precision(), rtol, atol);
   rtol = args.rtol.value_or(rtol);

@@ -103,6 +103,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 # ---- 1. Op tests ----
 TEST_RC=0
 say "running amp_cuda_tests"
+# The bundle's slice of ../shared (node tests, real models with references) when present.
+[[ -d $B/shared ]] && export AMP_SHARED_DIR=$B/shared
 amp_run 240 "$B/bin/amp_cuda_tests" --gtest_brief=1 --gtest_output="xml:$RESULTS/cuda_tests.xml" \
   > "$RESULTS/cuda_tests.log" 2>&1 || TEST_RC=$?
 tail -n 40 "$RESULTS/cuda_tests.log"

@@ -86,6 +86,25 @@ if [[ -d $SHARED_MODELS ]]; then
   done
 fi
 
+# A slice of ../shared for amp_cuda_tests' engine tests (check.sh points AMP_SHARED_DIR at
+# it): the real models with their reference data, and the ONNX node tests whose primary op
+# is one of ours (graph/ops/op_types.def) -- a few MB instead of all 54.
+SHARED=$REPO/../shared
+if [[ -f $SHARED/onnx-node-tests-index.json ]]; then
+  mkdir -p "$STAGE/shared/models" "$STAGE/shared/onnx-node-tests"
+  cp "$SHARED/onnx-node-tests-index.json" "$STAGE/shared/"
+  [[ -d $SHARED/models ]] && cp -r "$SHARED/models/." "$STAGE/shared/models/"
+  python3 - "$REPO/graph/ops/op_types.def" "$SHARED" "$STAGE/shared" <<'PY'
+import json, re, shutil, sys, os
+ops = set(re.findall(r"^AMP_OP\((\w+),", open(sys.argv[1]).read(), re.M))
+src, dst = sys.argv[2], sys.argv[3]
+for case in json.load(open(os.path.join(src, "onnx-node-tests-index.json"))):
+    if case.get("primary_op") in ops and os.path.isdir(os.path.join(src, "onnx-node-tests", case["case"])):
+        shutil.copytree(os.path.join(src, "onnx-node-tests", case["case"]),
+                        os.path.join(dst, "onnx-node-tests", case["case"]))
+PY
+fi
+
 {
   echo "amp-gpu-bundle"
   echo "made: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
@@ -94,6 +113,7 @@ fi
   echo "programs: ${!PROGRAMS[*]}"
   echo "libraries: $(cd "$STAGE/lib" && ls | tr '\n' ' ')"
   echo "models: $(cd "$STAGE/models" && ls | tr '\n' ' ')"
+  echo "shared slice: $(find "$STAGE/shared" -name model.onnx 2>/dev/null | wc -l) models and node tests"
 } > "$STAGE/MANIFEST"
 
 mkdir -p "$OUT_DIR"

@@ -51,6 +51,15 @@ struct LoadTimings {  // milliseconds
   double total = 0, verify = 0, passes = 0, amp = 0, memory = 0, upload = 0;
 };
 
+// Where the time of one run went (ExecutionContext::last_run_timings), milliseconds. On
+// CUDA measured with events on the context's stream (h2d: inputs to the device, compute:
+// every node, d2h: outputs back); on the CPU with the host clock (h2d/d2h: the copies in
+// and out of the arena).
+struct RunTimings {
+  double total = 0, h2d = 0, compute = 0, d2h = 0;
+  bool cuda_graph = false;  // the run replayed a captured CUDA graph
+};
+
 class EngineImpl;
 class ContextImpl;
 
@@ -61,6 +70,8 @@ class ExecutionContext {
   ~ExecutionContext();
 
   std::vector<Tensor> run(const std::vector<NamedTensor>& inputs);
+  // The breakdown of this context's most recent successful run.
+  RunTimings last_run_timings() const;
 
  private:
   friend class Engine;
@@ -79,6 +90,9 @@ class Engine {
   const std::vector<TensorInfo>& inputs() const;
   const std::vector<TensorInfo>& outputs() const;
   BackendKind backend() const;  // the backend actually chosen (never kAuto)
+  // Why that backend: "GPU 0 visible", or with kAuto on a machine without a usable GPU the
+  // driver's reason ("no usable GPU: cudaGetDeviceCount returned ... (error 35 ...)").
+  std::string backend_note() const;
   Precision precision() const;
   std::string device_name() const;  // "CPU: AMD EPYC ... (avx512f, avx512_bf16)" or GPU
   MemoryReport memory() const;

@@ -28,6 +28,7 @@ enum class ErrorCode : int {
   kBackendFailure = 6,   // CUDA / cuDNN / cuBLAS / oneDNN returned an error
   kNotFound = 7,         // a file that does not exist or cannot be opened
   kInternal = 8,         // a broken invariant inside AMPRT: a bug, please report it
+  kNumericOverflow = 9,  // Options::check_numerics: a low-precision node made Inf/NaN
 };
 
 // A short stable name for the code, e.g. "invalid model".

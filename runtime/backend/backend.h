@@ -1,0 +1,67 @@
+// Backend and Executor: what the engine needs from a device beyond its kernels.
+//
+//   Backend  (one per Engine, immutable after load, shared by every thread):
+//     - the kernel registry the planners ask ("is there a kernel for this op and dtype?");
+//     - the handle kernels receive in prepare() (KernelConfig::backend_handle);
+//     - where constants live: upload_weights() copies the planned engine graph's weights
+//       to the device once at load; place_constants() points a plan's constants at those
+//       copies (and uploads the few constants that folding created for that plan alone);
+//     - create_executor(), once per ExecutionContext.
+//   Executor (one per ExecutionContext, used by one thread at a time):
+//     - owns the mutable per-run state: the activation arena laid out by the memory
+//       planner, and on CUDA a stream, cuDNN/cuBLASLt handles, pinned staging buffers and
+//       the captured CUDA graph;
+//     - run(plan, inputs) copies inputs in, runs every step, copies outputs out.
+//
+// Implementations: cpu_backend.h (host memory, OpenMP threads) and cuda/cuda_backend.h
+// (built when AMP_HAVE_CUDA). create_backend() (backend_factory.h) picks one.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "amp/engine.h"
+#include "common/status.h"
+#include "execution_plan.h"
+#include "ir/graph.h"
+#include "kernel_registry.h"
+
+namespace amp::runtime {
+
+struct RunConfig {
+  int threads = 1;              // CPU threads a run may use
+  bool check_numerics = false;  // Options::check_numerics
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // `plan` was built by this executor's backend; `inputs` are in graph-input order and
+  // already checked against the model (EngineImpl::match_inputs). The executor keeps
+  // `plan` alive while it holds state laid out for it (arena, captured graph).
+  virtual Result<std::vector<Tensor>> run(const std::shared_ptr<const ExecutionPlan>& plan,
+                                          const std::vector<const Tensor*>& inputs,
+                                          const RunConfig& config) = 0;
+  virtual RunTimings last_timings() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual kernels::Backend kind() const = 0;
+  virtual const kernels::KernelRegistry& registry() const = 0;
+  virtual void* kernel_handle() const { return nullptr; }
+  // Arena alignment: 64 bytes on the CPU (a cache line, AVX-512), 256 on CUDA (what
+  // cudaMalloc guarantees and cuBLASLt/cuDNN prefer).
+  virtual size_t alignment() const = 0;
+  virtual std::string device_name() const = 0;
+  // Called once at load with the planned engine graph (weights already cast).
+  virtual Status upload_weights(const graph::Graph& engine_graph) = 0;
+  virtual size_t device_weights_bytes() const { return 0; }
+  // Sets plan.values[v].constant for every constant value to memory kernels can read.
+  virtual Status place_constants(ExecutionPlan& plan) const = 0;
+  virtual Result<std::unique_ptr<Executor>> create_executor() const = 0;
+};
+
+}  // namespace amp::runtime

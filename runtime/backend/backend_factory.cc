@@ -1,0 +1,59 @@
+#include "backend/backend_factory.h"
+
+#include "backend/cpu_backend.h"
+
+#if AMP_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#include "cuda/device_query.h"
+#endif
+
+namespace amp::runtime {
+
+bool cuda_backend_built() {
+#if AMP_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+Result<BackendChoice> create_backend(const Options& opt) {
+  BackendChoice c;
+  if (opt.backend == BackendKind::kCpu) {
+    c.backend = create_cpu_backend();
+    c.why = "backend cpu requested";
+    return c;
+  }
+#if AMP_HAVE_CUDA
+  const amp::cuda::DeviceQuery& q = amp::cuda::query_devices();
+  if (q.has_gpu()) {
+    if (opt.cuda_device < 0 || static_cast<size_t>(opt.cuda_device) >= q.devices.size())
+      return invalid_argument("cuda_device " + std::to_string(opt.cuda_device) +
+                              " does not exist; " + std::to_string(q.devices.size()) +
+                              " GPU(s) are visible");
+    CudaBackendOptions copt;
+    copt.device = opt.cuda_device;
+    copt.allow_tf32 = opt.allow_tf32;
+    copt.cuda_graphs = opt.cuda_graphs;
+    AMP_ASSIGN_OR_RETURN(c.backend, create_cuda_backend(copt));
+    c.kind = BackendKind::kCuda;
+    c.why = "GPU " + std::to_string(opt.cuda_device) + " visible";
+    return c;
+  }
+  if (opt.backend == BackendKind::kCuda)
+    return backend_failure("backend cuda was requested but no GPU can be used (" + q.reason +
+                           "); use backend cpu or auto");
+  c.why = q.reason;
+#else
+  if (opt.backend == BackendKind::kCuda)
+    return unsupported(
+        "backend cuda was requested but this build of AMPRT has no CUDA backend (it was "
+        "configured without the CUDA toolkit or with AMP_ENABLE_CUDA=OFF)");
+  c.why = "this build has no CUDA backend";
+#endif
+  c.backend = create_cpu_backend();
+  c.kind = BackendKind::kCpu;
+  return c;
+}
+
+}  // namespace amp::runtime

@@ -1,0 +1,148 @@
+#include "backend/cpu_backend.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "arena.h"
+#include "backend/device_info.h"
+#include "backend/numerics_check.h"
+#include "cpu/cpu_kernels.h"
+
+namespace amp::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+class CpuExecutor : public Executor {
+ public:
+  Result<std::vector<Tensor>> run(const std::shared_ptr<const ExecutionPlan>& plan,
+                                  const std::vector<const Tensor*>& inputs,
+                                  const RunConfig& config) override;
+  RunTimings last_timings() const override { return timings_; }
+
+ private:
+  uint8_t* address(const ExecutionPlan& plan, graph::ValueId v) const {
+    const ValueRef& ref = plan.values[static_cast<size_t>(v)];
+    if (ref.constant) return const_cast<uint8_t*>(ref.constant);
+    if (ref.offset == graph::kNotInArena) return nullptr;
+    return arena_.data() + ref.offset;
+  }
+  Status check_numerics(const ExecutionPlan& plan, size_t step) const;
+
+  std::shared_ptr<const ExecutionPlan> bound_;
+  Arena arena_;
+  std::vector<const void*> in_ptrs_;
+  std::vector<void*> out_ptrs_;
+  RunTimings timings_;
+};
+
+Status CpuExecutor::check_numerics(const ExecutionPlan& plan, size_t s) const {
+  const graph::Graph& g = plan.graph;
+  const PlanStep& step = plan.steps[s];
+  auto view = [&](graph::ValueId v) {
+    HostTensorView t;
+    if (v == graph::kNoValue) return t;
+    const graph::Value& val = g.value(v);
+    t.dtype = val.dtype;
+    t.data = address(plan, v);
+    t.numel = static_cast<size_t>(val.shape->numel().value_or(0));
+    return t;
+  };
+  std::vector<HostTensorView> ins, outs;
+  for (graph::ValueId v : step.inputs) ins.push_back(view(v));
+  for (graph::ValueId v : step.outputs) outs.push_back(view(v));
+  return check_step_numerics(g, g.nodes[s], ins, outs);
+}
+
+Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const ExecutionPlan>& plan_ptr,
+                                             const std::vector<const Tensor*>& inputs,
+                                             const RunConfig& config) {
+  const ExecutionPlan& plan = *plan_ptr;
+  if (bound_ != plan_ptr) {
+    AMP_RETURN_IF_ERROR(arena_.reserve(plan.memory.arena_bytes));
+    in_ptrs_.assign(plan.max_step_inputs, nullptr);
+    out_ptrs_.assign(plan.max_step_outputs, nullptr);
+    bound_ = plan_ptr;
+  }
+  const graph::Graph& g = plan.graph;
+  const auto t0 = Clock::now();
+
+  // Inputs that decide shapes were turned into plan constants; only arena inputs are copied.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueRef& ref = plan.values[static_cast<size_t>(g.inputs[i])];
+    if (ref.constant || ref.offset == graph::kNotInArena || !inputs[i]->byte_size()) continue;
+    std::memcpy(arena_.data() + ref.offset, inputs[i]->raw_data(), inputs[i]->byte_size());
+  }
+  const auto t1 = Clock::now();
+
+  kernels::KernelArgs args;
+  args.num_threads = config.threads;
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const PlanStep& step = plan.steps[s];
+    for (size_t k = 0; k < step.inputs.size(); ++k)
+      in_ptrs_[k] = step.inputs[k] == graph::kNoValue ? nullptr : address(plan, step.inputs[k]);
+    for (size_t k = 0; k < step.outputs.size(); ++k)
+      out_ptrs_[k] = step.outputs[k] == graph::kNoValue ? nullptr : address(plan, step.outputs[k]);
+    args.inputs = in_ptrs_.data();
+    args.outputs = out_ptrs_.data();
+    args.workspace = step.workspace_offset == graph::kNotInArena
+                         ? nullptr
+                         : arena_.data() + step.workspace_offset;
+    Status st = step.kernel->run(args);
+    const graph::Node& n = g.nodes[s];
+    if (!st.is_ok())
+      return st.with_context("node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")");
+    if (config.check_numerics && step.low_precision) AMP_RETURN_IF_ERROR(check_numerics(plan, s));
+  }
+  const auto t2 = Clock::now();
+
+  std::vector<Tensor> outs;
+  outs.reserve(g.outputs.size());
+  for (graph::ValueId v : g.outputs) {
+    const graph::Value& val = g.value(v);
+    Tensor t = Tensor::empty(val.dtype, val.shape->static_dims());
+    const uint8_t* src = address(plan, v);
+    if (src && t.byte_size()) std::memcpy(t.raw_data(), src, t.byte_size());
+    outs.push_back(std::move(t));
+  }
+  const auto t3 = Clock::now();
+  timings_ = RunTimings{ms_between(t0, t3), ms_between(t0, t1), ms_between(t1, t2),
+                        ms_between(t2, t3), false};
+  return outs;
+}
+
+class CpuBackend : public Backend {
+ public:
+  kernels::Backend kind() const override { return kernels::Backend::kCpu; }
+  const kernels::KernelRegistry& registry() const override { return cpu_kernel_registry(); }
+  size_t alignment() const override { return 64; }
+  std::string device_name() const override { return cpu_device_name(); }
+  Status upload_weights(const graph::Graph&) override { return Status::ok(); }
+  Status place_constants(ExecutionPlan& plan) const override {
+    for (ValueRef& ref : plan.values) ref.constant = ref.host_constant;
+    return Status::ok();
+  }
+  Result<std::unique_ptr<Executor>> create_executor() const override {
+    return std::unique_ptr<Executor>(std::make_unique<CpuExecutor>());
+  }
+};
+
+}  // namespace
+
+const kernels::KernelRegistry& cpu_kernel_registry() {
+  static const kernels::KernelRegistry reg = [] {
+    kernels::KernelRegistry r;
+    kernels::register_cpu_kernels(r);
+    return r;
+  }();
+  return reg;
+}
+
+std::unique_ptr<Backend> create_cpu_backend() {
+  return std::make_unique<CpuBackend>();
+}
+
+}  // namespace amp::runtime

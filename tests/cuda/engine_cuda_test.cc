@@ -1,0 +1,242 @@
+// The CUDA backend through the public Engine API (skipped with the driver's reason when
+// no GPU is visible): ONNX node tests and the real models against their reference
+// outputs in fp32 / fp16 / bf16, two contexts on two streams at once, CUDA graph replay
+// (equal to eager, re-captured when shapes change), the numerics check, and device
+// out-of-memory as an error.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "amp/engine.h"
+#include "cuda/device_query.h"
+#include "test_util/engine_cases.h"
+#include "test_util/node_tests.h"
+#include "test_util/shared_data.h"
+#include "test_util/test_models.h"
+
+namespace amp {
+namespace {
+
+namespace fs = std::filesystem;
+
+#define AMP_REQUIRE_GPU()                                  \
+  do {                                                     \
+    if (!::amp::cuda::query_devices().has_gpu())           \
+      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
+  } while (0)
+
+Options cuda_options(Precision p = Precision::kFp32) {
+  Options opt;
+  opt.backend = BackendKind::kCuda;
+  opt.precision = p;
+  return opt;
+}
+
+bool bitwise_equal(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         std::memcmp(a.raw_data(), b.raw_data(), a.byte_size()) == 0;
+}
+
+Tensor random_images(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> x(static_cast<size_t>(n) * 3 * 16 * 16);
+  for (float& v : x) v = d(rng);
+  return Tensor::from(x, {n, 3, 16, 16});
+}
+
+class EngineCuda : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amp_engine_cuda_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(EngineCuda, NodeTestsFp32) {
+  AMP_REQUIRE_GPU();
+  AMP_REQUIRE_SHARED();
+  const auto cases = test::select_node_tests();
+  std::map<std::string, std::string> failures;
+  for (const auto& c : cases) {
+    std::string why = test::run_case(c.dir, cuda_options(), 1e-4, 1e-4);
+    if (!why.empty()) failures[c.name] = why;
+  }
+  const size_t passed = cases.size() - failures.size();
+  std::cout << "[cuda] fp32 node tests passed: " << passed << " / " << cases.size() << "\n";
+  for (const auto& [name, why] : failures) std::cout << "  FAIL " << name << ": " << why << "\n";
+  EXPECT_GE(passed * 100, cases.size() * 95);
+}
+
+TEST_F(EngineCuda, NodeTestsAmp) {
+  AMP_REQUIRE_GPU();
+  AMP_REQUIRE_SHARED();
+  std::vector<test::NodeTestCase> cases;
+  for (const auto& c : test::select_node_tests())
+    if (c.float_io) cases.push_back(c);
+  struct Target {
+    Precision p;
+    double rtol, atol;
+    int min_percent;
+  };
+  for (const Target& t :
+       {Target{Precision::kFp16, 1e-2, 2e-3, 90}, Target{Precision::kBf16, 5e-2, 2e-2, 85}}) {
+    std::map<std::string, std::string> failures;
+    for (const auto& c : cases) {
+      std::string why = test::run_case(c.dir, cuda_options(t.p), t.rtol, t.atol);
+      if (!why.empty()) failures[c.name] = why;
+    }
+    const size_t passed = cases.size() - failures.size();
+    std::cout << "[cuda] " << precision_name(t.p) << " (AMP) float node tests: " << passed << " / "
+              << cases.size() << "\n";
+    for (const auto& [name, why] : failures) std::cout << "  FAIL " << name << ": " << why << "\n";
+    EXPECT_GE(passed * 100, cases.size() * t.min_percent) << precision_name(t.p);
+  }
+}
+
+TEST_F(EngineCuda, RealModelsMatchTheirReferences) {
+  AMP_REQUIRE_GPU();
+  AMP_REQUIRE_SHARED();
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(test::shared_dir() / "models")) {
+    const fs::path dir = entry.path();
+    if (!fs::exists(dir / "model.onnx")) continue;
+    ++count;
+    // fp32 (TF32 off): the reference outputs within the CPU's tolerance.
+    std::string why = test::run_case(dir, cuda_options(), 1e-3, 1e-4);
+    std::cout << "[cuda] " << dir.filename().string() << " fp32: " << (why.empty() ? "ok" : why)
+              << "\n";
+    EXPECT_EQ(why, "") << dir.filename();
+    auto inputs = test::load_case_tensors(dir, "input");
+    auto expected = test::load_case_tensors(dir, "output");
+    ASSERT_TRUE(inputs.is_ok() && expected.is_ok());
+    for (Precision p : {Precision::kFp16, Precision::kBf16}) {
+      Engine engine = Engine::load((dir / "model.onnx").string(), cuda_options(p));
+      ASSERT_EQ(engine.backend(), BackendKind::kCuda);
+      std::vector<NamedTensor> named;
+      for (size_t i = 0; i < engine.inputs().size(); ++i)
+        named.push_back({engine.inputs()[i].name, test::to_tensor((*inputs)[i])});
+      std::vector<Tensor> outs = engine.run(named);
+      ASSERT_EQ(outs.size(), expected->size());
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const test::Agreement a = test::agreement((*expected)[i], outs[i]);
+        std::cout << "[cuda] " << dir.filename().string() << " " << precision_name(p) << " output "
+                  << i << ": cosine " << a.cosine << ", max rel err " << a.max_rel << "\n";
+        EXPECT_GT(a.cosine, p == Precision::kFp16 ? 0.999 : 0.99) << dir.filename();
+        EXPECT_TRUE(a.argmax_same) << dir.filename();
+      }
+    }
+  }
+  EXPECT_GE(count, 1);
+}
+
+TEST_F(EngineCuda, MatchesTheCpuBackendOnASmallCnn) {
+  AMP_REQUIRE_GPU();
+  const std::string path = test::write_small_cnn(dir_);
+  Options cpu;
+  cpu.backend = BackendKind::kCpu;
+  Engine on_cpu = Engine::load(path, cpu);
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16}) {
+    Engine on_gpu = Engine::load(path, cuda_options(p));
+    for (int n : {1, 4}) {
+      const Tensor x = random_images(n, 7u + n);
+      const Tensor want = on_cpu.run({{"x", x}})[0];
+      const Tensor got = on_gpu.run({{"x", x}})[0];
+      const double tol = p == Precision::kFp32 ? 1e-5 : p == Precision::kFp16 ? 2e-3 : 2e-2;
+      const std::vector<float> a = want.to_float_vector(), b = got.to_float_vector();
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_NEAR(a[i], b[i], tol) << precision_name(p) << " batch " << n << " element " << i;
+    }
+  }
+}
+
+TEST_F(EngineCuda, TwoContextsOnTwoStreamsGiveTheSameOutputsAsOne) {
+  AMP_REQUIRE_GPU();
+  const std::string path = test::write_small_cnn(dir_);
+  for (Precision p : {Precision::kFp32, Precision::kFp16}) {
+    Engine engine = Engine::load(path, cuda_options(p));
+    constexpr int kRuns = 40;
+    std::vector<Tensor> inputs, expected;
+    ExecutionContext single = engine.create_context();
+    for (int i = 0; i < kRuns; ++i) {
+      inputs.push_back(random_images(2, 100u + i));
+      expected.push_back(single.run({{"x", inputs.back()}})[0]);
+    }
+    std::vector<Tensor> got[2];
+    auto worker = [&](int w) {
+      ExecutionContext ctx = engine.create_context();
+      for (int i = w; i < kRuns; i += 2) got[w].push_back(ctx.run({{"x", inputs[i]}})[0]);
+    };
+    std::thread t0(worker, 0), t1(worker, 1);
+    t0.join();
+    t1.join();
+    for (int i = 0; i < kRuns; ++i)
+      EXPECT_TRUE(bitwise_equal(got[i % 2][i / 2], expected[i]))
+          << precision_name(p) << " run " << i;
+  }
+}
+
+TEST_F(EngineCuda, CudaGraphReplayEqualsEagerAndRecapturesOnNewShapes) {
+  AMP_REQUIRE_GPU();
+  const std::string path = test::write_small_cnn(dir_);
+  Options eager_opt = cuda_options(Precision::kFp16);
+  eager_opt.cuda_graphs = false;
+  Engine eager = Engine::load(path, eager_opt);
+  Engine graphed = Engine::load(path, cuda_options(Precision::kFp16));
+  ExecutionContext ctx = graphed.create_context();
+  int replays = 0;
+  for (int n : {1, 1, 1, 3, 3, 3, 1, 1}) {
+    const Tensor x = random_images(n, 40u + n);
+    const Tensor want = eager.run({{"x", x}})[0];
+    const Tensor got = ctx.run({{"x", x}})[0];
+    EXPECT_TRUE(bitwise_equal(want, got)) << "batch " << n;
+    replays += ctx.last_run_timings().cuda_graph ? 1 : 0;
+  }
+  // Per shape binding: run 1 eager, run 2 captures and replays, later runs replay.
+  EXPECT_GE(replays, 4);
+}
+
+TEST_F(EngineCuda, CheckNumericsFindsTheFp16Overflow) {
+  AMP_REQUIRE_GPU();
+  const std::string path = test::write_overflow_model(dir_);
+  Options opt = cuda_options(Precision::kFp16);
+  opt.check_numerics = true;
+  try {
+    Engine::load(path, opt).run({{"x", Tensor::from(std::vector<float>(4, 100.f), {1, 4})}});
+    FAIL() << "expected a numeric overflow error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNumericOverflow) << e.what();
+    EXPECT_NE(e.message().find("big_matmul"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(EngineCuda, DeviceOutOfMemoryIsAnErrorThatSaysHowMuch) {
+  AMP_REQUIRE_GPU();
+  const std::string path = test::write_expand_model(dir_);
+  Engine engine = Engine::load(path, cuda_options());
+  const Tensor x = Tensor::from(std::vector<float>{1.f}, {1});
+  // 512 GiB of fp32: under the 1 TiB per-tensor limit, over any GPU's memory.
+  try {
+    engine.run({{"x", x}, {"shape", Tensor::from(std::vector<int64_t>{1 << 17, 1 << 20}, {2})}});
+    FAIL() << "expected an out-of-memory error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kOutOfMemory) << e.what();
+    EXPECT_NE(e.message().find("free"), std::string::npos) << e.what();
+  }
+  // The engine is still usable.
+  auto out = engine.run({{"x", x}, {"shape", Tensor::from(std::vector<int64_t>{2, 2}, {2})}});
+  EXPECT_EQ(out[0].to_float_vector(), std::vector<float>(4, 1.f));
+}
+
+}  // namespace
+}  // namespace amp

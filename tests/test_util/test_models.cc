@@ -1,0 +1,97 @@
+#include "test_util/test_models.h"
+
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "ir/graph_builder.h"
+#include "serialize/amp_writer.h"
+
+namespace amp::test {
+namespace {
+
+using graph::Attributes;
+using graph::Dim;
+using graph::GraphBuilder;
+using graph::OpType;
+using graph::Shape;
+using graph::TensorData;
+
+std::string write(graph::Graph g, const std::filesystem::path& dir, const std::string& name) {
+  const std::string path = (dir / (name + ".amp")).string();
+  Status st = graph::write_amp_file(g, path);
+  if (!st.is_ok()) throw std::runtime_error(st.to_string());
+  return path;
+}
+
+TensorData random_f32(std::vector<int64_t> dims, float scale, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = u(rng);
+  return TensorData::from_vector(DType::kF32, std::move(dims), v);
+}
+
+Attributes ints(const std::string& name, std::vector<int64_t> v) {
+  Attributes a;
+  a.set(name, std::move(v));
+  return a;
+}
+
+}  // namespace
+
+std::string write_overflow_model(const std::filesystem::path& dir) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({1, 4}));
+  auto w =
+      b.constant("W", TensorData::from_vector(DType::kF32, {4, 4}, std::vector<float>(16, 300.f)));
+  auto y = b.node(OpType::kMatMul, {x, w}, {}, "big_matmul");
+  b.rename(y, "y");
+  b.output(y);
+  return write(b.build(), dir, "overflow");
+}
+
+std::string write_expand_model(const std::filesystem::path& dir) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({1}));
+  auto shape = b.input("shape", DType::kI64, Shape({2}));
+  auto y = b.node(OpType::kExpand, {x, shape}, {}, "expand");
+  b.rename(y, "y");
+  b.output(y);
+  return write(b.build(), dir, "expand");
+}
+
+std::string write_small_cnn(const std::filesystem::path& dir) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({Dim::symbolic("N"), Dim(3), Dim(16), Dim(16)}));
+  Attributes conv = ints("pads", {1, 1, 1, 1});
+  auto w1 = b.constant("w1", random_f32({8, 3, 3, 3}, 0.3f, 1));
+  auto b1 = b.constant("b1", random_f32({8}, 0.1f, 2));
+  auto h = b.node(OpType::kConv, {x, w1, b1}, conv, "conv1");
+  h = b.node(OpType::kRelu, {h}, {}, "relu1");
+  Attributes pool = ints("kernel_shape", {2, 2});
+  pool.set("strides", std::vector<int64_t>{2, 2});
+  h = b.node(OpType::kMaxPool, {h}, pool, "pool1");
+  auto w2 = b.constant("w2", random_f32({16, 8, 3, 3}, 0.2f, 3));
+  auto b2 = b.constant("b2", random_f32({16}, 0.1f, 4));
+  auto c2 = b.node(OpType::kConv, {h, w2, b2}, conv, "conv2");
+  auto s2 = b.node(OpType::kSigmoid, {c2}, {}, "sigmoid2");
+  h = b.node(OpType::kMul, {c2, s2}, {}, "silu2");
+  h = b.node(OpType::kGlobalAveragePool, {h}, {}, "gap");
+  Attributes flat;
+  flat.set("axis", int64_t{1});
+  h = b.node(OpType::kFlatten, {h}, flat, "flatten");
+  auto wf = b.constant("wf", random_f32({16, 10}, 0.5f, 5));
+  auto bf = b.constant("bf", random_f32({10}, 0.1f, 6));
+  h = b.node(OpType::kGemm, {h, wf, bf}, {}, "fc");
+  Attributes axis;
+  axis.set("axis", int64_t{-1});
+  auto y = b.node(OpType::kSoftmax, {h}, axis, "softmax");
+  b.rename(y, "probs");
+  b.output(y);
+  return write(b.build(), dir, "small_cnn");
+}
+
+}  // namespace amp::test

@@ -1,0 +1,23 @@
+// Small .amp models written on the fly for runtime tests (no ../shared needed). Each
+// function writes <dir>/<name>.amp and returns the path.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace amp::test {
+
+// y = MatMul(x [1, 4], W [4, 4] filled with 300). For x = 100 every output is 120000:
+// finite in fp32 and bf16, past fp16's 65504 (Inf) -- the MatMul is the node that overflows.
+std::string write_overflow_model(const std::filesystem::path& dir);
+
+// y = Expand(x [1] f32, shape) with `shape` an i64 [2] graph input: the values of `shape`
+// decide every size in the plan.
+std::string write_expand_model(const std::filesystem::path& dir);
+
+// A small CNN with a symbolic batch N: x [N, 3, 16, 16] -> Conv 3x3 (8) + Relu -> MaxPool
+// 2x2 -> Conv 3x3 (16) + Sigmoid*x (SiLU) -> GlobalAveragePool -> Flatten -> Gemm (10)
+// -> Softmax. Seeded random weights; covers cuDNN, cuBLASLt and own kernels.
+std::string write_small_cnn(const std::filesystem::path& dir);
+
+}  // namespace amp::test
