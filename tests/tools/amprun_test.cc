@@ -11,8 +11,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "amp/tensor_io.h"
 #include "test_util/node_tests.h"
 #include "test_util/shared_data.h"
+#include "test_util/test_models.h"
 
 namespace {
 
@@ -98,6 +100,38 @@ TEST_F(AmprunTest, UsageErrorsExitTwoAndNameTheFlag) {
   EXPECT_NE(text.find("--precision"), std::string::npos) << text;
   EXPECT_EQ(run("--iterations 0 --model x.amp", dir_ / "log.txt"), 2);
   EXPECT_EQ(run("--model " + (dir_ / "missing.amp").string(), dir_ / "log.txt"), 1);
+}
+
+// --check-numerics names the fp16 node that overflowed (and the verdict is FAILED); the
+// report also carries the backend note and one run's time breakdown.
+TEST_F(AmprunTest, CheckNumericsReportsTheFirstOverflow) {
+  const std::string model = amp::test::write_overflow_model(dir_);
+  fs::create_directories(dir_ / "inputs");
+  amp::save_tensor_pb((dir_ / "inputs" / "input_0.pb").string(),
+                      amp::Tensor::from(std::vector<float>(4, 100.f), {1, 4}), "x");
+  const std::string in = " --inputs " + (dir_ / "inputs").string();
+  const fs::path report = dir_ / "numerics.json";
+  const int rc = run("--model " + model + in +
+                         " --backend cpu --precision fp16 --check-numerics --warmup 1"
+                         " --iterations 2 --json-report " +
+                         report.string(),
+                     dir_ / "log.txt");
+  EXPECT_EQ(rc, 1) << std::ifstream(dir_ / "log.txt").rdbuf();
+  std::ifstream f(report);
+  const json j = json::parse(f);
+  ASSERT_TRUE(j["numerics"]["first_overflow"].is_string()) << j.dump(2);
+  EXPECT_NE(j["numerics"]["first_overflow"].get<std::string>().find("big_matmul"),
+            std::string::npos);
+  EXPECT_FALSE(j["passed"].get<bool>());
+  EXPECT_TRUE(j["backend_note"].is_string());
+  EXPECT_TRUE(j["run_breakdown_ms"]["compute"].is_number());
+
+  // bf16 keeps fp32's range: the same model passes the check.
+  EXPECT_EQ(run("--model " + model + in +
+                    " --backend cpu --precision bf16 --check-numerics --warmup 1 --iterations 2",
+                dir_ / "log.txt"),
+            0)
+      << std::ifstream(dir_ / "log.txt").rdbuf();
 }
 
 // --compare against a node test's expected outputs agrees with the conformance verdict,

@@ -80,7 +80,7 @@ int run(const amprun::Args& args) {
   opt.policy_file = args.policy;
   opt.input_shapes = args.shapes;
   opt.keep_io_types = args.keep_io_types;
-  opt.check_numerics = args.check_numerics;
+  opt.check_numerics = false;  // --check-numerics runs once on an engine of its own (below)
   opt.memory_limit_bytes = args.memory_limit;
   // Default precision: fp16 on CUDA, fp32 on CPU. With auto we learn the backend at load.
   opt.precision = args.precision.value_or(
