@@ -11,6 +11,10 @@
 #                script builds, instrumented, in BUILD_DIR)
 #   CC, CXX      clang to build with (default clang-14 / clang++-14)
 #   SHARED_DIR   the shared test data (default ../shared next to the repository)
+#   MAX_LEN      libFuzzer -max_len in bytes (default 3 MB; smaller runs faster on the small
+#                node-test seeds but truncates the real models)
+#   REUSE_SEEDS  1: keep $BUILD_DIR/seeds from an earlier run (converting 1,800 models
+#                takes minutes)
 #   KEEP_GOING   1: fork mode (-fork=1), which records a crash, hang or out-of-memory and
 #                keeps fuzzing, to collect many findings in one run (default: stop at the
 #                first, as a final check should)
@@ -41,7 +45,7 @@ NICE="nice -n 15"
 # libFuzzer limits: inputs up to 3 MB (the largest shared model is 2.2 MB), 10 s per input
 # (a slow input is a finding: load time must stay linear), 2 GB of memory (a single
 # allocation above it is reported as an out-of-memory finding).
-MAX_LEN=3145728
+MAX_LEN="${MAX_LEN:-3145728}"
 TIMEOUT=10
 RSS_MB=2048
 
@@ -61,18 +65,24 @@ AMP_CONVERT="${AMP_CONVERT:-$BUILD_DIR/tools/convert/amp-convert}"
 
 echo "== seeds"
 SEEDS="$BUILD_DIR/seeds"
-rm -rf "$SEEDS"
-mkdir -p "$SEEDS/onnx" "$SEEDS/amp" "$BUILD_DIR/corpus/amp" "$BUILD_DIR/corpus/onnx" \
-  "$BUILD_DIR/artifacts/amp" "$BUILD_DIR/artifacts/onnx"
-for f in "$ROOT"/tests/data/fuzz/onnx/* "$ROOT"/tests/data/*.onnx; do
-  [ -f "$f" ] && cp "$f" "$SEEDS/onnx/"
-done
-for f in "$ROOT"/tests/data/fuzz/amp/* "$ROOT"/tests/data/*.amp; do
-  [ -f "$f" ] && cp "$f" "$SEEDS/amp/"
-done
-if [ -d "$SHARED_DIR/models" ] && [ -d "$SHARED_DIR/onnx-node-tests" ]; then
-  converted=0
-  failed=0
+mkdir -p "$BUILD_DIR/corpus/amp" "$BUILD_DIR/corpus/onnx" "$BUILD_DIR/artifacts/amp" \
+  "$BUILD_DIR/artifacts/onnx"
+
+make_seeds() {
+  rm -rf "$SEEDS"
+  mkdir -p "$SEEDS/onnx" "$SEEDS/amp"
+  local f model name converted=0 failed=0
+  for f in "$ROOT"/tests/data/fuzz/onnx/* "$ROOT"/tests/data/*.onnx; do
+    [ -f "$f" ] && cp "$f" "$SEEDS/onnx/"
+  done
+  for f in "$ROOT"/tests/data/fuzz/amp/* "$ROOT"/tests/data/*.amp; do
+    [ -f "$f" ] && cp "$f" "$SEEDS/amp/"
+  done
+  if ! [ -d "$SHARED_DIR/models" ] || ! [ -d "$SHARED_DIR/onnx-node-tests" ]; then
+    echo "SKIP shared seeds: $SHARED_DIR (models, onnx-node-tests) is absent;" \
+      "seeding from tests/data only"
+    return
+  fi
   for model in "$SHARED_DIR"/models/*/model.onnx "$SHARED_DIR"/onnx-node-tests/*/model.onnx; do
     [ -f "$model" ] || continue
     name="$(basename "$(dirname "$model")")"
@@ -88,9 +98,12 @@ if [ -d "$SHARED_DIR/models" ] && [ -d "$SHARED_DIR/onnx-node-tests" ]; then
   done
   echo "seeds from $SHARED_DIR: $((converted + failed)) ONNX models, $converted converted" \
     "to .amp ($failed do not convert: unsupported ops or dtypes)"
+}
+
+if [ "${REUSE_SEEDS:-0}" = 1 ] && [ -d "$SEEDS/onnx" ] && [ -d "$SEEDS/amp" ]; then
+  echo "reusing $SEEDS"
 else
-  echo "SKIP shared seeds: $SHARED_DIR (models, onnx-node-tests) is absent;" \
-    "seeding from tests/data only"
+  make_seeds
 fi
 echo "seed files: $(ls "$SEEDS/onnx" | wc -l) .onnx, $(ls "$SEEDS/amp" | wc -l) .amp"
 
