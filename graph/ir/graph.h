@@ -90,6 +90,7 @@ class Graph {
   // Linear search; build a name map for repeated lookups.
   std::optional<ValueId> find_value(const std::string& name) const;
   // A name not used by any value yet, derived from `base` ("base", "base_1", ...).
+  // Linear in the graph size: a pass naming many values uses a NameTable (ir/name_table.h).
   std::string unique_value_name(const std::string& base) const;
   std::string unique_node_name(const std::string& base) const;
 

@@ -84,44 +84,36 @@ Result<std::vector<int64_t>> TensorData::to_i64_vector() const {
 
 std::vector<double> TensorData::to_f64_vector() const {
   std::vector<double> out(static_cast<size_t>(numel_));
-  for (int64_t i = 0; i < numel_; ++i) {
-    switch (dtype_) {
-      case DType::kF32:
-        out[i] = data<float>()[i];
-        break;
-      case DType::kF64:
-        out[i] = data<double>()[i];
-        break;
-      case DType::kF16:
-        out[i] = half_bits_to_float(data<uint16_t>()[i]);
-        break;
-      case DType::kBF16:
-        out[i] = bf16_bits_to_float(data<uint16_t>()[i]);
-        break;
-      case DType::kI64:
-        out[i] = static_cast<double>(data<int64_t>()[i]);
-        break;
-      case DType::kI32:
-        out[i] = data<int32_t>()[i];
-        break;
-      case DType::kI16:
-        out[i] = data<int16_t>()[i];
-        break;
-      case DType::kI8:
-        out[i] = data<int8_t>()[i];
-        break;
-      case DType::kU8:
-        out[i] = data<uint8_t>()[i];
-        break;
-      case DType::kBool:
-        out[i] = data<uint8_t>()[i] != 0;
-        break;
-      case DType::kUndefined:
-        out[i] = 0;
-        break;
-    }
-  }
+  for (int64_t i = 0; i < numel_; ++i) out[static_cast<size_t>(i)] = f64_at(i);
   return out;
+}
+
+double TensorData::f64_at(int64_t i) const {
+  switch (dtype_) {
+    case DType::kF32:
+      return data<float>()[i];
+    case DType::kF64:
+      return data<double>()[i];
+    case DType::kF16:
+      return half_bits_to_float(data<uint16_t>()[i]);
+    case DType::kBF16:
+      return bf16_bits_to_float(data<uint16_t>()[i]);
+    case DType::kI64:
+      return static_cast<double>(data<int64_t>()[i]);
+    case DType::kI32:
+      return data<int32_t>()[i];
+    case DType::kI16:
+      return data<int16_t>()[i];
+    case DType::kI8:
+      return data<int8_t>()[i];
+    case DType::kU8:
+      return data<uint8_t>()[i];
+    case DType::kBool:
+      return data<uint8_t>()[i] != 0;
+    case DType::kUndefined:
+      return 0;
+  }
+  return 0;
 }
 
 bool TensorData::operator==(const TensorData& o) const {

@@ -58,6 +58,9 @@ class TensorData {
   Result<std::vector<int64_t>> to_i64_vector() const;
   // Float-ish elements widened to double (any dtype); for range checks and folding.
   std::vector<double> to_f64_vector() const;
+  // Element i (0 <= i < numel) widened to double, as to_f64_vector does; for scans of
+  // large constants that should not allocate a double per element.
+  double f64_at(int64_t i) const;
 
   // Byte-wise equality of dtype, dims and contents.
   bool operator==(const TensorData& o) const;

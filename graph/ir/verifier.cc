@@ -1,5 +1,7 @@
 #include "ir/verifier.h"
 
+#include "ir/limits.h"
+
 #include <string>
 #include <unordered_set>
 
@@ -26,6 +28,8 @@ Status verify_graph(const Graph& g) {
       const std::string& name = g.values[i].name;
       if (name.empty()) return invalid_model("value " + std::to_string(i) + " has no name");
       if (!seen.insert(name).second) return invalid_model("duplicate value name '" + name + "'");
+      // 7. sizes, before anything downstream multiplies dims
+      AMP_RETURN_IF_ERROR(check_value_size(g.values[i]));
     }
     std::unordered_set<std::string> node_names;
     for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -12,6 +12,8 @@
 //   5. Constants: the TensorData's dtype equals the value's dtype, and its dims equal the
 //      value's shape when one is recorded.
 //   6. Every node has at least one output; op types are in range.
+//   7. Every recorded shape is within the caps of ir/limits.h (rank, element count, bytes);
+//      exceeding the byte cap is kOutOfMemory, the rest kInvalidModel.
 #pragma once
 
 #include "common/status.h"

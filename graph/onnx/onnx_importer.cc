@@ -25,7 +25,6 @@ namespace amp::graph {
 namespace {
 
 using onnx_import::CanonContext;
-using onnx_import::NameTable;
 using onnx_import::TensorSource;
 using onnx_import::UnsupportedReport;
 

@@ -2,14 +2,6 @@
 
 namespace amp::graph::onnx_import {
 
-std::string NameTable::fresh(const std::string& base) {
-  if (claim(base)) return base;
-  for (int64_t i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
-    if (claim(candidate)) return candidate;
-  }
-}
-
 Status UnsupportedReport::to_status() const {
   // Enough to act on without flooding a terminal when a model repeats one problem.
   constexpr size_t kMaxIssues = 20;

@@ -1,9 +1,5 @@
 // Small helpers shared by the importer's files (not a public header).
 //
-//   NameTable names;                 // every value name in the graph being built
-//   names.claim("x");                // false when "x" is taken
-//   std::string n = names.fresh("conv1_axes");   // "conv1_axes", "conv1_axes_1", ...
-//
 //   UnsupportedReport report;        // collects, so one error lists everything
 //   report.add_op("Loop (opset 13)");
 //   report.add_issue("initializer 'w' has dtype STRING");
@@ -13,26 +9,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "common/status.h"
+#include "ir/name_table.h"  // NameTable: the importer's value and node names
 
 namespace amp::graph::onnx_import {
-
-// Unique names in O(1) per query; Graph::unique_value_name is linear and would make a
-// big import quadratic.
-class NameTable {
- public:
-  bool contains(const std::string& name) const { return used_.count(name) != 0; }
-  // Reserves `name`; false when it is already taken.
-  bool claim(const std::string& name) { return used_.insert(name).second; }
-  // Reserves and returns `base`, or `base_1`, `base_2`, ... when taken.
-  std::string fresh(const std::string& base);
-
- private:
-  std::unordered_set<std::string> used_;
-};
 
 // Everything in a model that is valid ONNX but not implemented here. The importer keeps
 // going after the first one so that the user sees the whole list in one error.

@@ -19,6 +19,7 @@
 
 #include "common/status.h"
 #include "ir/graph.h"
+#include "ir/limits.h"
 #include "ops/op_schema.h"
 
 namespace amp::graph {
@@ -82,8 +83,7 @@ Status check_scalar(const Value& v, size_t index, bool allow_1);
 // A shape of `rank` unnamed symbolic dims: the rank is known, the sizes are not.
 Shape unknown_dims(size_t rank);
 // Output ranks read from an input's length (Reshape's shape, ConstantOfShape, ...) are
-// capped: a file may declare a 1-D shape tensor of 2^62 entries.
-inline constexpr int64_t kMaxRank = 64;
+// capped at kMaxRank (ir/limits.h): a file may declare a 1-D shape tensor of 2^62 entries.
 // "output rank 100 exceeds the maximum 64" when rank > kMaxRank.
 Status check_rank_limit(int64_t rank);
 // The product of dims: static when all are static, the one symbol when it is the only

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "ir/limits.h"
 #include "ops/op_schema.h"
 
 namespace amp::graph {
@@ -58,6 +59,9 @@ Status infer_node(Graph& g, NodeId id) {
                            v.shape->to_string() + " but inferred " + outs[k].shape->to_string());
     v.dtype = outs[k].dtype;
     if (outs[k].shape) v.shape = outs[k].shape;
+    // An inferred shape obeys the caps a recorded one does (Expand, Tile, Range and
+    // ConstantOfShape can make huge outputs from small constants).
+    AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_context(n)));
   }
   return Status::ok();
 }

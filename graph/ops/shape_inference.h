@@ -3,7 +3,8 @@
 // infer_shapes walks the nodes in topological order; for each node it checks arity,
 // calls the op's rule, and writes dtype and shape into the output values. A value that
 // already has a shape (e.g. from the ONNX file's value_info) is overwritten by the
-// inferred one; where the two disagree on a static dim, the model is invalid.
+// inferred one; where the two disagree on a static dim, the model is invalid. Every
+// output shape is checked against the caps of ir/limits.h (rank, element count, bytes).
 #pragma once
 
 #include "common/status.h"

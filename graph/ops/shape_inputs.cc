@@ -1,5 +1,7 @@
 #include "ops/shape_inputs.h"
 
+#include "ir/name_table.h"
+
 namespace amp::graph {
 
 bool is_shape_input(OpType op, size_t i) {
@@ -46,6 +48,7 @@ std::vector<size_t> shape_determining_inputs(const Graph& g) {
 Status bind_shape_input_values(Graph& g, const std::vector<std::optional<TensorData>>& values) {
   if (values.size() != g.inputs.size())
     return internal_error("bind_shape_input_values: one value slot per graph input expected");
+  NameTable names = NameTable::values_of(g);  // one table for all inputs: O(1) per name
   for (size_t k = 0; k < values.size(); ++k) {
     if (!values[k]) continue;
     const ValueId in = g.inputs[k];
@@ -54,7 +57,7 @@ Status bind_shape_input_values(Graph& g, const std::vector<std::optional<TensorD
                            std::string(dtype_name(values[k]->dtype())) + ", expected " +
                            std::string(dtype_name(g.value(in).dtype)));
     Value c;
-    c.name = g.unique_value_name(g.value(in).name + ".bound");
+    c.name = names.fresh(g.value(in).name + ".bound");
     c.dtype = values[k]->dtype();
     c.shape = Shape::from_static(values[k]->dims());
     c.constant = *values[k];

@@ -142,12 +142,15 @@ struct OutBuf {
   int64_t numel;
 };
 
+// The caller (ConstantFolding) has already decided the output is small enough to fold;
+// the size is still computed without overflow, as everything derived from a file is.
 std::optional<OutBuf> make_out(const Value* out) {
   if (!out || !out->shape || !out->shape->is_static()) return std::nullopt;
   auto n = out->shape->numel();
-  if (!n) return std::nullopt;
+  const size_t es = dtype_size(out->dtype);
+  if (!n || es == 0 || static_cast<uint64_t>(*n) > SIZE_MAX / es) return std::nullopt;
   OutBuf o{out->dtype, out->shape->static_dims(), {}, *n};
-  o.bytes.resize(static_cast<size_t>(*n) * dtype_size(out->dtype));
+  o.bytes.resize(static_cast<size_t>(*n) * es);
   return o;
 }
 
@@ -163,34 +166,39 @@ std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
   return s;
 }
 
-// For broadcasting input `in` to `out` dims: per output axis, the input stride (0 where
-// the input dim is 1 or missing).
-std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in,
-                                       const std::vector<int64_t>& out) {
-  std::vector<int64_t> in_strides = strides_of(in);
-  std::vector<int64_t> s(out.size(), 0);
-  const size_t offset = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i) s[offset + i] = in[i] == 1 ? 0 : in_strides[i];
-  return s;
-}
-
-// Input element offset for each output element under broadcasting.
-std::vector<int64_t> broadcast_offsets(const std::vector<int64_t>& in,
-                                       const std::vector<int64_t>& out, int64_t numel) {
-  std::vector<int64_t> bs = broadcast_strides(in, out);
-  std::vector<int64_t> idx(out.size(), 0);
-  std::vector<int64_t> offs(static_cast<size_t>(numel));
-  for (int64_t e = 0; e < numel; ++e) {
-    int64_t off = 0;
-    for (size_t a = 0; a < out.size(); ++a) off += idx[a] * bs[a];
-    offs[e] = off;
-    for (size_t a = out.size(); a-- > 0;) {
-      if (++idx[a] < out[a]) break;
-      idx[a] = 0;
+// Walks the output elements in order and tracks, for one input, the offset of the input
+// element that broadcasts to the current one: no per-element offset tables, which would
+// cost 8 bytes per output element on top of the output itself.
+class BroadcastWalker {
+ public:
+  // False when `in` does not broadcast to `out`: the node is left unfolded.
+  bool init(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+    if (in.size() > out.size()) return false;
+    out_ = out;
+    strides_.assign(out.size(), 0);
+    idx_.assign(out.size(), 0);
+    const std::vector<int64_t> in_strides = strides_of(in);
+    const size_t lead = out.size() - in.size();
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] != out[lead + i] && in[i] != 1) return false;
+      strides_[lead + i] = in[i] == 1 ? 0 : in_strides[i];
+    }
+    return true;
+  }
+  int64_t offset() const { return off_; }
+  void next() {
+    for (size_t a = out_.size(); a-- > 0;) {
+      off_ += strides_[a];
+      if (++idx_[a] < out_[a]) return;
+      off_ -= strides_[a] * out_[a];
+      idx_[a] = 0;
     }
   }
-  return offs;
-}
+
+ private:
+  std::vector<int64_t> out_, strides_, idx_;
+  int64_t off_ = 0;
+};
 
 const TensorData& cdata(const Value* v) {
   return *v->constant;
@@ -207,6 +215,7 @@ Result<Outputs> eval_shape(const Node& n, const Value* x, OutBuf o) {
   if (end < 0) end += rank;
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, 0, rank);
+  if (o.dtype != DType::kI64 || o.numel != std::max<int64_t>(end - start, 0)) return Outputs();
   for (int64_t i = start, k = 0; i < end && k < o.numel; ++i, ++k)
     reinterpret_cast<int64_t*>(o.bytes.data())[k] = dims[static_cast<size_t>(i)];
   return finish(std::move(o));
@@ -233,13 +242,13 @@ Result<Outputs> eval_cast(const Value* x, OutBuf o) {
 Result<Outputs> eval_binary(const Node& n, const Value* a, const Value* b, OutBuf o) {
   const TensorData& ta = cdata(a);
   const TensorData& tb = cdata(b);
-  const auto oa = broadcast_offsets(ta.dims(), o.dims, o.numel);
-  const auto ob = broadcast_offsets(tb.dims(), o.dims, o.numel);
+  BroadcastWalker wa, wb;
+  if (!wa.init(ta.dims(), o.dims) || !wb.init(tb.dims(), o.dims)) return Outputs();
   const bool ints = integral(ta.dtype()) && integral(tb.dtype());
-  for (int64_t e = 0; e < o.numel; ++e) {
+  for (int64_t e = 0; e < o.numel; ++e, wa.next(), wb.next()) {
     if (ints) {
-      const int64_t x = load_i64(ta, oa[e]);
-      const int64_t y = load_i64(tb, ob[e]);
+      const int64_t x = load_i64(ta, wa.offset());
+      const int64_t y = load_i64(tb, wb.offset());
       int64_t r = 0;
       switch (n.op) {
         case OpType::kAdd:
@@ -272,8 +281,8 @@ Result<Outputs> eval_binary(const Node& n, const Value* a, const Value* b, OutBu
       }
       store(o.dtype, o.bytes.data(), e, true, r, 0);
     } else {
-      const double x = load_f64(ta, oa[e]);
-      const double y = load_f64(tb, ob[e]);
+      const double x = load_f64(ta, wa.offset());
+      const double y = load_f64(tb, wb.offset());
       double r = 0;
       switch (n.op) {
         case OpType::kAdd:
@@ -311,14 +320,15 @@ Result<Outputs> eval_where(const Value* c, const Value* x, const Value* y, OutBu
   const TensorData& tc = cdata(c);
   const TensorData& tx = cdata(x);
   const TensorData& ty = cdata(y);
-  if (tx.dtype() != o.dtype || ty.dtype() != o.dtype) return Outputs();
+  if (tc.dtype() != DType::kBool || tx.dtype() != o.dtype || ty.dtype() != o.dtype)
+    return Outputs();
   const size_t es = dtype_size(o.dtype);
-  const auto oc = broadcast_offsets(tc.dims(), o.dims, o.numel);
-  const auto ox = broadcast_offsets(tx.dims(), o.dims, o.numel);
-  const auto oy = broadcast_offsets(ty.dims(), o.dims, o.numel);
-  for (int64_t e = 0; e < o.numel; ++e) {
-    const bool take_x = tc.bytes()[oc[e]] != 0;
-    const uint8_t* src = take_x ? tx.bytes() + ox[e] * es : ty.bytes() + oy[e] * es;
+  BroadcastWalker wc, wx, wy;
+  if (!wc.init(tc.dims(), o.dims) || !wx.init(tx.dims(), o.dims) || !wy.init(ty.dims(), o.dims))
+    return Outputs();
+  for (int64_t e = 0; e < o.numel; ++e, wc.next(), wx.next(), wy.next()) {
+    const bool take_x = tc.bytes()[wc.offset()] != 0;
+    const uint8_t* src = take_x ? tx.bytes() + wx.offset() * es : ty.bytes() + wy.offset() * es;
     std::memcpy(o.bytes.data() + e * es, src, es);
   }
   return finish(std::move(o));
@@ -328,14 +338,16 @@ Result<Outputs> eval_expand(const Value* x, OutBuf o) {
   const TensorData& t = cdata(x);
   if (t.dtype() != o.dtype) return Outputs();
   const size_t es = dtype_size(o.dtype);
-  const auto off = broadcast_offsets(t.dims(), o.dims, o.numel);
-  for (int64_t e = 0; e < o.numel; ++e)
-    std::memcpy(o.bytes.data() + e * es, t.bytes() + off[e] * es, es);
+  BroadcastWalker w;
+  if (!w.init(t.dims(), o.dims)) return Outputs();
+  for (int64_t e = 0; e < o.numel; ++e, w.next())
+    std::memcpy(o.bytes.data() + e * es, t.bytes() + w.offset() * es, es);
   return finish(std::move(o));
 }
 
 Result<Outputs> eval_unary(const Node& n, const Value* x, OutBuf o) {
   const TensorData& t = cdata(x);
+  if (t.numel() != o.numel) return Outputs();
   const bool ints = integral(t.dtype());
   for (int64_t e = 0; e < o.numel; ++e) {
     if (ints) {
@@ -387,12 +399,23 @@ Result<Outputs> eval_concat(const Node& n, const std::vector<const Value*>& in, 
   for (int64_t a = 0; a < axis; ++a) outer *= o.dims[a];
   int64_t inner = 1;
   for (int64_t a = axis + 1; a < rank; ++a) inner *= o.dims[a];
+  // Every input must match the output off the axis, and the axis sizes must add up; a
+  // file may record an output shape that inference did not overwrite.
+  int64_t axis_total = 0;
+  for (const Value* v : in) {
+    const TensorData& t = cdata(v);
+    if (t.dtype() != o.dtype || static_cast<int64_t>(t.dims().size()) != rank) return Outputs();
+    for (int64_t a = 0; a < rank; ++a)
+      if (a != axis && t.dims()[a] != o.dims[a]) return Outputs();
+    axis_total += t.dims()[axis];  // each <= its numel: no overflow
+  }
+  if (axis_total != o.dims[axis]) return Outputs();
   uint8_t* dst = o.bytes.data();
   for (int64_t i = 0; i < outer; ++i) {
     for (const Value* v : in) {
       const TensorData& t = cdata(v);
-      if (t.dtype() != o.dtype || static_cast<int64_t>(t.dims().size()) != rank) return Outputs();
       const size_t chunk = static_cast<size_t>(t.dims()[axis] * inner) * es;
+      if (chunk == 0) continue;  // an empty input may have no storage at all (nullptr)
       std::memcpy(dst, t.bytes() + i * chunk, chunk);
       dst += chunk;
     }
@@ -413,6 +436,14 @@ Result<Outputs> eval_gather(const Node& n, const Value* x, const Value* idx, Out
   int64_t inner = 1;
   for (int64_t a = axis + 1; a < rank; ++a) inner *= t.dims()[a];
   const int64_t axis_dim = t.dims()[axis];
+  // outer x indices x inner elements must be exactly the output, checked before writing.
+  const auto total = [&]() -> std::optional<int64_t> {
+    int64_t r = 0;
+    if (__builtin_mul_overflow(outer, ti.numel(), &r) || __builtin_mul_overflow(r, inner, &r))
+      return std::nullopt;
+    return r;
+  }();
+  if (!total || *total != o.numel || !integral(ti.dtype())) return Outputs();
   uint8_t* dst = o.bytes.data();
   for (int64_t i = 0; i < outer; ++i) {
     for (int64_t k = 0; k < ti.numel(); ++k) {
@@ -421,6 +452,7 @@ Result<Outputs> eval_gather(const Node& n, const Value* x, const Value* idx, Out
       if (j < 0 || j >= axis_dim)
         return invalid_model("Gather index " + std::to_string(load_i64(ti, k)) +
                              " out of range for axis of size " + std::to_string(axis_dim));
+      if (inner == 0) continue;  // nothing to copy, and the storage may be nullptr
       std::memcpy(dst, t.bytes() + ((i * axis_dim + j) * inner) * es, inner * es);
       dst += inner * es;
     }
@@ -436,7 +468,14 @@ Result<Outputs> eval_transpose(const Node& n, const Value* x, OutBuf o) {
   AMP_ASSIGN_OR_RETURN(perm, n.attrs.get_ints("perm"));
   if (perm.empty())
     for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
-  if (perm.size() != rank || t.dtype() != o.dtype) return Outputs();
+  if (perm.size() != rank || t.dtype() != o.dtype || o.dims.size() != rank) return Outputs();
+  std::vector<char> seen(rank, 0);
+  for (size_t a = 0; a < rank; ++a) {
+    const int64_t p = perm[a];
+    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return Outputs();
+    seen[static_cast<size_t>(p)] = 1;
+    if (o.dims[a] != t.dims()[static_cast<size_t>(p)]) return Outputs();
+  }
   const std::vector<int64_t> in_strides = strides_of(t.dims());
   std::vector<int64_t> idx(rank, 0);
   const size_t es = dtype_size(o.dtype);
@@ -482,8 +521,17 @@ Result<Outputs> eval_slice(const std::vector<const Value*>& in, OutBuf o) {
   std::vector<int64_t> idx(rank, 0);
   const size_t es = dtype_size(o.dtype);
   for (int64_t e = 0; e < o.numel; ++e) {
+    // Checked: a step near INT64_MIN/MAX with a recorded (not inferred) output shape
+    // would overflow; such a node stays unfolded.
     int64_t off = 0;
-    for (size_t a = 0; a < rank; ++a) off += (begin[a] + idx[a] * step[a]) * in_strides[a];
+    for (size_t a = 0; a < rank; ++a) {
+      int64_t pos = 0, term = 0;
+      if (__builtin_mul_overflow(idx[a], step[a], &pos) ||
+          __builtin_add_overflow(pos, begin[a], &pos) || pos < 0 || pos >= t.dims()[a] ||
+          __builtin_mul_overflow(pos, in_strides[a], &term) ||
+          __builtin_add_overflow(off, term, &off))
+        return Outputs();
+    }
     if (off < 0 || off >= t.numel()) return Outputs();
     std::memcpy(o.bytes.data() + e * es, t.bytes() + off * es, es);
     for (size_t a = rank; a-- > 0;) {
@@ -509,8 +557,14 @@ Result<Outputs> eval_range(const std::vector<const Value*>& in, OutBuf o) {
   const TensorData& delta = cdata(in[2]);
   const bool ints = integral(o.dtype);
   for (int64_t e = 0; e < o.numel; ++e) {
+    // start + e * delta lies between start and limit, but e * delta alone can overflow
+    // (start = INT64_MIN, delta = INT64_MAX): compute modulo 2^64, which is exact here.
     if (ints)
-      store(o.dtype, o.bytes.data(), e, true, load_i64(start, 0) + e * load_i64(delta, 0), 0);
+      store(o.dtype, o.bytes.data(), e, true,
+            static_cast<int64_t>(static_cast<uint64_t>(load_i64(start, 0)) +
+                                 static_cast<uint64_t>(e) *
+                                     static_cast<uint64_t>(load_i64(delta, 0))),
+            0);
     else
       store(o.dtype, o.bytes.data(), e, false, 0,
             load_f64(start, 0) + static_cast<double>(e) * load_f64(delta, 0));
@@ -532,6 +586,7 @@ Result<Outputs> ReferenceEvaluator::evaluate(const Node& n, const std::vector<co
       return eval_shape(n, in[0], std::move(*o));
     case OpType::kSize:
       if (in.empty() || !in[0] || !in[0]->shape || !in[0]->shape->is_static()) return Outputs();
+      if (!in[0]->shape->numel() || o->numel != 1 || o->dtype != DType::kI64) return Outputs();
       store(DType::kI64, o->bytes.data(), 0, true, *in[0]->shape->numel(), 0);
       return finish(std::move(*o));
     case OpType::kIdentity:

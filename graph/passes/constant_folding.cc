@@ -1,5 +1,10 @@
 #include "passes/constant_folding.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
 #include "ops/shape_inference.h"
 
 namespace amp::graph {
@@ -28,6 +33,7 @@ size_t constant_input_bytes(const Graph& g, const Node& n) {
   return total;
 }
 
+// SIZE_MAX when unknown or too large to count (saturating: shapes come from files).
 size_t output_bytes(const Graph& g, const Node& n) {
   size_t total = 0;
   for (ValueId v : n.outputs) {
@@ -35,8 +41,31 @@ size_t output_bytes(const Graph& g, const Node& n) {
     const Value& val = g.value(v);
     if (!val.shape || !val.shape->is_static()) return SIZE_MAX;
     auto numel = val.shape->numel();
-    if (!numel) return SIZE_MAX;
-    total += static_cast<size_t>(*numel) * dtype_size(val.dtype);
+    size_t bytes = 0;
+    if (!numel ||
+        __builtin_mul_overflow(static_cast<size_t>(*numel), dtype_size(val.dtype), &bytes) ||
+        __builtin_add_overflow(total, bytes, &total))
+      return SIZE_MAX;
+  }
+  return total;
+}
+
+// The memory the graph's constants occupy: the union of their byte ranges, since an .amp
+// file may point many weights at the same bytes (which would otherwise inflate the budget).
+size_t graph_constant_bytes(const Graph& g) {
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  for (const Value& v : g.values) {
+    if (!v.is_constant() || v.constant->byte_size() == 0) continue;
+    const auto start = reinterpret_cast<uintptr_t>(v.constant->bytes());
+    ranges.emplace_back(start, start + v.constant->byte_size());
+  }
+  std::sort(ranges.begin(), ranges.end());
+  size_t total = 0;
+  uintptr_t covered = 0;  // end of the ranges counted so far
+  for (const auto& [start, end] : ranges) {
+    if (end <= covered) continue;
+    total += end - std::max(start, covered);
+    covered = end;
   }
   return total;
 }
@@ -44,14 +73,17 @@ size_t output_bytes(const Graph& g, const Node& n) {
 }  // namespace
 
 ConstantFolding::ConstantFolding(std::shared_ptr<ConstantEvaluator> evaluator,
-                                 size_t max_folded_bytes)
+                                 size_t max_folded_bytes, size_t extra_budget_bytes)
     : evaluator_(evaluator ? std::move(evaluator) : std::make_shared<ReferenceEvaluator>()),
-      max_folded_bytes_(max_folded_bytes) {}
+      max_folded_bytes_(max_folded_bytes),
+      extra_budget_bytes_(extra_budget_bytes) {}
 
 Result<bool> ConstantFolding::run(Graph& g) {
   std::vector<Node> kept;
   kept.reserve(g.nodes.size());
   bool changed = false;
+  size_t budget = graph_constant_bytes(g);
+  budget = budget > SIZE_MAX - extra_budget_bytes_ ? SIZE_MAX : budget + extra_budget_bytes_;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     // Inference reads g.nodes[i]; nodes before i have been moved to `kept`, which is
     // fine: inference looks only at this node and its values.
@@ -60,7 +92,8 @@ Result<bool> ConstantFolding::run(Graph& g) {
     bool folded = false;
     if (foldable(g, n)) {
       const size_t out_bytes = output_bytes(g, n);
-      if (out_bytes <= max_folded_bytes_ || out_bytes <= constant_input_bytes(g, n)) {
+      const bool small = out_bytes <= max_folded_bytes_ || out_bytes <= constant_input_bytes(g, n);
+      if (small && out_bytes <= budget) {
         std::vector<const Value*> ins, outs;
         for (ValueId v : n.inputs) ins.push_back(v == kNoValue ? nullptr : &g.value(v));
         for (ValueId v : n.outputs) outs.push_back(v == kNoValue ? nullptr : &g.value(v));
@@ -75,6 +108,7 @@ Result<bool> ConstantFolding::run(Graph& g) {
           }
           folded = true;
           changed = true;
+          budget -= out_bytes;
         }
       }
     }

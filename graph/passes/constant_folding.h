@@ -15,6 +15,11 @@
 //   - A folded output larger than `max_folded_bytes` and larger than the node's constant
 //     inputs together is not folded (ConstantOfShape / Expand / Tile would otherwise bloat
 //     the model file with data that a kernel produces faster than a disk reads it).
+//   - One run materializes at most the bytes of the constants the graph held when it
+//     started plus `extra_budget_bytes` (64 MiB); nodes past that stay unfolded. Without
+//     it a small hostile file could fold 100,000 ConstantOfShape nodes of 1 MiB each, or
+//     copy one big weight through a long chain of Identity nodes, into gigabytes. A real
+//     model folds shape arithmetic (bytes) and weight transforms (at most its weights).
 //   - Shape arithmetic over symbolic dims is not folded: Shape of [N,3,224,224] stays a
 //     node (partial/symbolic value propagation is a later step).
 //   - Only ops the evaluator knows fold; the others stay, correctly, for run time.
@@ -31,13 +36,15 @@ class ConstantFolding : public Pass {
  public:
   // Uses ReferenceEvaluator when `evaluator` is null.
   explicit ConstantFolding(std::shared_ptr<ConstantEvaluator> evaluator = nullptr,
-                           size_t max_folded_bytes = size_t{1} << 20);
+                           size_t max_folded_bytes = size_t{1} << 20,
+                           size_t extra_budget_bytes = size_t{64} << 20);
   std::string_view name() const override { return "constant-folding"; }
   Result<bool> run(Graph& g) override;
 
  private:
   std::shared_ptr<ConstantEvaluator> evaluator_;
   size_t max_folded_bytes_;
+  size_t extra_budget_bytes_;
 };
 
 }  // namespace amp::graph

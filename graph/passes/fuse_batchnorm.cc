@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ir/name_table.h"
+
 namespace amp::graph {
 namespace {
 
@@ -52,6 +54,7 @@ Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
   for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;
   std::vector<char> remove(g.nodes.size(), 0);
   bool changed = false;
+  NameTable names = NameTable::values_of(g);  // one table: a name per fold stays O(1)
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& bn = g.nodes[i];
@@ -73,12 +76,12 @@ Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
     if (!folded) continue;
 
     Value w;
-    w.name = g.unique_value_name(conv.name + ".folded_weight");
+    w.name = names.fresh(conv.name + ".folded_weight");
     w.dtype = DType::kF32;
     w.shape = Shape::from_static(folded->first.dims());
     w.constant = std::move(folded->first);
     Value b;
-    b.name = g.unique_value_name(conv.name + ".folded_bias");
+    b.name = names.fresh(conv.name + ".folded_bias");
     b.dtype = DType::kF32;
     b.shape = Shape::from_static(folded->second.dims());
     b.constant = std::move(folded->second);

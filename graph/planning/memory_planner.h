@@ -13,8 +13,11 @@
 //      (best fit); if none fits, place it after the highest overlapping one;
 //   3. offsets and sizes are rounded up to `alignment`.
 // It is not optimal (the problem is NP-hard); on the CNNs we measured it lands within a
-// few percent of the lower bound. O(n^2) in the number of requests, which is fine for
-// graphs of thousands of values.
+// few percent of the lower bound. The overlapping requests of step 2 come from an interval
+// index (O(log steps + k)), so the cost is O(n log n + sum of k log k) for k overlapping
+// requests each: near-linear for chains, quadratic only when most buffers are live at
+// once (then k ~ n; e.g. 100,000 graph outputs).
+// Requests must satisfy 0 <= first_step <= last_step.
 #pragma once
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define AMP_X86_DISPATCH 1
 #endif
@@ -34,8 +35,14 @@ __attribute__((target("avx,f16c"))) void f16_to_f32_f16c(const uint16_t* src, fl
   for (; i < n; ++i) dst[i] = half_bits_to_float(src[i]);
 }
 
+// cpuid rather than __builtin_cpu_supports("f16c"), which clang 14 (the fuzz build,
+// AMP_FUZZ) rejects as an unknown feature.
 bool has_f16c() {
-  static const bool yes = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  static const bool yes = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
+    return (ecx & bit_F16C) != 0 && __builtin_cpu_supports("avx");
+  }();
   return yes;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "common/half.h"
+#include "ir/name_table.h"
 #include "ir/verifier.h"
 #include "passes/amp/cast_cleanup.h"
 #include "passes/amp/casting_checker.h"
@@ -43,7 +44,12 @@ class PlanBuilder {
         report_(report),
         low_(policy.target),
         avail_(src.values.size()),
-        produced_(src.values.size(), kNoValue) {}
+        produced_(src.values.size(), kNoValue),
+        // Every source name is taken from the start: a cast named "x.f16" made early must
+        // not collide with a source value "x.f16" copied over later.
+        value_names_(NameTable::values_of(src)),
+        node_names_(NameTable::nodes_of(src)),
+        fits_(src, policy.target) {}
 
   Result<Graph> build() {
     out_.metadata = src_.metadata;
@@ -96,13 +102,13 @@ class PlanBuilder {
     const Value from_val = out_.value(from);
     Value cast_out;
     cast_out.name = name_override.empty()
-                        ? out_.unique_value_name(sv.name + "." + std::string(dtype_name(want)))
+                        ? value_names_.fresh(sv.name + "." + std::string(dtype_name(want)))
                         : name_override;
     cast_out.dtype = want;
     cast_out.shape = from_val.shape;
     const ValueId id = out_.add_value(std::move(cast_out));
     Node cast;
-    cast.name = out_.unique_node_name(sv.name + "/amp_cast_" + std::string(dtype_name(want)));
+    cast.name = node_names_.fresh(sv.name + "/amp_cast_" + std::string(dtype_name(want)));
     cast.op = OpType::kCast;
     cast.op_version = std::max<int32_t>(static_cast<int32_t>(src_.metadata.source_opset), 13);
     cast.inputs = {from};
@@ -120,11 +126,13 @@ class PlanBuilder {
       if (!is_float(want) || !is_float(sv.dtype))
         return internal_error("AMP planner: cannot convert constant '" + sv.name + "' to " +
                               std::string(dtype_name(want)));
-      std::vector<double> vals = sv.constant->to_f64_vector();
-      std::vector<uint8_t> bytes(vals.size() * dtype_size(want));
+      // Element by element: a double per element of a big weight would be transient
+      // memory of 2-4x its size.
+      const size_t numel = static_cast<size_t>(sv.constant->numel());
+      std::vector<uint8_t> bytes(numel * dtype_size(want));
       const double max = is_low_float(want) ? low_type_max(want) : 0;
-      for (size_t i = 0; i < vals.size(); ++i) {
-        double x = vals[i];
+      for (size_t i = 0; i < numel; ++i) {
+        double x = sv.constant->f64_at(static_cast<int64_t>(i));
         if (max > 0 && std::isfinite(x) && std::fabs(x) > max) {
           ++report_.weight_values_overflowed;
           if (policy_.clamp_weights) {
@@ -154,7 +162,7 @@ class PlanBuilder {
                            TensorData::from_bytes(want, sv.constant->dims(), std::move(bytes)));
       nv.constant = std::move(t);
       nv.dtype = want;
-      nv.name = out_.unique_value_name(sv.name + "." + std::string(dtype_name(want)));
+      nv.name = value_names_.fresh(sv.name + "." + std::string(dtype_name(want)));
     }
     const ValueId id = out_.add_value(std::move(nv));
     avail_[static_cast<size_t>(v)][want] = id;
@@ -176,7 +184,7 @@ class PlanBuilder {
       if (!is_float(sv.dtype)) continue;
       any_float = true;
       if (sv.is_constant()) {
-        if (!constant_fits(*sv.constant, low_)) return false;
+        if (!fits_.fits(v)) return false;
       } else if (planned_dtype(v) != low_) {
         return false;
       }
@@ -185,7 +193,7 @@ class PlanBuilder {
   }
 
   Status plan_node(const Node& n) {
-    ColorDecision d = check_node(src_, n, low_);
+    ColorDecision d = check_node(src_, n, low_, &fits_);
     AmpNodeReport rep;
     rep.node = n.name;
     rep.op = std::string(op_name(n.op));
@@ -269,8 +277,7 @@ class PlanBuilder {
       }
       // Cast back under the original name; the low value gets a derived name.
       const ValueId low_id = produced_[o];
-      out_.value(low_id).name =
-          out_.unique_value_name(sv.name + "." + std::string(dtype_name(have)));
+      out_.value(low_id).name = value_names_.fresh(sv.name + "." + std::string(dtype_name(have)));
       AMP_ASSIGN_OR_RETURN(ValueId id, get(o, sv.dtype, sv.name));
       out_.outputs.push_back(id);
     }
@@ -285,6 +292,9 @@ class PlanBuilder {
   Graph out_;
   std::vector<std::map<DType, ValueId>> avail_;
   std::vector<ValueId> produced_;
+  NameTable value_names_;
+  NameTable node_names_;
+  mutable ConstantFitCache fits_;  // per source constant: fits the low type (a memo)
 };
 
 int64_t weights_bytes(const Graph& g) {

@@ -16,10 +16,12 @@ bool has_float_io(const Graph& g, const Node& n) {
 }
 
 // A constant input k that exists and does not fit the low type.
-bool constant_input_overflows(const Graph& g, const Node& n, size_t k, DType low) {
+bool constant_input_overflows(const Graph& g, const Node& n, size_t k, DType low,
+                              ConstantFitCache* cache) {
   if (k >= n.inputs.size() || n.inputs[k] == kNoValue) return false;
   const Value& v = g.value(n.inputs[k]);
-  return v.is_constant() && is_float(v.dtype) && !constant_fits(*v.constant, low);
+  if (!v.is_constant() || !is_float(v.dtype)) return false;
+  return cache ? !cache->fits(n.inputs[k]) : !constant_fits(*v.constant, low);
 }
 
 }  // namespace
@@ -30,12 +32,20 @@ double low_type_max(DType t) {
 
 bool constant_fits(const TensorData& t, DType low) {
   const double max = low_type_max(low);
-  for (double x : t.to_f64_vector())
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const double x = t.f64_at(i);
     if (std::isfinite(x) && std::fabs(x) > max) return false;
+  }
   return true;
 }
 
-ColorDecision check_node(const Graph& g, const Node& n, DType low) {
+bool ConstantFitCache::fits(ValueId v) {
+  int8_t& s = state_[static_cast<size_t>(v)];
+  if (s < 0) s = constant_fits(*g_.value(v).constant, low_) ? 1 : 0;
+  return s == 1;
+}
+
+ColorDecision check_node(const Graph& g, const Node& n, DType low, ConstantFitCache* cache) {
   ColorDecision d;
   if (!has_float_io(g, n)) {
     d.float_node = false;
@@ -53,19 +63,21 @@ ColorDecision check_node(const Graph& g, const Node& n, DType low) {
   d.reason = std::string("default ") + std::string(amp_color_name(d.color));
   switch (n.op) {
     case OpType::kClip:
-      if (constant_input_overflows(g, n, 1, low) || constant_input_overflows(g, n, 2, low)) {
+      if (constant_input_overflows(g, n, 1, low, cache) ||
+          constant_input_overflows(g, n, 2, low, cache)) {
         d.color = AmpColor::kNever;
         d.reason = "Clip bounds outside the " + std::string(dtype_name(low)) + " range";
       }
       break;
     case OpType::kWhere:
-      if (constant_input_overflows(g, n, 1, low) || constant_input_overflows(g, n, 2, low)) {
+      if (constant_input_overflows(g, n, 1, low, cache) ||
+          constant_input_overflows(g, n, 2, low, cache)) {
         d.color = AmpColor::kNever;
         d.reason = "Where fill value outside the " + std::string(dtype_name(low)) + " range";
       }
       break;
     case OpType::kPad:
-      if (constant_input_overflows(g, n, 2, low)) {
+      if (constant_input_overflows(g, n, 2, low, cache)) {
         d.color = AmpColor::kNever;
         d.reason = "Pad value outside the " + std::string(dtype_name(low)) + " range";
       }

@@ -14,7 +14,9 @@
 // Accumulation is fp32 for every ALWAYS op and every reduction (the numerical contract).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
@@ -32,6 +34,23 @@ double low_type_max(DType t);
 // Every element of `t` is finite and within the low type's range.
 bool constant_fits(const TensorData& t, DType low);
 
-ColorDecision check_node(const Graph& g, const Node& n, DType low);
+// constant_fits per constant value of one graph, for one low type, computed once: a
+// weight read by 100,000 nodes is scanned once, not once per reader. The graph must not
+// change while the cache is used.
+class ConstantFitCache {
+ public:
+  ConstantFitCache(const Graph& g, DType low) : g_(g), low_(low), state_(g.values.size(), -1) {}
+  // `v` must be a constant value of the graph.
+  bool fits(ValueId v);
+
+ private:
+  const Graph& g_;
+  DType low_;
+  std::vector<int8_t> state_;  // -1 not computed, else 0 / 1
+};
+
+// `cache` (optional, for the same graph and low type) saves rescanning constants.
+ColorDecision check_node(const Graph& g, const Node& n, DType low,
+                         ConstantFitCache* cache = nullptr);
 
 }  // namespace amp::graph

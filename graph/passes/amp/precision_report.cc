@@ -29,7 +29,9 @@ std::string precision_report_json(const AmpReport& r, int indent) {
                          {"color", n.color},
                          {"dtype", std::string(dtype_name(n.dtype))},
                          {"reason", n.reason}});
-  return j.dump(indent);
+  // Node and op names come from the model file, which need not be UTF-8 (ONNX strings are
+  // proto2 bytes); the default handler would throw. Invalid bytes become U+FFFD.
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 namespace {

@@ -15,6 +15,8 @@
 
 namespace amp::graph {
 
+// Names that are not valid UTF-8 (a model file's bytes) are written with U+FFFD in place
+// of the invalid bytes; this never throws.
 std::string precision_report_json(const AmpReport& report, int indent = 2);
 // `planned` is the graph after planning (casts drawn as small boxes).
 std::string precision_report_dot(const Graph& planned, const AmpReport& report);

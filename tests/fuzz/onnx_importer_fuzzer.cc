@@ -1,0 +1,17 @@
+// libFuzzer target: an untrusted ONNX protobuf through the importer, the conversion passes,
+// the .amp writer and reader, and everything Engine::load does after them in amp_graph
+// (load_pipeline.h). Built with -DAMP_FUZZ=ON; run by tools/fuzz/run_fuzzers.sh.
+// kInternal (a broken promise between stages) aborts so libFuzzer saves the input.
+#include <cstdio>
+#include <cstdlib>
+
+#include "fuzz/load_pipeline.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const amp::Status s = amp::fuzz::load_onnx_untrusted(data, size);
+  if (s.code() == amp::ErrorCode::kInternal) {
+    std::fprintf(stderr, "internal error: %s\n", s.to_string().c_str());
+    std::abort();
+  }
+  return 0;
+}
