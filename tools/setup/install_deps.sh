@@ -12,6 +12,9 @@ packages=(
   libgtest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libdnnl-dev
+  # Debian's dnnl-config.cmake requires OpenCL (its GPU runtime is OCL) although we only use
+  # the CPU engine; libdnnl-dev merely recommends this, so --no-install-recommends skips it.
+  ocl-icd-opencl-dev
 )
 
 missing=()
