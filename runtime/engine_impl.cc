@@ -81,15 +81,26 @@ Status apply_input_shapes(graph::Graph& g,
 
 Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry& reg,
                            kernels::Backend backend) {
-  std::set<std::string> missing;
+  // Missing kernel "Op(dtype)" -> the nodes that need it, so the user can pin them to
+  // another precision in the policy file (or see which part of the model is the problem).
+  std::map<std::string, std::vector<std::string>> missing;
   for (const graph::Node& n : g.nodes) {
     const DType kd = kernels::kernel_dtype(g, n);
     if (!reg.has(n.op, backend, kd))
-      missing.insert(std::string(graph::op_name(n.op)) + "(" + std::string(dtype_name(kd)) + ")");
+      missing[std::string(graph::op_name(n.op)) + "(" + std::string(dtype_name(kd)) + ")"]
+          .push_back(n.name);
   }
   if (missing.empty()) return Status::ok();
+  constexpr size_t kNodesNamed = 3;
   std::string list;
-  for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+  for (const auto& [kernel, nodes] : missing) {
+    list += (list.empty() ? "" : "; ") + kernel + " needed by node";
+    list += nodes.size() > 1 ? "s " : " ";
+    for (size_t i = 0; i < nodes.size() && i < kNodesNamed; ++i)
+      list += (i ? ", '" : "'") + nodes[i] + "'";
+    if (nodes.size() > kNodesNamed)
+      list += " and " + std::to_string(nodes.size() - kNodesNamed) + " more";
+  }
   return unsupported(std::string("no ") + kernels::backend_name(backend) + " kernels for: " + list);
 }
 

@@ -218,13 +218,13 @@ class Importer {
     return node_names_.fresh(np.op_type() + "_" + std::to_string(index));
   }
 
-  std::optional<OpType> resolve_op(const onnx::NodeProto& np) {
+  std::optional<OpType> resolve_op(const onnx::NodeProto& np, const std::string& node) {
     if (!is_default_domain(np.domain())) {
-      report_.add_op(np.domain() + "::" + np.op_type());
+      report_.add_op(np.domain() + "::" + np.op_type(), node);
       return std::nullopt;
     }
     std::optional<OpType> op = onnx_import_op(np.op_type());
-    if (!op) report_.add_op(np.op_type() + " (opset " + std::to_string(opset_) + ")");
+    if (!op) report_.add_op(np.op_type() + " (opset " + std::to_string(opset_) + ")", node);
     return op;
   }
 
@@ -300,7 +300,7 @@ class Importer {
       p.proto = &np;
       p.node.name = node_name(np, i);
       p.node.op_version = opset_;
-      std::optional<OpType> op = resolve_op(np);
+      std::optional<OpType> op = resolve_op(np, p.node.name);
       if (op) {
         p.node.op = *op;
         AMP_RETURN_IF_ERROR(convert_attributes(np, p));

@@ -5,14 +5,20 @@ namespace amp::graph::onnx_import {
 Status UnsupportedReport::to_status() const {
   // Enough to act on without flooding a terminal when a model repeats one problem.
   constexpr size_t kMaxIssues = 20;
+  constexpr size_t kNodesNamed = 3;
   std::string msg;
   if (!ops_.empty()) {
     msg = "unsupported ops: ";
     bool first = true;
-    for (const auto& [key, count] : ops_) {
+    for (const auto& [key, nodes] : ops_) {
       if (!first) msg += ", ";
       first = false;
-      msg += key + " x" + std::to_string(count);
+      msg +=
+          key + " x" + std::to_string(nodes.size()) + (nodes.size() > 1 ? " (nodes " : " (node ");
+      for (size_t i = 0; i < nodes.size() && i < kNodesNamed; ++i)
+        msg += (i ? ", '" : "'") + nodes[i] + "'";
+      if (nodes.size() > kNodesNamed) msg += ", ...";
+      msg += ")";
     }
   }
   if (!issues_.empty()) {

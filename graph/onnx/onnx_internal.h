@@ -1,7 +1,7 @@
 // Small helpers shared by the importer's files (not a public header).
 //
 //   UnsupportedReport report;        // collects, so one error lists everything
-//   report.add_op("Loop (opset 13)");
+//   report.add_op("Loop (opset 13)", "loop_0");
 //   report.add_issue("initializer 'w' has dtype STRING");
 //   if (!report.empty()) return report.to_status();
 #pragma once
@@ -20,16 +20,18 @@ namespace amp::graph::onnx_import {
 // going after the first one so that the user sees the whole list in one error.
 class UnsupportedReport {
  public:
-  // `key` is an op as the user should read it: "Loop (opset 13)", "com.ms::FusedConv".
-  void add_op(const std::string& key) { ++ops_[key]; }
+  // `key` is an op as the user should read it: "Loop (opset 13)", "com.ms::FusedConv";
+  // `node` the name of a node that uses it (the first few are named in the error).
+  void add_op(const std::string& key, const std::string& node) { ops_[key].push_back(node); }
   // Anything else: a dtype, an attribute kind, a version-specific attribute value.
   void add_issue(const std::string& message) { issues_.push_back(message); }
   bool empty() const { return ops_.empty() && issues_.empty(); }
-  // "unsupported ops: Loop (opset 13) x1, NonMaxSuppression (opset 13) x2; also: ..."
+  // "unsupported ops: Loop (opset 13) x1 (node 'l'), NonMaxSuppression (opset 13) x2
+  // (nodes 'a', 'b'); unsupported features: ..."
   Status to_status() const;
 
  private:
-  std::map<std::string, int64_t> ops_;  // sorted by name: stable messages
+  std::map<std::string, std::vector<std::string>> ops_;  // sorted by op: stable messages
   std::vector<std::string> issues_;
 };
 

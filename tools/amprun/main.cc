@@ -265,7 +265,10 @@ int run(const amprun::Args& args) {
   if (args.verbose) std::printf("\n=== Planned graph ===\n%s", engine.plan_summary().c_str());
 
   json["passed"] = passed;
-  if (!args.json_report.empty()) write_file(args.json_report, json.dump(2) + "\n");
+  // replace: names from the model need not be UTF-8 (a hostile file), and dump would throw.
+  if (!args.json_report.empty())
+    write_file(args.json_report,
+               json.dump(2, ' ', false, decltype(json)::error_handler_t::replace) + "\n");
   std::printf("\n%s\n", passed ? "PASSED" : "FAILED");
   return passed ? 0 : 1;
 }

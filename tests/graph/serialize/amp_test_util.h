@@ -50,7 +50,8 @@ struct RawAttr {
   uint8_t kind = static_cast<uint8_t>(fb::AttrValue::IntAttr);  // written as is
   bool with_payload = true;  // false: the kind is set but no table follows
   int64_t i = 0;
-  std::optional<RawTensorAttr> tensor;  // used when kind is TensorAttr
+  std::optional<RawTensorAttr> tensor;       // used when kind is TensorAttr
+  std::optional<std::vector<int64_t>> ints;  // used when kind is IntsAttr
 };
 
 struct RawNode {
@@ -68,7 +69,26 @@ struct RawModel {
   std::vector<RawNode> nodes;
   std::vector<int32_t> inputs;
   std::vector<int32_t> outputs;
+  // Place every [long] vector (weight dims, IntsAttr values) at 4 mod 8: legal for
+  // FlatBuffers 2.0's Verifier, which checks only the 4-byte length field's alignment.
+  bool misalign_long_vectors = false;
 };
+
+// A [long] vector whose data starts at 4 mod 8 in the finished buffer. The builder writes
+// back to front and the finished size is a multiple of 8 (the buffer holds 8-byte scalars),
+// so the data lands at 4 mod 8 exactly when the bytes written after it total 4 mod 8.
+inline flatbuffers::Offset<flatbuffers::Vector<int64_t>> misaligned_longs(
+    flatbuffers::FlatBufferBuilder& b, const std::vector<int64_t>& v) {
+  b.Align(sizeof(uint32_t));
+  if (b.GetSize() % 8 == 0) b.PushElement<uint32_t>(0);
+  b.StartVector(v.size() * 2, sizeof(uint32_t));
+  for (size_t i = v.size(); i-- > 0;) {  // back to front: high half first
+    const uint64_t u = static_cast<uint64_t>(v[i]);
+    b.PushElement<uint32_t>(static_cast<uint32_t>(u >> 32));
+    b.PushElement<uint32_t>(static_cast<uint32_t>(u));
+  }
+  return flatbuffers::Offset<flatbuffers::Vector<int64_t>>(b.EndVector(v.size()));
+}
 
 inline uint64_t align256(uint64_t x) {
   return (x + 255) & ~uint64_t{255};
@@ -76,6 +96,9 @@ inline uint64_t align256(uint64_t x) {
 
 inline void build_raw(flatbuffers::FlatBufferBuilder& b, const RawModel& m,
                       uint64_t weights_start) {
+  auto longs = [&](const std::vector<int64_t>& v) {
+    return m.misalign_long_vectors ? misaligned_longs(b, v) : b.CreateVector(v);
+  };
   std::vector<flatbuffers::Offset<fb::Value>> values;
   for (const RawValue& v : m.values) {
     auto name = b.CreateString(v.name);
@@ -86,7 +109,7 @@ inline void build_raw(flatbuffers::FlatBufferBuilder& b, const RawModel& m,
     if (v.weight) {
       const RawWeight& w = *v.weight;
       weight = fb::CreateWeight(b, w.absolute ? w.offset : weights_start + w.offset, w.size,
-                                b.CreateVector(w.dims));
+                                longs(w.dims));
     }
     values.push_back(
         fb::CreateValue(b, name, static_cast<fb::DType>(v.dtype), v.has_shape, shape, weight));
@@ -104,6 +127,8 @@ inline void build_raw(flatbuffers::FlatBufferBuilder& b, const RawModel& m,
               fb::CreateTensorAttr(b, static_cast<fb::DType>(a.tensor->dtype),
                                    b.CreateVector(a.tensor->dims), b.CreateVector(a.tensor->data))
                   .Union();
+        } else if (a.ints) {
+          payload = fb::CreateIntsAttr(b, longs(*a.ints)).Union();
         } else {
           payload = fb::CreateIntAttr(b, a.i).Union();
         }

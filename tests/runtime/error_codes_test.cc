@@ -1,0 +1,207 @@
+// Every failure of the public API is an amp::Error with a stable code (amp/error.h) and a
+// message that names the model element involved: the file, the node, the input, the
+// option. One test per code, each through Engine::load / run as a user calls them.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "amp/engine.h"
+#include "ir/graph_builder.h"
+#include "serialize/amp_writer.h"
+#include "test_util/test_models.h"
+
+namespace amp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The codes are part of the API: tools and servers switch on their values.
+static_assert(static_cast<int>(ErrorCode::kInvalidModel) == 1);
+static_assert(static_cast<int>(ErrorCode::kUnsupported) == 2);
+static_assert(static_cast<int>(ErrorCode::kInvalidInput) == 3);
+static_assert(static_cast<int>(ErrorCode::kInvalidArgument) == 4);
+static_assert(static_cast<int>(ErrorCode::kOutOfMemory) == 5);
+static_assert(static_cast<int>(ErrorCode::kBackendFailure) == 6);
+static_assert(static_cast<int>(ErrorCode::kNotFound) == 7);
+static_assert(static_cast<int>(ErrorCode::kInternal) == 8);
+static_assert(static_cast<int>(ErrorCode::kNumericOverflow) == 9);
+
+class ErrorCodes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amp_error_codes_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const graph::Graph& g, const std::string& name) {
+    const std::string path = (dir_ / name).string();
+    const Status s = graph::write_amp_file(g, path);
+    EXPECT_TRUE(s.is_ok()) << s.to_string();
+    return path;
+  }
+
+  // Runs `f`, which must throw amp::Error with `code` and every fragment in its message.
+  template <typename F>
+  void expect_error(F f, ErrorCode code, const std::vector<std::string>& fragments) {
+    try {
+      f();
+      ADD_FAILURE() << "expected " << error_code_name(code) << ", nothing was thrown";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      for (const std::string& frag : fragments)
+        EXPECT_NE(e.message().find(frag), std::string::npos)
+            << "'" << frag << "' not in: " << e.message();
+      EXPECT_EQ(std::string(e.what()).rfind(error_code_name(code), 0), 0u) << e.what();
+    }
+  }
+
+  static Options cpu() {
+    Options o;
+    o.backend = BackendKind::kCpu;
+    o.threads = 1;
+    return o;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ErrorCodes, EveryCodeHasAStableName) {
+  EXPECT_STREQ(error_code_name(ErrorCode::kInvalidModel), "invalid model");
+  EXPECT_STREQ(error_code_name(ErrorCode::kUnsupported), "unsupported");
+  EXPECT_STREQ(error_code_name(ErrorCode::kInvalidInput), "invalid input");
+  EXPECT_STREQ(error_code_name(ErrorCode::kOutOfMemory), "out of memory");
+  EXPECT_STREQ(error_code_name(ErrorCode::kBackendFailure), "backend failure");
+  EXPECT_STREQ(error_code_name(ErrorCode::kInternal), "internal error");
+  EXPECT_STREQ(error_code_name(ErrorCode::kNumericOverflow), "numeric overflow");
+}
+
+TEST_F(ErrorCodes, NotFoundNamesThePath) {
+  const std::string path = (dir_ / "missing.amp").string();
+  expect_error([&] { Engine::load(path, cpu()); }, ErrorCode::kNotFound, {path});
+}
+
+TEST_F(ErrorCodes, InvalidModelNamesTheNode) {
+  // Add of [2, 3] and [4]: not broadcastable; the file itself is well-formed.
+  graph::GraphBuilder b;
+  auto x = b.input("x", DType::kF32, graph::Shape({2, 3}));
+  auto c = b.constant("c", graph::TensorData::from_vector<float>(DType::kF32, {4}, {1, 2, 3, 4}));
+  auto y = b.node(graph::OpType::kAdd, {x, c}, {}, "bad_add");
+  b.output(y);
+  const std::string path = write(b.build(), "bad_add.amp");
+  expect_error([&] { Engine::load(path, cpu()); }, ErrorCode::kInvalidModel, {"bad_add"});
+
+  const std::string garbage = (dir_ / "garbage.amp").string();
+  std::ofstream(garbage, std::ios::binary) << "not a model at all";
+  expect_error([&] { Engine::load(garbage, cpu()); }, ErrorCode::kInvalidModel, {});
+}
+
+TEST_F(ErrorCodes, UnsupportedOnnxOpNamesTheNode) {
+  onnx::ModelProto m;
+  m.set_ir_version(7);
+  m.add_opset_import()->set_version(13);
+  auto* g = m.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  auto* n = g->add_node();
+  n->set_op_type("NonMaxSuppression");
+  n->set_name("my_nms");
+  n->add_input("x");
+  n->add_input("x");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  const std::string path = (dir_ / "nms.onnx").string();
+  {
+    std::ofstream f(path, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&f));
+  }
+  expect_error([&] { Engine::load(path, cpu()); }, ErrorCode::kUnsupported,
+               {"NonMaxSuppression", "my_nms"});
+}
+
+// A node the importer and shape inference accept but no CPU kernel implements (MatMul on
+// int32): the planning error names the kernel and the node.
+TEST_F(ErrorCodes, MissingKernelNamesTheNode) {
+  graph::GraphBuilder b;
+  auto x = b.input("x", DType::kI32, graph::Shape({2, 3}));
+  auto w = b.constant(
+      "w", graph::TensorData::from_vector<int32_t>(DType::kI32, {3, 2}, {1, 2, 3, 4, 5, 6}));
+  auto y = b.node(graph::OpType::kMatMul, {x, w}, {}, "int_matmul");
+  b.output(y);
+  const std::string path = write(b.build(), "int_matmul.amp");
+  expect_error([&] { Engine::load(path, cpu()); }, ErrorCode::kUnsupported,
+               {"MatMul(i32)", "'int_matmul'"});
+}
+
+TEST_F(ErrorCodes, InvalidInputNamesTheInput) {
+  const std::string path = amp::test::write_small_cnn(dir_);
+  Engine engine = Engine::load(path, cpu());
+  const std::vector<float> x(3 * 16 * 16, 0.5f);
+  expect_error(
+      [&] {
+        engine.run({{"y", Tensor::from(x, {1, 3, 16, 16})}});
+      },
+      ErrorCode::kInvalidInput, {"'y'"});
+  expect_error(
+      [&] {
+        engine.run({{"x", Tensor::from(x, {1, 3, 16, 8, 2})}});
+      },
+      ErrorCode::kInvalidInput, {"'x'", "rank 5"});
+  expect_error(
+      [&] {
+        engine.run({{"x", Tensor::from(std::vector<int32_t>(x.size()), {1, 3, 16, 16})}});
+      },
+      ErrorCode::kInvalidInput, {"'x'", "i32"});
+}
+
+TEST_F(ErrorCodes, InvalidArgumentNamesTheOption) {
+  const std::string path = amp::test::write_small_cnn(dir_);
+  Options o = cpu();
+  o.threads = -1;
+  expect_error([&] { Engine::load(path, o); }, ErrorCode::kInvalidArgument, {"threads"});
+
+  o = cpu();
+  o.input_shapes["nope"] = {1, 3, 16, 16};
+  expect_error([&] { Engine::load(path, o); }, ErrorCode::kInvalidArgument, {"'nope'"});
+
+  o = cpu();
+  o.precision = Precision::kFp16;
+  o.policy_file = (dir_ / "policy.json").string();
+  std::ofstream(o.policy_file) << "{ this is not json";
+  expect_error([&] { Engine::load(path, o); }, ErrorCode::kInvalidArgument, {"policy.json"});
+}
+
+TEST_F(ErrorCodes, OutOfMemoryNamesTheLimit) {
+  const std::string path = amp::test::write_small_cnn(dir_);
+  Options o = cpu();
+  o.memory_limit_bytes = 64;
+  expect_error([&] { Engine::load(path, o); }, ErrorCode::kOutOfMemory, {"memory limit", "64"});
+}
+
+TEST_F(ErrorCodes, BackendFailureWhenCudaIsDemandedWithoutAGpu) {
+  const std::string path = amp::test::write_small_cnn(dir_);
+  Options o;
+  o.backend = BackendKind::kCuda;
+  try {
+    Engine e = Engine::load(path, o);
+    if (e.backend() == BackendKind::kCuda) GTEST_SKIP() << "a GPU is visible: " << e.backend_note();
+    ADD_FAILURE() << "kCuda gave backend " << backend_kind_name(e.backend());
+  } catch (const Error& e) {
+    // No CUDA in this build: unsupported; CUDA built but no usable GPU: backend failure.
+    EXPECT_TRUE(e.code() == ErrorCode::kBackendFailure || e.code() == ErrorCode::kUnsupported)
+        << e.what();
+    EXPECT_NE(e.message().find("GPU"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace amp
