@@ -1,7 +1,7 @@
 #include "execution_plan.h"
 
 #include "backend/backend.h"
-
+#include "ir/limits.h"
 #include "ops/shape_inference.h"
 #include "ops/shape_inputs.h"
 #include "passes/constant_folding.h"
@@ -45,19 +45,11 @@ Status bind_inputs(Graph& g, const std::vector<std::vector<int64_t>>& dims) {
 
 // A hostile model or input can make intermediate shapes explode (Expand to a shape read
 // from an input, a 1e6 x 1e6 MatMul). Refuse before any kernel is prepared or memory is
-// reserved, naming the value.
-constexpr int64_t kMaxValueBytes = int64_t{1} << 40;  // 1 TiB: beyond any real device
-
+// reserved, naming the value: the same per-tensor cap the graph enforces on recorded
+// shapes (graph/ir/limits.h), applied to every shape bound for this plan.
 Status check_value_sizes(const Graph& g) {
-  for (const Value& v : g.values) {
-    if (v.is_constant() || !v.shape || !v.shape->is_static()) continue;
-    const std::optional<int64_t> n = v.shape->numel();
-    const int64_t elem = static_cast<int64_t>(dtype_size(v.dtype));
-    if (!n || (elem && *n > kMaxValueBytes / elem))
-      return out_of_memory("value '" + v.name + "' would have shape " + v.shape->to_string() +
-                           " (" + std::string(dtype_name(v.dtype)) +
-                           "), over the 1 TiB a single tensor may take; refusing to plan it");
-  }
+  for (const Value& v : g.values)
+    if (!v.is_constant()) AMP_RETURN_IF_ERROR(graph::check_value_size(v));
   return Status::ok();
 }
 
