@@ -111,7 +111,9 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   auto e = std::make_shared<EngineImpl>();
   e->options = opt;
   if (opt.threads < 0) return invalid_argument("threads must be >= 0");
-  e->threads = opt.threads > 0 ? opt.threads : omp_get_num_procs();
+  // 0: OpenMP's default, i.e. OMP_NUM_THREADS when set (as other runtimes honour it),
+  // else every core.
+  e->threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
 
   // Backend choice (backend_factory.h): CUDA when a GPU is usable, unless told otherwise.
   AMP_ASSIGN_OR_RETURN(runtime::BackendChoice choice, runtime::create_backend(opt));

@@ -336,15 +336,29 @@ Status MatMulKernel::setup_cublaslt(const cuda::DeviceHandles& dev) {
                         (outer_sy_[i] * dtype_size(dtype_)) % 16 == 0;
   // Two algorithms: for 16-byte aligned pointers (the arena aligns to 256) and, as a
   // fallback, for element-aligned ones. At least one must exist.
-  size_t fast_ws = 0, slow_ws = 0;
+  const bool aligned_layout = aligned_possible_;
   const uint32_t min_align = static_cast<uint32_t>(std::min(in_elem, d_elem));
-  Status fast = aligned_possible_ ? heuristic(dev, 16, &algo_, &fast_ws)
-                                  : unsupported(op() + ": misaligned batch offsets");
-  const Status slow = heuristic(dev, min_align, &algo_fallback_, &slow_ws);
-  if (!fast.is_ok() && !slow.is_ok()) return slow;
-  aligned_possible_ = fast.is_ok();
-  fallback_ok_ = slow.is_ok();
-  blas_ws_bytes_ = std::max(fast_ws, slow_ws);
+  auto find_algorithms = [&]() -> Status {
+    size_t fast_ws = 0, slow_ws = 0;
+    Status fast = aligned_layout ? heuristic(dev, 16, &algo_, &fast_ws)
+                                 : unsupported(op() + ": misaligned batch offsets");
+    const Status slow = heuristic(dev, min_align, &algo_fallback_, &slow_ws);
+    if (!fast.is_ok() && !slow.is_ok()) return slow;
+    aligned_possible_ = fast.is_ok();
+    fallback_ok_ = slow.is_ok();
+    blas_ws_bytes_ = std::max(fast_ws, slow_ws);
+    return Status::ok();
+  };
+  Status found = find_algorithms();
+  if (!found.is_ok() && bias_) {
+    // Not every cuBLASLt has a BIAS epilogue for every type combination (fp16 inputs with
+    // an fp32 D, for one): add C as a broadcast matrix through beta instead.
+    bias_ = bias_direct_ = false;
+    c_matrix_ = true;
+    c_direct_ = false;
+    found = find_algorithms();
+  }
+  AMP_RETURN_IF_ERROR(found);
 
   if (bias_ && !bias_direct_) off_bias_ = ws_.add(static_cast<size_t>(n_) * d_elem);
   if (c_matrix_ && !c_direct_) off_c_ = ws_.add(static_cast<size_t>(m_ * n_) * d_elem);

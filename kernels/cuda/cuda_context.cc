@@ -1,12 +1,36 @@
 #include "cuda/cuda_context.h"
 
-#include <string>
-
 #include <memory>
+#include <string>
 
 #include "cuda/cuda_check.h"
 
 namespace amp::cuda {
+
+namespace {
+
+// 13000 -> "13.0" (CUDA's major * 1000 + minor * 10).
+std::string cuda_version(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+// 91900 -> "9.19.0", 130100 -> "13.1.0" (cuDNN 9 and cuBLAS: major * 10000 + minor * 100
+// + patch).
+std::string lib_version(size_t v) {
+  return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." +
+         std::to_string(v % 100);
+}
+
+std::string library_versions() {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);  // informational: a failure leaves 0
+  cudaRuntimeGetVersion(&runtime);
+  return "driver " + cuda_version(driver) + ", runtime " + cuda_version(runtime) + ", cuBLASLt " +
+         lib_version(cublasLtGetVersion()) + ", cuDNN " + lib_version(cudnnGetVersion()) +
+         " (built with " + lib_version(CUDNN_VERSION) + ")";
+}
+
+}  // namespace
 
 Result<DeviceHandles*> create_device_handles(int device, bool allow_tf32) {
   auto h = std::make_unique<DeviceHandles>();
@@ -17,6 +41,7 @@ Result<DeviceHandles*> create_device_handles(int device, bool allow_tf32) {
   cublasStatus_t st = cublasLtCreate(&h->cublaslt);
   if (st != CUBLAS_STATUS_SUCCESS)
     return backend_failure("cublasLtCreate failed: status " + std::to_string(static_cast<int>(st)));
+  h->library_versions = library_versions();
   return h.release();
 }
 

@@ -7,6 +7,8 @@
 // Kernels never create handles or streams themselves.
 #pragma once
 
+#include <string>
+
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -20,6 +22,10 @@ struct DeviceHandles {
   cudaDeviceProp props{};
   cublasLtHandle_t cublaslt = nullptr;
   bool allow_tf32 = false;  // Options::allow_tf32
+  // "driver 13.0, runtime 13.0, cuBLASLt 13.1.0, cuDNN 9.19.0 (built with 9.19.0)": the
+  // libraries actually loaded, which on a machine that brings its own (pip wheels) may
+  // differ from the headers we compiled against.
+  std::string library_versions;
 };
 
 struct ContextHandles {

@@ -3,6 +3,7 @@
 // element bytes; copies widen their element to up to 16 bytes when the innermost axis is a
 // contiguous run on both sides and the pointers are aligned, so a row copy moves 128 bits
 // per thread.
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -322,13 +323,23 @@ Status launch_fill(void* dst, uint64_t value, int64_t count, size_t elem, cudaSt
 }
 
 Status write_host_bytes(void* dst, const std::vector<uint8_t>& host, cudaStream_t stream) {
+  // The bytes travel as kernel parameters, kInlineBytes per launch: a copy from pageable
+  // host memory cannot be recorded into a CUDA graph, a kernel launch can. Past 64 launches
+  // (64 KiB; Shape, Size and small Constants are far below) a plain copy is cheaper, and a
+  // plan holding one runs eagerly (capture fails cleanly and the executor falls back).
   if (host.empty()) return Status::ok();
-  if (host.size() <= kInlineBytes) {
-    InlineBytes b;
-    std::memcpy(b.b, host.data(), host.size());
-    const int64_t n = static_cast<int64_t>(host.size());
-    write_inline_kernel<<<grid_for(n), kThreads, 0, stream>>>(static_cast<uint8_t*>(dst), b, n);
-    return launch_status("write_inline_kernel");
+  constexpr size_t kMaxInlineLaunches = 64;
+  if (host.size() <= kInlineBytes * kMaxInlineLaunches) {
+    auto* out = static_cast<uint8_t*>(dst);
+    for (size_t at = 0; at < host.size(); at += kInlineBytes) {
+      InlineBytes b;
+      const size_t n = std::min(kInlineBytes, host.size() - at);
+      std::memcpy(b.b, host.data() + at, n);
+      write_inline_kernel<<<grid_for(static_cast<int64_t>(n)), kThreads, 0, stream>>>(
+          out + at, b, static_cast<int64_t>(n));
+      AMP_RETURN_IF_ERROR(launch_status("write_inline_kernel"));
+    }
+    return Status::ok();
   }
   AMP_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(dst, host.data(), host.size(), cudaMemcpyHostToDevice, stream));

@@ -30,7 +30,9 @@ class CpuExecutor : public Executor {
     if (ref.offset == graph::kNotInArena) return nullptr;
     return arena_.data() + ref.offset;
   }
-  Status check_numerics(const ExecutionPlan& plan, size_t step) const;
+  // Host views of a step's tensors (in the arena or constants), for the numerics check.
+  std::vector<HostTensorView> views(const ExecutionPlan& plan,
+                                    const std::vector<graph::ValueId>& ids) const;
 
   std::shared_ptr<const ExecutionPlan> bound_;
   Arena arena_;
@@ -39,22 +41,17 @@ class CpuExecutor : public Executor {
   RunTimings timings_;
 };
 
-Status CpuExecutor::check_numerics(const ExecutionPlan& plan, size_t s) const {
-  const graph::Graph& g = plan.graph;
-  const PlanStep& step = plan.steps[s];
-  auto view = [&](graph::ValueId v) {
-    HostTensorView t;
-    if (v == graph::kNoValue) return t;
-    const graph::Value& val = g.value(v);
-    t.dtype = val.dtype;
-    t.data = address(plan, v);
-    t.numel = static_cast<size_t>(val.shape->numel().value_or(0));
-    return t;
-  };
-  std::vector<HostTensorView> ins, outs;
-  for (graph::ValueId v : step.inputs) ins.push_back(view(v));
-  for (graph::ValueId v : step.outputs) outs.push_back(view(v));
-  return check_step_numerics(g, g.nodes[s], ins, outs);
+std::vector<HostTensorView> CpuExecutor::views(const ExecutionPlan& plan,
+                                               const std::vector<graph::ValueId>& ids) const {
+  std::vector<HostTensorView> out(ids.size());
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (ids[k] == graph::kNoValue) continue;
+    const graph::Value& val = plan.graph.value(ids[k]);
+    out[k].dtype = val.dtype;
+    out[k].data = address(plan, ids[k]);
+    out[k].numel = static_cast<size_t>(val.shape->numel().value_or(0));
+  }
+  return out;
 }
 
 Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const ExecutionPlan>& plan_ptr,
@@ -91,11 +88,14 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
     args.workspace = step.workspace_offset == graph::kNotInArena
                          ? nullptr
                          : arena_.data() + step.workspace_offset;
+    const bool check = config.check_numerics && step.low_precision;
+    const bool inputs_finite = check && all_finite(views(plan, step.inputs));
     Status st = step.kernel->run(args);
     const graph::Node& n = g.nodes[s];
     if (!st.is_ok())
       return st.with_context("node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")");
-    if (config.check_numerics && step.low_precision) AMP_RETURN_IF_ERROR(check_numerics(plan, s));
+    if (check)
+      AMP_RETURN_IF_ERROR(check_step_numerics(g, n, inputs_finite, views(plan, step.outputs)));
   }
   const auto t2 = Clock::now();
 

@@ -43,11 +43,15 @@ int64_t first_non_finite(const HostTensorView& t) {
   }
 }
 
-Status check_step_numerics(const graph::Graph& g, const graph::Node& node,
-                           const std::vector<HostTensorView>& inputs,
-                           const std::vector<HostTensorView>& outputs) {
+bool all_finite(const std::vector<HostTensorView>& inputs) {
   for (const HostTensorView& in : inputs)
-    if (first_non_finite(in) >= 0) return Status::ok();  // propagation, not an overflow
+    if (first_non_finite(in) >= 0) return false;
+  return true;
+}
+
+Status check_step_numerics(const graph::Graph& g, const graph::Node& node, bool inputs_were_finite,
+                           const std::vector<HostTensorView>& outputs) {
+  if (!inputs_were_finite) return Status::ok();  // propagation, not an overflow
   for (size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
     const int64_t bad = first_non_finite(outputs[k]);
     if (bad < 0) continue;

@@ -29,9 +29,15 @@ struct HostTensorView {
 // Index of the first non-finite element of a float tensor, or -1 (non-float: always -1).
 int64_t first_non_finite(const HostTensorView& t);
 
-// OK, or kNumericOverflow naming the node, the output, its dtype and the first bad value.
-Status check_step_numerics(const graph::Graph& g, const graph::Node& node,
-                           const std::vector<HostTensorView>& inputs,
+// True when every float tensor in `inputs` is free of Inf/NaN. Backends call this on a
+// step's inputs *before* running it: kernels may run in place (Add, Exp, Clip write over
+// input 0) or alias a view, so after the step the input buffer may hold the output.
+bool all_finite(const std::vector<HostTensorView>& inputs);
+
+// After the step ran: OK, or kNumericOverflow naming the node, the output, its dtype and
+// the first bad value. `inputs_were_finite` comes from all_finite before the step; when
+// false, a non-finite output is propagation and is not reported.
+Status check_step_numerics(const graph::Graph& g, const graph::Node& node, bool inputs_were_finite,
                            const std::vector<HostTensorView>& outputs);
 
 }  // namespace amp::runtime

@@ -1034,10 +1034,14 @@ TEST(CudaMovementShapeOps, ShapeSizeConstantOfShapeRangeConstant) {
     expect_same(OpType::kConstant, {}, c, "Constant " + std::string(dtype_name(dt)));
   }
   expect_same(OpType::kConstantOfShape, {cst(i64s({4, 5}))}, {}, "ConstantOfShape default");
-  // A Constant larger than the inline payload (cudaMemcpyAsync path).
+  // Constants over one inline payload (1 KiB): several launches, an uneven last chunk;
+  // past 64 KiB, a plain copy.
   Attributes big;
   big.set("value", random_bytes(DType::kF32, {1000}, rng));
   expect_same(OpType::kConstant, {}, big, "Constant 4000 bytes");
+  Attributes huge;
+  huge.set("value", random_bytes(DType::kF32, {20000}, rng));
+  expect_same(OpType::kConstant, {}, huge, "Constant 80000 bytes");
   Attributes vf;
   vf.set("value_floats", std::vector<float>{1.5f, -2.0f, 3.25f});
   expect_same(OpType::kConstant, {}, vf, "value_floats");

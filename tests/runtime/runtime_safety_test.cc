@@ -96,6 +96,25 @@ TEST_F(RuntimeSafety, CheckNumericsNamesTheFp16NodeThatOverflowed) {
   EXPECT_TRUE(std::isfinite(out[0].to_float_vector()[0]));
 }
 
+// The overflowing node writes over its own input (an in-place Mul): its inputs must be
+// judged before it runs, or the Inf it made looks like an Inf it was given.
+TEST_F(RuntimeSafety, CheckNumericsFindsAnOverflowInAnInPlaceNode) {
+  const std::string path = test::write_inplace_overflow_model(dir_);
+  Options opt;
+  opt.backend = BackendKind::kCpu;
+  opt.precision = Precision::kFp16;
+  opt.check_numerics = true;
+  std::string msg;
+  EXPECT_EQ(
+      code_of(
+          [&] {
+            Engine::load(path, opt).run({{"x", Tensor::from(std::vector<float>(4, 1.f), {1, 4})}});
+          },
+          &msg),
+      ErrorCode::kNumericOverflow);
+  EXPECT_NE(msg.find("scale_mul"), std::string::npos) << msg;
+}
+
 TEST_F(RuntimeSafety, NanInputsPropagateWithoutBeingReportedAsOverflow) {
   const std::string path = test::write_overflow_model(dir_);
   Options opt;

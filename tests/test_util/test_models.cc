@@ -53,6 +53,19 @@ std::string write_overflow_model(const std::filesystem::path& dir) {
   return write(b.build(), dir, "overflow");
 }
 
+std::string write_inplace_overflow_model(const std::filesystem::path& dir) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({1, 4}));
+  auto w =
+      b.constant("W", TensorData::from_vector(DType::kF32, {4, 4}, std::vector<float>(16, 10.f)));
+  auto h = b.node(OpType::kMatMul, {x, w}, {}, "small_matmul");
+  auto k = b.constant("k", TensorData::from_vector(DType::kF32, {1}, std::vector<float>{4000.f}));
+  auto y = b.node(OpType::kMul, {h, k}, {}, "scale_mul");
+  b.rename(y, "y");
+  b.output(y);
+  return write(b.build(), dir, "inplace_overflow");
+}
+
 std::string write_expand_model(const std::filesystem::path& dir) {
   GraphBuilder b;
   auto x = b.input("x", DType::kF32, Shape({1}));

@@ -11,6 +11,11 @@ namespace amp::test {
 // finite in fp32 and bf16, past fp16's 65504 (Inf) -- the MatMul is the node that overflows.
 std::string write_overflow_model(const std::filesystem::path& dir);
 
+// y = MatMul(x [1, 4], W = 10) * 4000. For x = 1: the MatMul gives 40 (finite), the Mul
+// 160000 (Inf in fp16). The Mul may run in place over the MatMul's output, so a numerics
+// check that looked at its input after the fact would see Inf there and blame propagation.
+std::string write_inplace_overflow_model(const std::filesystem::path& dir);
+
 // y = Expand(x [1] f32, shape) with `shape` an i64 [2] graph input: the values of `shape`
 // decide every size in the plan.
 std::string write_expand_model(const std::filesystem::path& dir);

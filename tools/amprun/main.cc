@@ -216,8 +216,12 @@ int run(const amprun::Args& args) {
                         {"p90", st.p90}, {"p95", st.p95}, {"p99", st.p99}};
   std::printf("  one run, ms: inputs in %.3f | compute %.3f | outputs out %.3f%s\n", rt.h2d,
               rt.compute, rt.d2h, rt.cuda_graph ? " (CUDA graph replay)" : "");
-  json["run_breakdown_ms"] = {
-      {"h2d", rt.h2d}, {"compute", rt.compute}, {"d2h", rt.d2h}, {"cuda_graph", rt.cuda_graph}};
+  if (!rt.cuda_graph_note.empty()) std::printf("  CUDA graph: %s\n", rt.cuda_graph_note.c_str());
+  json["run_breakdown_ms"] = {{"h2d", rt.h2d},
+                              {"compute", rt.compute},
+                              {"d2h", rt.d2h},
+                              {"cuda_graph", rt.cuda_graph},
+                              {"cuda_graph_note", rt.cuda_graph_note}};
   json["throughput_qps"] = st.throughput_qps;
   json["iterations"] = st.iterations;
   json["accuracy"] = ordered_json::array();

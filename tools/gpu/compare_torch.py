@@ -13,7 +13,9 @@ either (Options::allow_tf32 defaults to false): the fp32 columns compare like wi
 
 Needs the bundle of tools/gpu/make_bundle.sh (amprun and its libraries); cuDNN / cuBLAS
 come from the machine's Python packages, found as in check.sh. Usage, with the device tool:
-  run(command="python3 tools/gpu/compare_torch.py", carry=["build-gpu"], timeout_s=540)
+  run(command="python3 tools/gpu/compare_torch.py --budget-s 480", carry=["build-gpu"], timeout_s=540)
+or, with the AMPRT GPU check first, in one call (a session's device time is 15 minutes):
+  run(command="AMP_CHECK_TORCH=1 tools/gpu/check.sh", carry=["build-gpu"], timeout_s=560)
 Options: --bundle PATH (default build-gpu/amp-gpu-bundle.tar.xz), --batches 1,8,32,
 --budget-s 480 (work still pending when the budget runs out is skipped and marked).
 """
@@ -129,8 +131,12 @@ def build_models(torch, names):
     models = {}
     torch.manual_seed(0)
     if "resnet50" in names:
-        import torchvision
-        models["resnet50"] = (torchvision.models.resnet50(weights=None), lambda b: (b, 3, 224, 224))
+        try:
+            import torchvision
+            models["resnet50"] = (torchvision.models.resnet50(weights=None),
+                                  lambda b: (b, 3, 224, 224))
+        except ImportError as e:  # the BERT comparison still runs
+            print(f"resnet50 skipped: torchvision is not importable ({e})", file=sys.stderr)
     if "bert_base" in names:
         models["bert_base"] = (BertBaseEncoder(), lambda b: (b, 128, 768))
     return models

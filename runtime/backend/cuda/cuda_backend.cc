@@ -2,7 +2,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdio>
 #include <map>
 #include <utility>
 #include <vector>
@@ -35,11 +34,10 @@ class CudaBackend : public Backend {
   CudaBackend(const CudaBackendOptions& opt, amp::cuda::DeviceHandles* handles)
       : opt_(opt), handles_(handles) {
     const cudaDeviceProp& p = handles_->props;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %s, %d SMs%s)", p.name, p.major, p.minor,
-                  cuda_rt::describe_bytes(p.totalGlobalMem).c_str(), p.multiProcessorCount,
-                  opt.allow_tf32 ? ", TF32 allowed" : "");
-    name_ = buf;
+    name_ = std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) +
+            ", " + cuda_rt::describe_bytes(p.totalGlobalMem) + ", " +
+            std::to_string(p.multiProcessorCount) + " SMs" +
+            (opt.allow_tf32 ? ", TF32 allowed" : "") + "; " + handles_->library_versions + ")";
   }
 
   kernels::Backend kind() const override { return kernels::Backend::kCuda; }
@@ -65,7 +63,7 @@ class CudaBackend : public Backend {
     for (const auto& [key, offset] : layout)
       AMP_CUDA_RETURN_IF_ERROR(
           cudaMemcpy(weights_.data() + offset, key.first, key.second, cudaMemcpyHostToDevice));
-    return Status::ok();
+    return wait_for_host_copies();
   }
 
   Status place_constants(ExecutionPlan& plan) const override {
@@ -95,6 +93,7 @@ class CudaBackend : public Backend {
           cudaMemcpy(buffer->data() + offset, ref.host_constant, bytes, cudaMemcpyHostToDevice));
       ref.constant = buffer->data() + offset;
     }
+    AMP_RETURN_IF_ERROR(wait_for_host_copies());
     plan.device_constant_bytes = local_total;
     plan.device_constants = std::move(buffer);
     return Status::ok();
@@ -105,6 +104,14 @@ class CudaBackend : public Backend {
   }
 
  private:
+  // A cudaMemcpy from pageable memory returns once the bytes are staged, before the DMA
+  // lands, and it runs on the legacy default stream, which the executors' non-blocking
+  // streams do not wait for: wait here, so no kernel can read a half-written weight.
+  static Status wait_for_host_copies() {
+    AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(cudaStreamLegacy));
+    return Status::ok();
+  }
+
   CudaBackendOptions opt_;
   std::unique_ptr<amp::cuda::DeviceHandles, HandlesDeleter> handles_;
   std::string name_;

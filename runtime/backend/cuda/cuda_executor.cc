@@ -49,7 +49,10 @@ class CudaExecutor : public Executor {
   Status enqueue(const ExecutionPlan& plan, bool capturing, bool check_numerics);
   Status record_event(int i, bool capturing);
   Status capture(const ExecutionPlan& plan);
-  Status check_numerics(const ExecutionPlan& plan, size_t step);
+  // Copies the float tensors `ids` of a plan to `host` (synchronizing the stream) and
+  // points `views` at them: the numerics check's view of a step.
+  Status fetch_to_host(const ExecutionPlan& plan, const std::vector<graph::ValueId>& ids,
+                       std::vector<std::vector<uint8_t>>& host, std::vector<HostTensorView>& views);
   void drop_graph();
   const uint8_t* address(const ExecutionPlan& plan, graph::ValueId v) const {
     const ValueRef& ref = plan.values[static_cast<size_t>(v)];
@@ -69,9 +72,14 @@ class CudaExecutor : public Executor {
   std::vector<StagedCopy> staged_outputs_;
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
+  // check_numerics: host copies of the step being checked.
+  std::vector<std::vector<uint8_t>> numerics_host_;
+  std::vector<HostTensorView> numerics_views_;
 
   std::shared_ptr<const ExecutionPlan> bound_;
   int eager_runs_ = 0;  // runs of the bound plan so far
+  int capture_attempts_ = 0;
+  std::string capture_error_;  // the last failed capture, for RunTimings::cuda_graph_note
   cudaGraphExec_t graph_exec_ = nullptr;
   bool capture_failed_ = false;
   RunTimings timings_;
@@ -116,6 +124,8 @@ Status CudaExecutor::bind(const std::shared_ptr<const ExecutionPlan>& plan_ptr) 
   bound_.reset();
   eager_runs_ = 0;
   capture_failed_ = false;
+  capture_attempts_ = 0;
+  capture_error_.clear();
   if (arena_.size() < plan.memory.arena_bytes || !arena_.data())
     AMP_RETURN_IF_ERROR(
         arena_.allocate(opt_.device, plan.memory.arena_bytes, "activation arena of a context"));
@@ -156,32 +166,32 @@ Status CudaExecutor::record_event(int i, bool capturing) {
   return Status::ok();
 }
 
-Status CudaExecutor::check_numerics(const ExecutionPlan& plan, size_t s) {
+Status CudaExecutor::fetch_to_host(const ExecutionPlan& plan,
+                                   const std::vector<graph::ValueId>& ids,
+                                   std::vector<std::vector<uint8_t>>& host,
+                                   std::vector<HostTensorView>& views) {
   AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
   const graph::Graph& g = plan.graph;
-  const PlanStep& step = plan.steps[s];
-  std::vector<std::vector<uint8_t>> host;
-  auto fetch = [&](graph::ValueId v, HostTensorView& t) -> Status {
-    if (v == graph::kNoValue) return Status::ok();
-    const graph::Value& val = g.value(v);
-    if (!is_float(val.dtype)) return Status::ok();
+  host.assign(ids.size(), {});
+  views.assign(ids.size(), {});
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (ids[k] == graph::kNoValue) continue;
+    const graph::Value& val = g.value(ids[k]);
+    if (!is_float(val.dtype)) continue;
+    HostTensorView& t = views[k];
     t.dtype = val.dtype;
     t.numel = static_cast<size_t>(val.shape->numel().value_or(0));
-    const uint8_t* src = address(plan, v);
-    if (!src || t.numel == 0) return Status::ok();
-    host.emplace_back(t.numel * dtype_size(val.dtype));
+    const uint8_t* src = address(plan, ids[k]);
+    if (!src || t.numel == 0) continue;
+    host[k].resize(t.numel * dtype_size(val.dtype));
+    // On the context's stream (never the legacy default stream, which the non-blocking
+    // executor streams do not order against), then waited for.
     AMP_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(host.back().data(), src, host.back().size(), cudaMemcpyDeviceToHost));
-    t.data = host.back().data();
-    return Status::ok();
-  };
-  host.reserve(step.inputs.size() + step.outputs.size());
-  std::vector<HostTensorView> ins(step.inputs.size()), outs(step.outputs.size());
-  for (size_t k = 0; k < step.inputs.size(); ++k)
-    AMP_RETURN_IF_ERROR(fetch(step.inputs[k], ins[k]));
-  for (size_t k = 0; k < step.outputs.size(); ++k)
-    AMP_RETURN_IF_ERROR(fetch(step.outputs[k], outs[k]));
-  return check_step_numerics(g, g.nodes[s], ins, outs);
+        cudaMemcpyAsync(host[k].data(), src, host[k].size(), cudaMemcpyDeviceToHost, stream_));
+    t.data = host[k].data();
+  }
+  AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  return Status::ok();
 }
 
 Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool numerics) {
@@ -210,8 +220,18 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
     args.workspace = step.workspace_offset == graph::kNotInArena
                          ? nullptr
                          : arena_.data() + step.workspace_offset;
+    // Inputs are judged before the step: an in-place kernel overwrites them.
+    const bool check = numerics && step.low_precision;
+    bool inputs_finite = false;
+    if (check) {
+      AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.inputs, numerics_host_, numerics_views_));
+      inputs_finite = all_finite(numerics_views_);
+    }
     AMP_RETURN_IF_ERROR(step.kernel->run(args).with_context(node_label(g.nodes[s])));
-    if (numerics && step.low_precision) AMP_RETURN_IF_ERROR(check_numerics(plan, s));
+    if (check) {
+      AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.outputs, numerics_host_, numerics_views_));
+      AMP_RETURN_IF_ERROR(check_step_numerics(g, g.nodes[s], inputs_finite, numerics_views_));
+    }
   }
   AMP_RETURN_IF_ERROR(record_event(2, capturing));
 
@@ -261,8 +281,15 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
 
   const bool want_graph = opt_.cuda_graphs && !config.check_numerics && !capture_failed_;
   if (want_graph && !graph_exec_ && eager_runs_ >= 1) {
-    // A failed capture is not an error: this plan runs eagerly from now on.
-    if (!capture(plan).is_ok()) capture_failed_ = true;
+    // A failed capture is not an error: the run goes eagerly. Another thread's
+    // device-wide call (cudaFree, a handle's creation) can invalidate a capture, so a
+    // few later runs try again before this binding stays eager for good.
+    constexpr int kCaptureAttempts = 3;
+    const Status captured = capture(plan);
+    if (!captured.is_ok()) {
+      capture_error_ = captured.to_string();
+      if (++capture_attempts_ >= kCaptureAttempts) capture_failed_ = true;
+    }
   }
   const bool replay = want_graph && graph_exec_;
   if (replay) {
@@ -281,6 +308,18 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
   for (int i = 0; i < 3; ++i)
     AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms[i], events_[i], events_[i + 1]));
   timings_ = RunTimings{static_cast<double>(ms[0] + ms[1] + ms[2]), ms[0], ms[1], ms[2], replay};
+  if (replay)
+    timings_.cuda_graph_note = "replayed the captured graph";
+  else if (!opt_.cuda_graphs)
+    timings_.cuda_graph_note = "eager: Options::cuda_graphs is off";
+  else if (config.check_numerics)
+    timings_.cuda_graph_note = "eager: check_numerics reads every step back";
+  else if (!capture_error_.empty())
+    timings_.cuda_graph_note = "eager: capture failed (" + std::to_string(capture_attempts_) +
+                               (capture_failed_ ? " tries, not retried): " : " tries so far): ") +
+                               capture_error_;
+  else
+    timings_.cuda_graph_note = "eager: first run of these shapes (the next one captures)";
 
   std::vector<Tensor> outs;
   outs.reserve(g.outputs.size());

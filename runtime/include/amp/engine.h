@@ -58,6 +58,8 @@ struct LoadTimings {  // milliseconds
 struct RunTimings {
   double total = 0, h2d = 0, compute = 0, d2h = 0;
   bool cuda_graph = false;  // the run replayed a captured CUDA graph
+  // CUDA: why the run did or did not replay a graph ("eager: capture failed (...): ...").
+  std::string cuda_graph_note;
 };
 
 class EngineImpl;

@@ -40,7 +40,7 @@ struct Options {
   // Keep graph inputs/outputs in the model's dtypes (true), or let fp16/bf16 outputs out
   // without a final cast (false).
   bool keep_io_types = true;
-  // CPU threads per run; 0 = all cores.
+  // CPU threads per run; 0 = OMP_NUM_THREADS when set, else all cores.
   int threads = 0;
   // Binds symbolic input dims at load ("input" -> {1,3,224,224}); others bind per run.
   std::map<std::string, std::vector<int64_t>> input_shapes;
