@@ -30,7 +30,9 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 
 Status DeviceBuffer::allocate(int device, size_t bytes, const std::string& what) {
   reset();
-  AMP_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+  const DeviceGuard on_device(device);
+  if (on_device.status() != cudaSuccess)
+    return amp::cuda::cuda_status(on_device.status(), "cudaSetDevice", __FILE__, __LINE__);
   const size_t asked = bytes ? bytes : 1;
   void* p = nullptr;
   const cudaError_t err = cudaMalloc(&p, asked);

@@ -16,6 +16,26 @@
 
 namespace amp::runtime::cuda_rt {
 
+// Makes `device` current for a scope and restores the caller's device after, so a library
+// call on a user's thread does not leave that thread on another GPU.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    status_ = cudaSetDevice(device);
+  }
+  ~DeviceGuard() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  cudaError_t status() const { return status_; }
+
+ private:
+  int previous_ = -1;
+  cudaError_t status_ = cudaSuccess;
+};
+
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;

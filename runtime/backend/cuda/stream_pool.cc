@@ -3,6 +3,7 @@
 #include <mutex>
 #include <vector>
 
+#include "backend/cuda/device_memory.h"
 #include "cuda/cuda_check.h"
 
 namespace amp::runtime::cuda_rt {
@@ -21,7 +22,7 @@ Pool& pool() {
 }
 
 void destroy(StreamSlot s) {
-  cudaSetDevice(s.device);
+  const DeviceGuard on_device(s.device);
   amp::cuda::destroy_context_handles(s.handles);
   if (s.stream) cudaStreamDestroy(s.stream);
 }
