@@ -125,26 +125,23 @@ class Concurrency : public ::testing::Test {
   std::string cnn_;
 };
 
-TEST_F(Concurrency, SharedRunAndPerThreadContextsFp32) {
-  Engine engine = Engine::load(cnn_, options(Precision::kFp32));
+// Every precision the AMP planner offers: fp16/bf16 plans add casts and low-precision
+// weight copies that all threads read.
+class ConcurrencyPerPrecision : public Concurrency,
+                                public ::testing::WithParamInterface<Precision> {};
+
+TEST_P(ConcurrencyPerPrecision, SharedRunAndPerThreadContexts) {
+  Engine engine = Engine::load(cnn_, options(GetParam()));
   const auto cases = make_cases(engine, kThreads * kRunsPerThread / 4, 4);
   std::string first;
   EXPECT_EQ(run_concurrently(engine, cases, &first), 0) << first;
 }
 
-TEST_F(Concurrency, SharedRunAndPerThreadContextsFp16) {
-  Engine engine = Engine::load(cnn_, options(Precision::kFp16));
-  const auto cases = make_cases(engine, kThreads * kRunsPerThread / 4, 4);
-  std::string first;
-  EXPECT_EQ(run_concurrently(engine, cases, &first), 0) << first;
-}
-
-TEST_F(Concurrency, SharedRunAndPerThreadContextsBf16) {
-  Engine engine = Engine::load(cnn_, options(Precision::kBf16));
-  const auto cases = make_cases(engine, kThreads * kRunsPerThread / 4, 4);
-  std::string first;
-  EXPECT_EQ(run_concurrently(engine, cases, &first), 0) << first;
-}
+INSTANTIATE_TEST_SUITE_P(Precisions, ConcurrencyPerPrecision,
+                         ::testing::Values(Precision::kFp32, Precision::kFp16, Precision::kBf16),
+                         [](const ::testing::TestParamInfo<Precision>& p) {
+                           return std::string(precision_name(p.param));
+                         });
 
 // 20 batch sizes: more shapes than the engine caches plans for, so plans are built and
 // evicted while other threads still run on them.

@@ -7,7 +7,7 @@
 # GoogleTest filter; default every runtime test).
 #
 # Only amp_runtime_tests is built (CUDA off): it holds the multi-threaded tests
-# (Concurrency.*, EngineTest.OneEngineManyThreads*, Lifecycle.*) and drives everything
+# (*Concurrency*, EngineTest.OneEngineManyThreads*, Lifecycle.*) and drives everything
 # below the API. OMP_NUM_THREADS=1 (honoured by Options::threads = 0) keeps each run on its
 # caller's thread: libgomp (OpenMP, used by our CPU kernels and by oneDNN) is not built
 # with TSan, so TSan cannot see its barriers and every parallel region would report false
