@@ -37,6 +37,7 @@
 
 #include "amp/dtype.h"
 #include "common/elementwise_functors.h"
+#include "common/fused_activation.h"
 #include "common/status.h"
 #include "ir/graph.h"
 #include "kernel_registry.h"
@@ -82,13 +83,6 @@ void dnnl_execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::
                   int threads);
 
 // ---- Fused activation epilogue -----------------------------------------------------------
-
-// Reads the attributes the FuseActivation pass (graph/passes/fuse_activation.cc) writes:
-// fused_activation ("Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
-// "HardSwish") with fused_alpha / fused_beta (LeakyRelu: alpha; HardSigmoid: alpha, beta;
-// Clip: min = alpha, max = beta). Absent parameters take the ONNX defaults. kNone when
-// the node has no fused activation; unsupported for an unknown name.
-Result<ew::Activation> read_fused_activation(const graph::Node& node);
 
 // Appends `act` to `po` as oneDNN eltwise post-ops (HardSigmoid as linear + clip, since
 // oneDNN 2.6 has no hardsigmoid). No-op for kNone.

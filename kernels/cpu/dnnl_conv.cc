@@ -34,7 +34,7 @@
 #include "cpu/cpu_common.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dnnl_common.h"
-#include "cpu/dnnl_window.h"
+#include "common/window_geometry.h"
 
 namespace amp::kernels::cpu {
 namespace {

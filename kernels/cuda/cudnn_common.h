@@ -29,40 +29,15 @@
 
 #include "amp/dtype.h"
 #include "common/elementwise_functors.h"
+#include "common/fused_activation.h"
 #include "common/status.h"
+#include "common/window_geometry.h"
 #include "cuda/cuda_context.h"
 #include "cuda/cudnn_check.h"
 #include "ir/graph.h"
 #include "kernel_registry.h"
 
 namespace amp::kernels::cuda_library {
-
-// ---- Fused activation (graph/passes/fuse_activation.cc writes these attributes) ----
-
-// fused_activation ("Relu", "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
-// "HardSwish") with fused_alpha / fused_beta; kNone without. unsupported for other names.
-Result<ew::Activation> read_fused_activation(const graph::Node& node);
-
-// ---- Sliding-window geometry (Conv, ConvTranspose, MaxPool, AveragePool) ----
-
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
-
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pad_begin, pad_end;
-  AutoPad auto_pad = AutoPad::kNotSet;
-  size_t rank() const { return kernel.size(); }
-  int64_t effective_kernel(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
-};
-
-// Reads kernel_shape / strides / dilations / pads / auto_pad for `spatial` axes;
-// `weight_kernel` is the kernel size from the weights (Conv) or empty (pools).
-Result<Window> read_window(const graph::Node& node, const std::string& op, size_t spatial,
-                           const std::vector<int64_t>& weight_kernel);
-// Resolves auto_pad (and ceil_mode, for pools) into explicit pads; returns output sizes.
-Result<std::vector<int64_t>> resolve_forward(Window& w, const std::vector<int64_t>& in,
-                                             bool ceil_mode, const std::string& op);
-
-std::string dims_string(const std::vector<int64_t>& dims);
 
 // ---- dtypes ----
 

@@ -1,6 +1,8 @@
-#include "cpu/dnnl_window.h"
+#include "common/window_geometry.h"
 
-namespace amp::kernels::cpu {
+#include <algorithm>
+
+namespace amp::kernels {
 
 std::string dims_string(const std::vector<int64_t>& dims) {
   std::string s = "[";
@@ -85,4 +87,4 @@ Result<std::vector<int64_t>> resolve_forward(Window& w, const std::vector<int64_
   return out;
 }
 
-}  // namespace amp::kernels::cpu
+}  // namespace amp::kernels

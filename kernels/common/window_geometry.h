@@ -1,4 +1,5 @@
-// Sliding-window geometry shared by Conv, ConvTranspose, MaxPool and AveragePool: reading
+// Sliding-window geometry shared by Conv, ConvTranspose, MaxPool and AveragePool, on every
+// backend (the CPU's oneDNN and the CUDA cuDNN/own kernels read attributes alike): reading
 // kernel_shape / strides / dilations / pads / auto_pad, and resolving auto_pad and
 // ceil_mode into explicit begin/end pads and output sizes, following the ONNX spec (and
 // the ONNX reference implementation where the spec is silent):
@@ -17,7 +18,7 @@
 #include "common/status.h"
 #include "ir/graph.h"
 
-namespace amp::kernels::cpu {
+namespace amp::kernels {
 
 enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
 
@@ -48,4 +49,4 @@ Result<std::vector<int64_t>> resolve_forward(Window& w, const std::vector<int64_
 // "[1, 2, 3]" for error messages.
 std::string dims_string(const std::vector<int64_t>& dims);
 
-}  // namespace amp::kernels::cpu
+}  // namespace amp::kernels
