@@ -16,6 +16,7 @@
 
 #include "amp/dtype.h"
 #include "common/half.h"
+#include "common/reduce_plan.h"
 #include "common/status.h"
 #include "ir/graph.h"
 #include "kernel_registry.h"
@@ -164,34 +165,10 @@ C tree_reduce(int64_t begin, int64_t end, C init, Op op, Load load) {
 }
 
 // Tensors of higher rank are rejected in prepare (no real model comes close).
-inline constexpr int kMaxRank = 8;
+inline constexpr int kMaxRank = kReduceMaxRank;
 // Columns per tile when the innermost dim is not reduced: per-column accumulators live on
 // the stack (no workspace), and 256 fp32 values fit comfortably in L1.
 inline constexpr int64_t kTile = 256;
-
-// How to walk a reduction over any set of axes, with size-1 dims dropped and adjacent dims
-// of the same kind (kept / reduced) merged. Two shapes result:
-//   inner_reduced: each output reduces contiguous runs of `inner` elements, one per index
-//     of the other reduced dims ("red"), at offsets from the kept dims ("kept");
-//   otherwise: the innermost `inner` elements are kept and contiguous in input and output;
-//     each output row (index over "kept") accumulates whole rows over "red".
-// Built without allocation, so run() can build one from run-time axes.
-struct ReducePlan {
-  bool inner_reduced = true;
-  int64_t inner = 1;
-  int n_kept = 0;
-  int64_t kept_dims[kMaxRank] = {};
-  int64_t kept_strides[kMaxRank] = {};  // input strides
-  int n_red = 0;
-  int64_t red_dims[kMaxRank] = {};
-  int64_t red_strides[kMaxRank] = {};
-  int64_t kept_count = 1;   // product of kept_dims
-  int64_t red_count = 1;    // product of red_dims
-  int64_t reduce_size = 1;  // elements reduced into each output (for the mean)
-};
-
-// dims/reduced: the input's dims and which are reduced (rank <= kMaxRank).
-ReducePlan make_reduce_plan(const int64_t* dims, const bool* reduced, int rank);
 
 // The input offset of the index-th element of a row-major space `dims` with `strides`.
 inline int64_t offset_of(int64_t index, const int64_t* dims, const int64_t* strides, int n) {
@@ -207,9 +184,6 @@ inline int64_t offset_of(int64_t index, const int64_t* dims, const int64_t* stri
 inline int64_t grain_for(int64_t work_per_item) {
   return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work_per_item));
 }
-
-// An axis in [-rank, rank) normalized to [0, rank); invalid_model otherwise.
-Result<int64_t> normalize_axis_attr(int64_t axis, int64_t rank, const char* what);
 
 // Element i of a small float tensor of any float dtype, as double (normalization
 // parameters: scale, bias, running mean/var may differ in dtype from X).

@@ -28,6 +28,7 @@
 
 #include "amp/dtype.h"
 #include "common/half.h"
+#include "common/reduce_plan.h"
 #include "common/reduction_functors.h"
 #include "common/status.h"
 #include "cuda/cuda_check.h"
@@ -315,29 +316,7 @@ inline unsigned grid_for(int64_t items, int64_t per_block = 1) {
 
 // ---- Host-side helpers ----
 
-inline constexpr int kMaxRank = 8;
-
-// How to walk a reduction over any set of axes (the CPU's ReducePlan, kernels/cpu/
-// reduce_util.h): size-1 dims dropped, adjacent dims of the same kind merged.
-//   inner_reduced: each output reduces runs of `inner` contiguous elements, one per index
-//     over the other reduced dims ("red"), at offsets from the kept dims ("kept");
-//   otherwise: the innermost `inner` elements are kept and contiguous in input and output;
-//     each output row (index over "kept") accumulates whole rows over "red".
-struct ReducePlan {
-  bool inner_reduced = true;
-  int64_t inner = 1;
-  int n_kept = 0;
-  int64_t kept_dims[kMaxRank] = {};
-  int64_t kept_strides[kMaxRank] = {};
-  int n_red = 0;
-  int64_t red_dims[kMaxRank] = {};
-  int64_t red_strides[kMaxRank] = {};
-  int64_t kept_count = 1;
-  int64_t red_count = 1;
-  int64_t reduce_size = 1;  // elements reduced into each output (for the mean)
-};
-
-ReducePlan make_reduce_plan(const int64_t* dims, const bool* reduced, int rank);
+inline constexpr int kMaxRank = kReduceMaxRank;  // common/reduce_plan.h
 
 // The input offset of the index-th element of a row-major space `dims` with `strides`.
 __host__ __device__ __forceinline__ int64_t offset_of(int64_t index, const int64_t* dims,
@@ -349,8 +328,6 @@ __host__ __device__ __forceinline__ int64_t offset_of(int64_t index, const int64
   }
   return off;
 }
-
-Result<int64_t> normalize_axis_attr(int64_t axis, int64_t rank, const char* what);
 
 // Input 0 and output 0 present with dtype `t` (output `out` when given), rank <= kMaxRank.
 Status check_io(const KernelConfig& cfg, DType t, DType out = DType::kUndefined);
