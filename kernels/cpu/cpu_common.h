@@ -9,6 +9,7 @@
 
 #include "amp/dtype.h"
 #include "common/half.h"
+#include "common/kernel_params.h"
 
 namespace amp::kernels::cpu {
 
@@ -57,12 +58,14 @@ void parallel_for(int64_t n, int threads, Fn&& fn, int64_t grain = 32768) {
   }
 }
 
-// Row-major strides of `dims`.
+// Row-major strides of `dims`. (The pointer form, common/kernel_params.h, is brought in
+// beside it: this overload would otherwise hide it inside namespace cpu.)
 inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> s(dims.size(), 1);
   for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
   return s;
 }
+using ::amp::kernels::contiguous_strides;
 
 // Strides to read an input of dims `in` broadcast to `out` (numpy rules): 0 on broadcast
 // axes. `in` is right-aligned against `out`.

@@ -1,4 +1,5 @@
-// Broadcast plans and the prepare()-time checks shared by the elementwise kernels.
+// Broadcast plans and the shape checks of the elementwise kernels (the arity and dtype
+// checks are common/kernel_params.h, shared with CUDA).
 #include <string>
 
 #include "cpu/elementwise_cpu.h"
@@ -13,39 +14,6 @@ std::string dims_string(const std::vector<int64_t>& dims) {
 }
 
 }  // namespace
-
-const graph::Attributes& node_attrs(const KernelConfig& cfg) {
-  static const graph::Attributes kEmpty;
-  return cfg.node ? cfg.node->attrs : kEmpty;
-}
-
-Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs) {
-  const size_t n = cfg.inputs.size();
-  if (n < min_inputs || n > max_inputs) {
-    const std::string want = min_inputs == max_inputs
-                                 ? std::to_string(min_inputs)
-                                 : std::to_string(min_inputs) + ".." + std::to_string(max_inputs);
-    return invalid_model("takes " + want + " inputs, has " + std::to_string(n));
-  }
-  for (size_t i = 0; i < min_inputs; ++i)
-    if (!cfg.inputs[i].present) return invalid_model("input " + std::to_string(i) + " is absent");
-  if (cfg.outputs.empty() || !cfg.outputs[0].present) return invalid_model("output 0 is absent");
-  return Status::ok();
-}
-
-Status check_input_dtype(const KernelConfig& cfg, size_t i, DType want) {
-  const DType got = cfg.inputs[i].dtype;
-  if (got == want) return Status::ok();
-  return invalid_model("input " + std::to_string(i) + " has dtype " + std::string(dtype_name(got)) +
-                       ", expected " + std::string(dtype_name(want)));
-}
-
-Status check_output_dtype(const KernelConfig& cfg, DType want) {
-  const DType got = cfg.outputs[0].dtype;
-  if (got == want) return Status::ok();
-  return invalid_model("output has dtype " + std::string(dtype_name(got)) + ", expected " +
-                       std::string(dtype_name(want)));
-}
 
 Result<std::vector<int64_t>> broadcast_dims(const std::vector<std::vector<int64_t>>& shapes) {
   size_t rank = 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/elementwise_functors.h"
+#include "common/kernel_params.h"
 #include "cpu/cpu_common.h"
 #include "kernel_registry.h"
 
@@ -84,16 +85,6 @@ std::function<std::unique_ptr<Kernel>()> make_factory() {
 }
 
 // ---- prepare() helpers ------------------------------------------------------------------
-
-// The node's attributes (an empty set when a test builds a config without a node).
-const graph::Attributes& node_attrs(const KernelConfig& cfg);
-
-// Requires between min_inputs and max_inputs inputs, all present, and one present output.
-Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs);
-
-// Requires cfg.inputs[i].dtype (cfg.outputs[0].dtype) == want.
-Status check_input_dtype(const KernelConfig& cfg, size_t i, DType want);
-Status check_output_dtype(const KernelConfig& cfg, DType want);
 
 // ---- Broadcasting -----------------------------------------------------------------------
 

@@ -142,49 +142,11 @@ void fill_elements(void* dst_v, const void* value, int64_t count, size_t elem) {
   for (int64_t i = 0; i < count; ++i) std::memcpy(dst + static_cast<size_t>(i) * elem, value, elem);
 }
 
-bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out) {
-  if (dtype == DType::kI64) {
-    if (count > 0) std::memcpy(out, data, static_cast<size_t>(count) * sizeof(int64_t));
-    return true;
-  }
-  if (dtype == DType::kI32) {
-    const int32_t* p = static_cast<const int32_t*>(data);
-    for (int64_t i = 0; i < count; ++i) out[i] = p[i];
-    return true;
-  }
-  return false;
-}
-
-void contiguous_strides(int rank, const int64_t* dims, int64_t* strides) {
-  int64_t s = 1;
-  for (int a = rank - 1; a >= 0; --a) {
-    strides[a] = s;
-    s *= dims[a];
-  }
-}
-
-std::string dims_to_string(int rank, const int64_t* dims) {
-  std::string s = "[";
-  for (int i = 0; i < rank; ++i) {
-    if (i) s += ",";
-    s += std::to_string(dims[i]);
-  }
-  return s + "]";
-}
-
-std::string dims_to_string(const std::vector<int64_t>& dims) {
-  return dims_to_string(static_cast<int>(dims.size()), dims.data());
-}
-
 Status check_max_rank(const TensorDesc& t, const char* what) {
   if (t.rank() > static_cast<size_t>(kMaxRank))
     return unsupported(std::string(what) + " has rank " + std::to_string(t.rank()) +
                        "; the CPU movement kernels support up to " + std::to_string(kMaxRank));
   return Status::ok();
-}
-
-std::string op_label(const KernelConfig& cfg) {
-  return cfg.node ? std::string(graph::op_name(cfg.node->op)) : std::string("movement op");
 }
 
 }  // namespace amp::kernels::cpu

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
+#include "common/kernel_params.h"
 #include "common/status.h"
 #include "kernel.h"
 #include "kernel_registry.h"
@@ -51,27 +52,8 @@ void parallel_copy(void* dst, const void* src, size_t bytes, int threads);
 // Fills `count` elements of `elem_size` bytes at dst with the element at `value`.
 void fill_elements(void* dst, const void* value, int64_t count, size_t elem_size);
 
-// Integer parameter tensors (axes, starts, pads, ...) of dtype i32 or i64 widened to
-// int64. False for other dtypes.
-bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out);
-
-// Row-major strides of dims[0..rank).
-void contiguous_strides(int rank, const int64_t* dims, int64_t* strides);
-
-// axis in [-rank, rank) -> [0, rank); -1 when out of range.
-inline int64_t normalize_axis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) return -1;
-  return axis < 0 ? axis + rank : axis;
-}
-
-std::string dims_to_string(const std::vector<int64_t>& dims);
-std::string dims_to_string(int rank, const int64_t* dims);
-
 // Checks a tensor's rank against kMaxRank, naming it in the error.
 Status check_max_rank(const TensorDesc& t, const char* what);
-
-// The op name of the node being prepared, for messages ("Slice").
-std::string op_label(const KernelConfig& cfg);
 
 // Per sub-family registration (movement_*.cc), called by register_cpu_movement_kernels.
 void register_movement_view_kernels(KernelRegistry& r);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/kernel_params.h"
 #include "cuda/cuda_launch.h"
 #include "kernel_registry.h"
 
@@ -40,14 +41,6 @@ std::function<std::unique_ptr<Kernel>()> make_factory() {
 
 // ---- prepare() helpers --------------------------------------------------------------------
 
-// The node's attributes (an empty set when a test builds a config without a node).
-const graph::Attributes& node_attrs(const KernelConfig& cfg);
-
-// Requires between min_inputs and max_inputs inputs, the first min_inputs present, and one
-// present output.
-Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs);
-Status check_input_dtype(const KernelConfig& cfg, size_t i, DType want);
-Status check_output_dtype(const KernelConfig& cfg, DType want);
 Status check_same_shape(const KernelConfig& cfg);  // output 0 dims == input 0 dims
 
 // numpy multidirectional broadcast of `shapes`; invalid_model when they do not broadcast.

@@ -106,7 +106,7 @@ class SplitKernel : public Kernel {
       return invalid_model("Split: axis " + std::to_string(axis) + " is out of range for rank " +
                            std::to_string(r));
     const size_t ax = static_cast<size_t>(a);
-    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, part_sizes(cfg, ax));
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, split_part_sizes(cfg, ax));
     int64_t total = 0;
     for (size_t k = 0; k < cfg.outputs.size(); ++k) {
       std::vector<int64_t> expect = in.dims;
@@ -135,55 +135,6 @@ class SplitKernel : public Kernel {
   }
 
  private:
-  // The part sizes: from a constant 'split' input; else from the outputs' static shapes
-  // (shape inference applied the opset's rules); else, with an unused output, by the
-  // equal-split rule (opset 18 lets the last part be smaller: ceil-sized chunks).
-  static Result<std::vector<int64_t>> part_sizes(const KernelConfig& cfg, size_t axis) {
-    const size_t n = cfg.outputs.size();
-    if (n == 0) return invalid_model("Split: has no outputs");
-    std::vector<int64_t> sizes(n, 0);
-    const TensorDesc* split =
-        cfg.inputs.size() > 1 && cfg.inputs[1].present ? &cfg.inputs[1] : nullptr;
-    if (split != nullptr && split->constant_data != nullptr) {
-      if (split->numel() != static_cast<int64_t>(n))
-        return invalid_model("Split: 'split' has " + std::to_string(split->numel()) +
-                             " entries for " + std::to_string(n) + " outputs");
-      if (!read_int_param(split->constant_data, split->dtype, split->numel(), sizes.data()))
-        return invalid_model("Split: 'split' must be i64");
-      for (int64_t s : sizes)
-        if (s < 0) return invalid_model("Split: 'split' " + dims_to_string(sizes) + " is negative");
-      return sizes;
-    }
-    bool all_present = true;
-    for (const TensorDesc& o : cfg.outputs) all_present = all_present && o.present;
-    if (all_present) {
-      for (size_t k = 0; k < n; ++k) {
-        const TensorDesc& o = cfg.outputs[k];
-        if (o.rank() != cfg.inputs[0].rank())
-          return invalid_model("Split: output " + std::to_string(k) + " has rank " +
-                               std::to_string(o.rank()) + ", the input " +
-                               std::to_string(cfg.inputs[0].rank()));
-        sizes[k] = o.dims[axis];
-      }
-      return sizes;
-    }
-    if (split != nullptr)
-      return unsupported("Split: a run-time 'split' input with an unused output");
-    const int64_t dim = cfg.inputs[0].dims[axis];
-    const int64_t nn = static_cast<int64_t>(n);
-    const int32_t version = cfg.node ? cfg.node->op_version : 18;
-    if (dim % nn != 0 && version < 18)
-      return invalid_model("Split: axis of size " + std::to_string(dim) + " does not split into " +
-                           std::to_string(n) + " equal parts");
-    const int64_t chunk = dim % nn == 0 ? dim / nn : dim / nn + 1;
-    int64_t left = dim;
-    for (size_t k = 0; k < n; ++k) {
-      sizes[k] = std::min(chunk, left);
-      left -= sizes[k];
-    }
-    return sizes;
-  }
-
   std::vector<CopyPlan> plans_;
   size_t elem_ = 0;
 };

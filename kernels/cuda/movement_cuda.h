@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
+#include "common/kernel_params.h"
 #include "common/status.h"
 #include "cuda/cuda_launch.h"
 #include "kernel.h"
@@ -86,30 +87,8 @@ Status launch_range(DType dtype, const void* start, const void* delta, void* out
 
 // ---- prepare() helpers (as kernels/cpu/movement_common.h) ---------------------------------
 
-// Integer parameter tensors (axes, starts, pads, ...) of dtype i32 or i64 widened to int64.
-// False for other dtypes.
-bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out);
-
-// Row-major strides of dims[0..rank).
-void contiguous_strides(int rank, const int64_t* dims, int64_t* strides);
-
-// axis in [-rank, rank) -> [0, rank); -1 when out of range.
-inline int64_t normalize_axis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) return -1;
-  return axis < 0 ? axis + rank : axis;
-}
-
-std::string dims_to_string(const std::vector<int64_t>& dims);
-std::string dims_to_string(int rank, const int64_t* dims);
-
 // Checks a tensor's rank against kMaxRank, naming it in the error.
 Status check_max_rank(const TensorDesc& t, const char* what);
-
-// The op name of the node being prepared, for messages ("Slice").
-std::string op_label(const KernelConfig& cfg);
-
-// The node's attributes (an empty set when a test builds a config without a node).
-const graph::Attributes& node_attrs(const KernelConfig& cfg);
 
 // Requires a present input 0 and a present output 0.
 Status check_data_io(const KernelConfig& cfg);

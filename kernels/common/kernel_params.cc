@@ -1,0 +1,124 @@
+#include "common/kernel_params.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace amp::kernels {
+
+const graph::Attributes& node_attrs(const KernelConfig& cfg) {
+  static const graph::Attributes kEmpty;
+  return cfg.node ? cfg.node->attrs : kEmpty;
+}
+
+Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs) {
+  const size_t n = cfg.inputs.size();
+  if (n < min_inputs || n > max_inputs) {
+    const std::string want = min_inputs == max_inputs
+                                 ? std::to_string(min_inputs)
+                                 : std::to_string(min_inputs) + ".." + std::to_string(max_inputs);
+    return invalid_model("takes " + want + " inputs, has " + std::to_string(n));
+  }
+  for (size_t i = 0; i < min_inputs; ++i)
+    if (!cfg.inputs[i].present) return invalid_model("input " + std::to_string(i) + " is absent");
+  if (cfg.outputs.empty() || !cfg.outputs[0].present) return invalid_model("output 0 is absent");
+  return Status::ok();
+}
+
+Status check_input_dtype(const KernelConfig& cfg, size_t i, DType want) {
+  const DType got = cfg.inputs[i].dtype;
+  if (got == want) return Status::ok();
+  return invalid_model("input " + std::to_string(i) + " has dtype " + std::string(dtype_name(got)) +
+                       ", expected " + std::string(dtype_name(want)));
+}
+
+Status check_output_dtype(const KernelConfig& cfg, DType want) {
+  const DType got = cfg.outputs[0].dtype;
+  if (got == want) return Status::ok();
+  return invalid_model("output has dtype " + std::string(dtype_name(got)) + ", expected " +
+                       std::string(dtype_name(want)));
+}
+
+bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out) {
+  if (dtype == DType::kI64) {
+    if (count > 0) std::memcpy(out, data, static_cast<size_t>(count) * sizeof(int64_t));
+    return true;
+  }
+  if (dtype == DType::kI32) {
+    const int32_t* p = static_cast<const int32_t*>(data);
+    for (int64_t i = 0; i < count; ++i) out[i] = p[i];
+    return true;
+  }
+  return false;
+}
+
+void contiguous_strides(int rank, const int64_t* dims, int64_t* strides) {
+  int64_t s = 1;
+  for (int a = rank - 1; a >= 0; --a) {
+    strides[a] = s;
+    s *= dims[a];
+  }
+}
+
+std::string dims_to_string(int rank, const int64_t* dims) {
+  std::string s = "[";
+  for (int i = 0; i < rank; ++i) {
+    if (i) s += ",";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+std::string dims_to_string(const std::vector<int64_t>& dims) {
+  return dims_to_string(static_cast<int>(dims.size()), dims.data());
+}
+
+std::string op_label(const KernelConfig& cfg) {
+  return cfg.node ? std::string(graph::op_name(cfg.node->op)) : std::string("this op");
+}
+
+Result<std::vector<int64_t>> split_part_sizes(const KernelConfig& cfg, size_t axis) {
+  const size_t n = cfg.outputs.size();
+  if (n == 0) return invalid_model("Split: has no outputs");
+  std::vector<int64_t> sizes(n, 0);
+  const TensorDesc* split =
+      cfg.inputs.size() > 1 && cfg.inputs[1].present ? &cfg.inputs[1] : nullptr;
+  if (split != nullptr && split->constant_data != nullptr) {
+    if (split->numel() != static_cast<int64_t>(n))
+      return invalid_model("Split: 'split' has " + std::to_string(split->numel()) +
+                           " entries for " + std::to_string(n) + " outputs");
+    if (!read_int_param(split->constant_data, split->dtype, split->numel(), sizes.data()))
+      return invalid_model("Split: 'split' must be i64");
+    for (int64_t s : sizes)
+      if (s < 0) return invalid_model("Split: 'split' " + dims_to_string(sizes) + " is negative");
+    return sizes;
+  }
+  bool all_present = true;
+  for (const TensorDesc& o : cfg.outputs) all_present = all_present && o.present;
+  if (all_present) {
+    for (size_t k = 0; k < n; ++k) {
+      const TensorDesc& o = cfg.outputs[k];
+      if (o.rank() != cfg.inputs[0].rank())
+        return invalid_model("Split: output " + std::to_string(k) + " has rank " +
+                             std::to_string(o.rank()) + ", the input " +
+                             std::to_string(cfg.inputs[0].rank()));
+      sizes[k] = o.dims[axis];
+    }
+    return sizes;
+  }
+  if (split != nullptr) return unsupported("Split: a run-time 'split' input with an unused output");
+  const int64_t dim = cfg.inputs[0].dims[axis];
+  const int64_t nn = static_cast<int64_t>(n);
+  const int32_t version = cfg.node ? cfg.node->op_version : 18;
+  if (dim % nn != 0 && version < 18)
+    return invalid_model("Split: axis of size " + std::to_string(dim) + " does not split into " +
+                         std::to_string(n) + " equal parts");
+  const int64_t chunk = dim % nn == 0 ? dim / nn : dim / nn + 1;
+  int64_t left = dim;
+  for (size_t k = 0; k < n; ++k) {
+    sizes[k] = std::min(chunk, left);
+    left -= sizes[k];
+  }
+  return sizes;
+}
+
+}  // namespace amp::kernels

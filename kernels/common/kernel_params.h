@@ -1,0 +1,57 @@
+// prepare()-time helpers every backend's kernels use alike: the node's attributes, arity
+// and dtype checks, integer parameter tensors, axis normalization, messages, and the
+// part sizes of a Split. Host code only (compiles as C++17 for nvcc too).
+//
+//   AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 2));
+//   AMP_ASSIGN_OR_RETURN(int64_t axis, node_attrs(cfg).get_int("axis", 0));
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "amp/dtype.h"
+#include "common/status.h"
+#include "ir/graph.h"
+#include "kernel_registry.h"
+
+namespace amp::kernels {
+
+// The node's attributes (an empty set when a test builds a config without a node).
+const graph::Attributes& node_attrs(const KernelConfig& cfg);
+
+// The op name of the node being prepared, for messages ("Slice").
+std::string op_label(const KernelConfig& cfg);
+
+// Requires between min_inputs and max_inputs inputs, the first min_inputs present, and
+// a present output 0.
+Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs);
+
+// Requires cfg.inputs[i].dtype (cfg.outputs[0].dtype) == want.
+Status check_input_dtype(const KernelConfig& cfg, size_t i, DType want);
+Status check_output_dtype(const KernelConfig& cfg, DType want);
+
+// Integer parameter tensors (axes, starts, pads, ...) of dtype i32 or i64 widened to
+// int64. False for other dtypes.
+bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out);
+
+// Row-major strides of dims[0..rank).
+void contiguous_strides(int rank, const int64_t* dims, int64_t* strides);
+
+// axis in [-rank, rank) -> [0, rank); -1 when out of range.
+inline int64_t normalize_axis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return -1;
+  return axis < 0 ? axis + rank : axis;
+}
+
+// "[2,3,4]" for messages.
+std::string dims_to_string(const std::vector<int64_t>& dims);
+std::string dims_to_string(int rank, const int64_t* dims);
+
+// The sizes of a Split's parts along `axis`: from a constant 'split' input; else from the
+// outputs' static shapes (shape inference applied the opset's rules); else, with an
+// unused output, by the equal-split rule (opset 18 lets the last part be smaller:
+// ceil-sized chunks).
+Result<std::vector<int64_t>> split_part_sizes(const KernelConfig& cfg, size_t axis);
+
+}  // namespace amp::kernels
