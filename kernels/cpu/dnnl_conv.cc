@@ -31,10 +31,11 @@
 // positions (which no input reaches) with act(bias).
 #include <algorithm>
 
+#include "common/conv_params.h"
+#include "common/window_geometry.h"
 #include "cpu/cpu_common.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dnnl_common.h"
-#include "common/window_geometry.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -196,54 +197,22 @@ dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
 }
 
 Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
-  const graph::Node& node = *cfg.node;
-  if (cfg.inputs.size() < 2 || cfg.inputs.size() > 3 || cfg.outputs.size() != 1 ||
-      !cfg.inputs[0].present || !cfg.inputs[1].present || !cfg.outputs[0].present)
-    return invalid_model(op() + ": expects inputs (X, W[, B]) and one output");
-  const TensorDesc& x = cfg.inputs[0];
-  const TensorDesc& w = cfg.inputs[1];
-  dtype_ = x.dtype;
+  AMP_ASSIGN_OR_RETURN(const ConvParams p, read_conv_params(cfg, transpose_, op()));
+  dtype_ = cfg.inputs[0].dtype;
   if (dtype_ != DType::kF32 && dtype_ != DType::kF16 && dtype_ != DType::kBF16)
     return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
                        " (the oneDNN kernel takes f32, f16, bf16)");
-  has_bias_ = cfg.inputs.size() == 3 && cfg.inputs[2].present;
-  if (w.dtype != dtype_ || (has_bias_ && cfg.inputs[2].dtype != dtype_) ||
-      cfg.outputs[0].dtype != dtype_)
-    return invalid_model(op() + ": X, W, B and Y must share one dtype");
-  const size_t rank = x.rank();
-  if (rank < 3 || rank > 5)
-    return unsupported(op() + ": input rank " + std::to_string(rank) +
-                       " (1-D to 3-D convolutions are supported)");
-  if (w.rank() != rank)
-    return invalid_model(op() + ": W rank " + std::to_string(w.rank()) + " differs from X rank " +
-                         std::to_string(rank));
-  const size_t sp = rank - 2;
-  AMP_ASSIGN_OR_RETURN(group_, node.attrs.get_int("group", 1));
-  AMP_ASSIGN_OR_RETURN(act_, read_fused_activation(node));
-  n_ = x.dims[0];
-  c_ = x.dims[1];
-  in_sp_.assign(x.dims.begin() + 2, x.dims.end());
-  if (group_ < 1 || c_ % group_ != 0)
-    return invalid_model(op() + ": group " + std::to_string(group_) +
-                         " must be positive and divide the input channels " + std::to_string(c_));
-  if (!transpose_) {
-    m_ = w.dims[0];
-    if (w.dims[1] * group_ != c_ || m_ % group_ != 0)
-      return invalid_model(op() + ": W dims " + dims_string(w.dims) + " do not fit " +
-                           std::to_string(c_) + " input channels in " + std::to_string(group_) +
-                           " groups");
-  } else {
-    m_ = w.dims[1] * group_;
-    if (w.dims[0] != c_)
-      return invalid_model(op() + ": W dims " + dims_string(w.dims) + " do not fit " +
-                           std::to_string(c_) + " input channels");
-  }
-  if (has_bias_ && cfg.inputs[2].dims != std::vector<int64_t>{m_})
-    return invalid_model(op() + ": B dims " + dims_string(cfg.inputs[2].dims) + " should be [" +
-                         std::to_string(m_) + "]");
-  const std::vector<int64_t> kernel(w.dims.begin() + 2, w.dims.end());
-  AMP_ASSIGN_OR_RETURN(const Window win, read_window(node, op(), sp, kernel));
-  AMP_RETURN_IF_ERROR(geometry(cfg, win));
+  has_bias_ = p.has_bias;
+  group_ = p.group;
+  act_ = p.act;
+  n_ = p.n;
+  c_ = p.c;
+  m_ = p.m;
+  in_sp_ = p.in_spatial;
+  const TensorDesc& x = cfg.inputs[0];
+  const TensorDesc& w = cfg.inputs[1];
+  const std::vector<int64_t>& kernel = p.kernel;
+  AMP_RETURN_IF_ERROR(geometry(cfg, p.window));
 
   out_numel_ = cfg.outputs[0].numel();
   if (out_numel_ == 0) {
