@@ -22,10 +22,11 @@
 // stays in its plain (possibly transposed) layout.
 #include <algorithm>
 
+#include "common/matmul_params.h"
+#include "common/window_geometry.h"
 #include "cpu/cpu_common.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dnnl_common.h"
-#include "common/window_geometry.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -90,60 +91,19 @@ class MatMulKernel final : public Kernel {
 };
 
 Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
-  const TensorDesc& a = cfg.inputs[0];
-  const TensorDesc& b = cfg.inputs[1];
-  if (a.rank() == 0 || b.rank() == 0) return invalid_model("MatMul: inputs must have rank >= 1");
-  std::vector<int64_t> ad = a.dims, bd = b.dims;
-  if (ad.size() == 1) ad.insert(ad.begin(), 1);
-  if (bd.size() == 1) bd.push_back(1);
-  const size_t r = std::max(ad.size(), bd.size());
-  ad.insert(ad.begin(), r - ad.size(), 1);
-  bd.insert(bd.begin(), r - bd.size(), 1);
-  m_ = ad[r - 2];
-  k_ = ad[r - 1];
-  n_ = bd[r - 1];
-  if (bd[r - 2] != k_)
-    return invalid_model("MatMul: inner dims differ: A " + dims_string(a.dims) + ", B " +
-                         dims_string(b.dims));
-  std::vector<int64_t> batch(r - 2);
-  for (size_t i = 0; i + 2 < r; ++i) {
-    if (ad[i] != bd[i] && ad[i] != 1 && bd[i] != 1)
-      return invalid_model("MatMul: batch dims of A " + dims_string(a.dims) + " and B " +
-                           dims_string(b.dims) + " do not broadcast");
-    batch[i] = ad[i] == 1 ? bd[i] : ad[i];
-  }
-  std::vector<int64_t> expect = batch;
-  if (a.rank() > 1) expect.push_back(m_);
-  if (b.rank() > 1) expect.push_back(n_);
-  if (cfg.outputs[0].dims != expect)
-    return invalid_model("MatMul: output dims " + dims_string(cfg.outputs[0].dims) + " should be " +
-                         dims_string(expect));
-
-  // Drop batch axes of output size 1; merge neighbours that broadcast alike.
-  memory::dims ba, bb, by;
-  int prev = -1;
-  for (size_t i = 0; i + 2 < r; ++i) {
-    if (batch[i] == 1) continue;
-    const int pattern = (ad[i] == 1 ? 1 : 0) | (bd[i] == 1 ? 2 : 0);
-    if (pattern == prev) {
-      ba.back() *= ad[i];
-      bb.back() *= bd[i];
-      by.back() *= batch[i];
-    } else {
-      ba.push_back(ad[i]);
-      bb.push_back(bd[i]);
-      by.push_back(batch[i]);
-      prev = pattern;
-    }
-  }
-  if (by.size() + 2 > DNNL_MAX_NDIMS)
+  AMP_ASSIGN_OR_RETURN(const MatMulDims d, read_matmul_dims(cfg));
+  m_ = d.m;
+  k_ = d.k;
+  n_ = d.n;
+  const BatchGroups g = merge_batch_axes(d);
+  if (g.y.size() + 2 > DNNL_MAX_NDIMS)
     return unsupported("MatMul: more than " + std::to_string(DNNL_MAX_NDIMS - 2) +
                        " irreducible batch axes");
-  a_dims_ = ba;
+  a_dims_.assign(g.a.begin(), g.a.end());
   a_dims_.insert(a_dims_.end(), {m_, k_});
-  b_dims_ = bb;
+  b_dims_.assign(g.b.begin(), g.b.end());
   b_dims_.insert(b_dims_.end(), {k_, n_});
-  y_dims_ = by;
+  y_dims_.assign(g.y.begin(), g.y.end());
   y_dims_.insert(y_dims_.end(), {m_, n_});
   a_strides_ = dense_strides(a_dims_);
   b_strides_ = dense_strides(b_dims_);
@@ -151,46 +111,20 @@ Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
 }
 
 Status MatMulKernel::gemm_geometry(const KernelConfig& cfg) {
-  const graph::Node& node = *cfg.node;
-  const TensorDesc& a = cfg.inputs[0];
-  const TensorDesc& b = cfg.inputs[1];
-  if (a.rank() != 2 || b.rank() != 2)
-    return invalid_model("Gemm: A and B must be 2-D, got " + dims_string(a.dims) + " and " +
-                         dims_string(b.dims));
-  AMP_ASSIGN_OR_RETURN(const int64_t trans_a, node.attrs.get_int("transA", 0));
-  AMP_ASSIGN_OR_RETURN(const int64_t trans_b, node.attrs.get_int("transB", 0));
-  AMP_ASSIGN_OR_RETURN(alpha_, node.attrs.get_float("alpha", 1.0f));
-  AMP_ASSIGN_OR_RETURN(beta_, node.attrs.get_float("beta", 1.0f));
-  m_ = trans_a ? a.dims[1] : a.dims[0];
-  k_ = trans_a ? a.dims[0] : a.dims[1];
-  n_ = trans_b ? b.dims[0] : b.dims[1];
-  const int64_t kb = trans_b ? b.dims[1] : b.dims[0];
-  if (kb != k_)
-    return invalid_model("Gemm: inner dims differ: A " + dims_string(a.dims) +
-                         (trans_a ? "^T" : "") + ", B " + dims_string(b.dims) +
-                         (trans_b ? "^T" : ""));
-  if (cfg.outputs[0].dims != std::vector<int64_t>{m_, n_})
-    return invalid_model("Gemm: output dims " + dims_string(cfg.outputs[0].dims) + " should be " +
-                         dims_string({m_, n_}));
+  AMP_ASSIGN_OR_RETURN(const GemmDims d, read_gemm_dims(cfg, dtype_));
+  alpha_ = d.alpha;
+  beta_ = d.beta;
+  m_ = d.m;
+  k_ = d.k;
+  n_ = d.n;
+  cm_ = d.cm;
+  cn_ = d.cn;
+  use_c_ = d.use_c;
   a_dims_ = {m_, k_};
-  a_strides_ = trans_a ? memory::dims{1, m_} : memory::dims{k_, 1};
+  a_strides_ = d.trans_a ? memory::dims{1, m_} : memory::dims{k_, 1};
   b_dims_ = {k_, n_};
-  b_strides_ = trans_b ? memory::dims{1, k_} : memory::dims{n_, 1};
+  b_strides_ = d.trans_b ? memory::dims{1, k_} : memory::dims{n_, 1};
   y_dims_ = {m_, n_};
-
-  const bool has_c = cfg.inputs.size() == 3 && cfg.inputs[2].present;
-  if (has_c) {
-    const TensorDesc& c = cfg.inputs[2];
-    if (c.dtype != dtype_) return invalid_model("Gemm: C dtype differs from A's");
-    if (c.rank() > 2) return invalid_model("Gemm: C must have rank <= 2");
-    cm_ = c.rank() == 2 ? c.dims[0] : 1;
-    cn_ = c.rank() >= 1 ? c.dims.back() : 1;
-    if ((cm_ != 1 && cm_ != m_) || (cn_ != 1 && cn_ != n_))
-      return invalid_model("Gemm: C " + dims_string(c.dims) + " does not broadcast to " +
-                           dims_string({m_, n_}));
-  }
-  // beta == 0 ignores C (ONNX: C is optional; a zero beta means it is not used).
-  use_c_ = has_c && beta_ != 0.0f;
   return Status::ok();
 }
 

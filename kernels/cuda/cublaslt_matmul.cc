@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/matmul_params.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/cudnn_common.h"
 #include "cuda/cudnn_epilogue.h"
@@ -106,59 +107,21 @@ class MatMulKernel final : public Kernel {
 };
 
 Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
-  const TensorDesc& a = cfg.inputs[0];
-  const TensorDesc& b = cfg.inputs[1];
-  if (a.rank() == 0 || b.rank() == 0) return invalid_model("MatMul: inputs must have rank >= 1");
-  std::vector<int64_t> ad = a.dims, bd = b.dims;
-  if (ad.size() == 1) ad.insert(ad.begin(), 1);
-  if (bd.size() == 1) bd.push_back(1);
-  const size_t r = std::max(ad.size(), bd.size());
-  ad.insert(ad.begin(), r - ad.size(), 1);
-  bd.insert(bd.begin(), r - bd.size(), 1);
-  m_ = ad[r - 2];
-  k_ = ad[r - 1];
-  n_ = bd[r - 1];
-  if (bd[r - 2] != k_)
-    return invalid_model("MatMul: inner dims differ: A " + dims_string(a.dims) + ", B " +
-                         dims_string(b.dims));
-  std::vector<int64_t> batch(r - 2);
+  AMP_ASSIGN_OR_RETURN(const MatMulDims d, read_matmul_dims(cfg));
+  m_ = d.m;
+  k_ = d.k;
+  n_ = d.n;
   bool b_batched = false;
-  for (size_t i = 0; i + 2 < r; ++i) {
-    if (ad[i] != bd[i] && ad[i] != 1 && bd[i] != 1)
-      return invalid_model("MatMul: batch dims of A " + dims_string(a.dims) + " and B " +
-                           dims_string(b.dims) + " do not broadcast");
-    batch[i] = ad[i] == 1 ? bd[i] : ad[i];
-    b_batched = b_batched || bd[i] != 1;
-  }
-  std::vector<int64_t> expect = batch;
-  if (a.rank() > 1) expect.push_back(m_);
-  if (b.rank() > 1) expect.push_back(n_);
-  if (cfg.outputs[0].dims != expect)
-    return invalid_model("MatMul: output dims " + dims_string(cfg.outputs[0].dims) + " should be " +
-                         dims_string(expect));
-
+  for (int64_t v : d.b_batch) b_batched = b_batched || v != 1;
   if (!b_batched) {
     // [batch..., M, K] x [K, N]: the batch is more rows of one GEMM.
-    for (int64_t d : batch) m_ *= d;
+    for (int64_t v : d.batch) m_ *= v;
     return Status::ok();
   }
-  // Drop batch axes of output size 1; merge neighbours that broadcast alike.
-  std::vector<int64_t> ga, gb, gy;
-  int prev = -1;
-  for (size_t i = 0; i + 2 < r; ++i) {
-    if (batch[i] == 1) continue;
-    const int pattern = (ad[i] == 1 ? 1 : 0) | (bd[i] == 1 ? 2 : 0);
-    if (pattern == prev) {
-      ga.back() *= ad[i];
-      gb.back() *= bd[i];
-      gy.back() *= batch[i];
-    } else {
-      ga.push_back(ad[i]);
-      gb.push_back(bd[i]);
-      gy.push_back(batch[i]);
-      prev = pattern;
-    }
-  }
+  const BatchGroups groups = merge_batch_axes(d);
+  const std::vector<int64_t>& ga = groups.a;
+  const std::vector<int64_t>& gb = groups.b;
+  const std::vector<int64_t>& gy = groups.y;
   const size_t g = gy.size();  // >= 1: B is batched
   if (g - 1 > static_cast<size_t>(kMaxOuter))
     return unsupported("MatMul: more than " + std::to_string(kMaxOuter + 1) +
@@ -190,42 +153,17 @@ Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
 }
 
 Status MatMulKernel::gemm_geometry(const KernelConfig& cfg) {
-  const graph::Node& node = *cfg.node;
-  const TensorDesc& a = cfg.inputs[0];
-  const TensorDesc& b = cfg.inputs[1];
-  if (a.rank() != 2 || b.rank() != 2)
-    return invalid_model("Gemm: A and B must be 2-D, got " + dims_string(a.dims) + " and " +
-                         dims_string(b.dims));
-  AMP_ASSIGN_OR_RETURN(const int64_t trans_a, node.attrs.get_int("transA", 0));
-  AMP_ASSIGN_OR_RETURN(const int64_t trans_b, node.attrs.get_int("transB", 0));
-  AMP_ASSIGN_OR_RETURN(alpha_, node.attrs.get_float("alpha", 1.0f));
-  AMP_ASSIGN_OR_RETURN(beta_, node.attrs.get_float("beta", 1.0f));
-  trans_a_ = trans_a != 0;
-  trans_b_ = trans_b != 0;
-  m_ = trans_a_ ? a.dims[1] : a.dims[0];
-  k_ = trans_a_ ? a.dims[0] : a.dims[1];
-  n_ = trans_b_ ? b.dims[0] : b.dims[1];
-  const int64_t kb = trans_b_ ? b.dims[1] : b.dims[0];
-  if (kb != k_)
-    return invalid_model("Gemm: inner dims differ: A " + dims_string(a.dims) +
-                         (trans_a_ ? "^T" : "") + ", B " + dims_string(b.dims) +
-                         (trans_b_ ? "^T" : ""));
-  if (cfg.outputs[0].dims != std::vector<int64_t>{m_, n_})
-    return invalid_model("Gemm: output dims " + dims_string(cfg.outputs[0].dims) + " should be " +
-                         dims_string({m_, n_}));
-  const bool has_c = cfg.inputs.size() == 3 && cfg.inputs[2].present;
-  if (has_c) {
-    const TensorDesc& c = cfg.inputs[2];
-    if (c.dtype != dtype_) return invalid_model("Gemm: C dtype differs from A's");
-    if (c.rank() > 2) return invalid_model("Gemm: C must have rank <= 2");
-    cm_ = c.rank() == 2 ? c.dims[0] : 1;
-    cn_ = c.rank() >= 1 ? c.dims.back() : 1;
-    if ((cm_ != 1 && cm_ != m_) || (cn_ != 1 && cn_ != n_))
-      return invalid_model("Gemm: C " + dims_string(c.dims) + " does not broadcast to " +
-                           dims_string({m_, n_}));
-  }
-  // beta == 0 ignores C (ONNX: a zero beta means C is not used).
-  use_c_ = has_c && beta_ != 0.0f;
+  AMP_ASSIGN_OR_RETURN(const GemmDims d, read_gemm_dims(cfg, dtype_));
+  alpha_ = d.alpha;
+  beta_ = d.beta;
+  trans_a_ = d.trans_a;
+  trans_b_ = d.trans_b;
+  m_ = d.m;
+  k_ = d.k;
+  n_ = d.n;
+  cm_ = d.cm;
+  cn_ = d.cn;
+  use_c_ = d.use_c;
   return Status::ok();
 }
 
