@@ -1,7 +1,7 @@
 // MaxPool and AveragePool, 1-D to 3-D: oneDNN pooling_v2 (dilated pooling) where its
 // semantics equal ONNX's, a plain loop elsewhere.
 //
-// Window semantics (ONNX; dnnl_window.h for sizes): output position o on an axis covers
+// Window semantics (ONNX; common/window_geometry.h for sizes): output position o on an axis covers
 // input positions o s - pad_begin + j d, j < k. Positions outside the input are padding:
 // MaxPool ignores them; AveragePool divides by the number of positions inside the input,
 // or with count_include_pad by the number inside the padded extent

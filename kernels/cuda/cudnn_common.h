@@ -1,12 +1,7 @@
 // Plumbing shared by the CUDA library kernels (cudnn_conv.cc, cudnn_pool.cc,
-// cublaslt_matmul.cc): the fused-activation attributes, sliding-window geometry,
-// descriptor ownership, dtype mapping, workspace layout, and the cuDNN handle used for
-// prepare-time heuristics.
-//
-// The attribute readers and the window arithmetic repeat kernels/cpu/dnnl_common.cc and
-// dnnl_window.cc on purpose: amp_kernels_cuda does not link amp_kernels_cpu (and those
-// files pull in oneDNN). They follow the same ONNX rules line by line; moving both into
-// kernels/common/ would remove the copy.
+// cublaslt_matmul.cc): descriptor ownership, dtype mapping, workspace layout, and the
+// cuDNN handle used for prepare-time heuristics. The node readers (fused activation,
+// sliding window, Conv/MatMul/Gemm operands) are kernels/common/, shared with the CPU.
 //
 // Handles: prepare() receives cuda::DeviceHandles, which has a cuBLASLt handle (for
 // cublasLtMatmulAlgoGetHeuristic) but no cuDNN handle, and cuDNN's algorithm heuristics

@@ -359,7 +359,7 @@ struct ConvCase {
   bool bias = true;
 };
 
-// Explicit begin/end pads the way ONNX defines them (independent of dnnl_window.cc).
+// Explicit begin/end pads the way ONNX defines them (independent of common/window_geometry.cc).
 void conv_pads(const ConvCase& c, std::vector<int64_t>& pb, std::vector<int64_t>& pe,
                std::vector<int64_t>& out) {
   const size_t sp = c.k.size();
@@ -924,7 +924,7 @@ struct PoolCase {
   bool include_pad = false;
 };
 
-// Output size and begin pads as ONNX defines them (independent of dnnl_window.cc).
+// Output size and begin pads as ONNX defines them (independent of common/window_geometry.cc).
 void pool_geometry(const PoolCase& c, std::vector<int64_t>& pb, std::vector<int64_t>& pe,
                    std::vector<int64_t>& out) {
   const size_t sp = c.k.size();
