@@ -17,39 +17,18 @@
 #include "amp/dtype.h"
 #include "common/half.h"
 #include "common/reduce_plan.h"
+#include "common/reduction_types.h"
 #include "common/status.h"
 #include "ir/graph.h"
 #include "kernel_registry.h"
 
 namespace amp::kernels::cpu {
 
-// ONNX bool storage (one byte, 0 or 1) as a distinct type, so stores normalize to 0/1.
-struct BoolByte {
-  uint8_t v;
-};
-
-template <typename T>
-struct ComputeOf {
-  using type = int64_t;  // integers and bool
-};
-template <>
-struct ComputeOf<float> {
-  using type = float;
-};
-template <>
-struct ComputeOf<Half> {
-  using type = float;
-};
-template <>
-struct ComputeOf<BFloat16> {
-  using type = float;
-};
-template <>
-struct ComputeOf<double> {
-  using type = double;
-};
-template <typename T>
-using compute_t = typename ComputeOf<T>::type;
+// Storage types and their compute types: common/reduction_types.h.
+using reduction::BoolByte;
+using reduction::compute_t;
+using reduction::ComputeOf;
+using reduction::dtype_of;
 
 // Storage -> compute type. Exact for every pair used here.
 inline float to_compute(float v) {
@@ -91,30 +70,6 @@ inline T from_compute(compute_t<T> v) {
   } else {
     return static_cast<T>(v);
   }
-}
-
-template <typename T>
-constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, float>)
-    return DType::kF32;
-  else if constexpr (std::is_same_v<T, Half>)
-    return DType::kF16;
-  else if constexpr (std::is_same_v<T, BFloat16>)
-    return DType::kBF16;
-  else if constexpr (std::is_same_v<T, double>)
-    return DType::kF64;
-  else if constexpr (std::is_same_v<T, int8_t>)
-    return DType::kI8;
-  else if constexpr (std::is_same_v<T, uint8_t>)
-    return DType::kU8;
-  else if constexpr (std::is_same_v<T, int32_t>)
-    return DType::kI32;
-  else if constexpr (std::is_same_v<T, int64_t>)
-    return DType::kI64;
-  else if constexpr (std::is_same_v<T, BoolByte>)
-    return DType::kBool;
-  else
-    return DType::kUndefined;
 }
 
 // The largest / smallest value of T in its compute type: the identities of Max and Min

@@ -30,6 +30,7 @@
 #include "common/half.h"
 #include "common/reduce_plan.h"
 #include "common/reduction_functors.h"
+#include "common/reduction_types.h"
 #include "common/status.h"
 #include "cuda/cuda_check.h"
 #include "cuda/cuda_context.h"
@@ -44,57 +45,11 @@ inline constexpr int64_t kWarpRowMax = 1024;
 // Grid-size cap for grid-stride loops: plenty to fill an H200 (132 SMs x 16 blocks).
 inline constexpr int64_t kMaxBlocks = 65535;
 
-// ONNX bool storage (one byte), distinct from uint8_t so stores normalize to 0/1.
-struct BoolByte {
-  uint8_t v;
-};
-
-template <typename T>
-struct ComputeOf {
-  using type = int64_t;  // integers and bool
-};
-template <>
-struct ComputeOf<float> {
-  using type = float;
-};
-template <>
-struct ComputeOf<Half> {
-  using type = float;
-};
-template <>
-struct ComputeOf<BFloat16> {
-  using type = float;
-};
-template <>
-struct ComputeOf<double> {
-  using type = double;
-};
-template <typename T>
-using compute_t = typename ComputeOf<T>::type;
-
-template <typename T>
-constexpr DType dtype_of() {
-  if constexpr (std::is_same_v<T, float>)
-    return DType::kF32;
-  else if constexpr (std::is_same_v<T, Half>)
-    return DType::kF16;
-  else if constexpr (std::is_same_v<T, BFloat16>)
-    return DType::kBF16;
-  else if constexpr (std::is_same_v<T, double>)
-    return DType::kF64;
-  else if constexpr (std::is_same_v<T, int8_t>)
-    return DType::kI8;
-  else if constexpr (std::is_same_v<T, uint8_t>)
-    return DType::kU8;
-  else if constexpr (std::is_same_v<T, int32_t>)
-    return DType::kI32;
-  else if constexpr (std::is_same_v<T, int64_t>)
-    return DType::kI64;
-  else if constexpr (std::is_same_v<T, BoolByte>)
-    return DType::kBool;
-  else
-    return DType::kUndefined;
-}
+// Storage types and their compute types: common/reduction_types.h.
+using reduction::BoolByte;
+using reduction::compute_t;
+using reduction::ComputeOf;
+using reduction::dtype_of;
 
 __host__ __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) {
   return a < b ? a : b;

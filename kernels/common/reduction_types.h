@@ -1,0 +1,71 @@
+// The storage types of the reduction family and the type each one computes in, shared by
+// the CPU and CUDA reductions and normalizations (the numerical contract, ARCHITECTURE.md):
+// f32/f16/bf16 -> float, f64 -> double, integers and bool -> int64_t; results are rounded
+// once, on store. Header-only, C++17, no device code: nvcc and the host compiler read it
+// alike, so a kernel registered for dtype_of<T>() on either backend means the same type.
+//
+//   template <typename T> class ReduceSum { using C = reduction::compute_t<T>; ... };
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "amp/dtype.h"
+#include "common/half.h"
+
+namespace amp::kernels::reduction {
+
+// ONNX bool storage (one byte, 0 or 1) as a distinct type, so stores normalize to 0/1.
+struct BoolByte {
+  uint8_t v;
+};
+
+template <typename T>
+struct ComputeOf {
+  using type = int64_t;  // integers and bool
+};
+template <>
+struct ComputeOf<float> {
+  using type = float;
+};
+template <>
+struct ComputeOf<Half> {
+  using type = float;
+};
+template <>
+struct ComputeOf<BFloat16> {
+  using type = float;
+};
+template <>
+struct ComputeOf<double> {
+  using type = double;
+};
+template <typename T>
+using compute_t = typename ComputeOf<T>::type;
+
+// The DType a storage type stands for (kUndefined for anything else).
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return DType::kF32;
+  else if constexpr (std::is_same_v<T, Half>)
+    return DType::kF16;
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return DType::kBF16;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::kF64;
+  else if constexpr (std::is_same_v<T, int8_t>)
+    return DType::kI8;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::kU8;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::kI32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::kI64;
+  else if constexpr (std::is_same_v<T, BoolByte>)
+    return DType::kBool;
+  else
+    return DType::kUndefined;
+}
+
+}  // namespace amp::kernels::reduction
