@@ -76,6 +76,28 @@ std::string op_label(const KernelConfig& cfg) {
   return cfg.node ? std::string(graph::op_name(cfg.node->op)) : std::string("this op");
 }
 
+Status expand_source_strides(const TensorDesc& in, const TensorDesc& out, int64_t* strides) {
+  if (in.rank() > out.rank() || in.dtype != out.dtype)
+    return invalid_model("Expand: output " + dims_to_string(out.dims) +
+                         " cannot be a broadcast of input " + dims_to_string(in.dims));
+  const int r = static_cast<int>(out.rank());
+  const int off = r - static_cast<int>(in.rank());
+  std::vector<int64_t> in_strides(in.rank());
+  contiguous_strides(static_cast<int>(in.rank()), in.dims.data(), in_strides.data());
+  for (int a = 0; a < r; ++a) {
+    strides[a] = 0;
+    if (a < off) continue;
+    const int64_t d = in.dims[static_cast<size_t>(a - off)];
+    if (d == out.dims[static_cast<size_t>(a)]) {
+      strides[a] = in_strides[static_cast<size_t>(a - off)];
+    } else if (d != 1) {
+      return invalid_model("Expand: input " + dims_to_string(in.dims) + " does not broadcast to " +
+                           dims_to_string(out.dims));
+    }
+  }
+  return Status::ok();
+}
+
 Result<std::vector<int64_t>> split_part_sizes(const KernelConfig& cfg, size_t axis) {
   const size_t n = cfg.outputs.size();
   if (n == 0) return invalid_model("Split: has no outputs");

@@ -48,6 +48,11 @@ inline int64_t normalize_axis(int64_t axis, int64_t rank) {
 std::string dims_to_string(const std::vector<int64_t>& dims);
 std::string dims_to_string(int rank, const int64_t* dims);
 
+// Expand: the element strides that read `in` broadcast to `out` (0 on broadcast axes),
+// written to strides[0..out.rank()); invalid_model naming both shapes when `in` does not
+// broadcast to `out` or their dtypes differ.
+Status expand_source_strides(const TensorDesc& in, const TensorDesc& out, int64_t* strides);
+
 // The sizes of a Split's parts along `axis`: from a constant 'split' input; else from the
 // outputs' static shapes (shape inference applied the opset's rules); else, with an
 // unused output, by the equal-split rule (opset 18 lets the last part be smaller:

@@ -5,15 +5,6 @@
 #include "cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
-namespace {
-
-std::string dims_string(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
-}  // namespace
 
 Result<std::vector<int64_t>> broadcast_dims(const std::vector<std::vector<int64_t>>& shapes) {
   size_t rank = 0;
@@ -26,7 +17,7 @@ Result<std::vector<int64_t>> broadcast_dims(const std::vector<std::vector<int64_
       if (s[i] == o || s[i] == 1) continue;
       if (o != 1) {
         std::string all;
-        for (const auto& t : shapes) all += (all.empty() ? "" : ", ") + dims_string(t);
+        for (const auto& t : shapes) all += (all.empty() ? "" : ", ") + dims_to_string(t);
         return invalid_model("shapes " + all + " do not broadcast");
       }
       o = s[i];
@@ -39,8 +30,8 @@ Result<BroadcastPlan> make_broadcast_plan(const std::vector<std::vector<int64_t>
                                           const std::vector<int64_t>& out) {
   AMP_ASSIGN_OR_RETURN(std::vector<int64_t> expected, broadcast_dims(inputs));
   if (expected != out)
-    return invalid_model("output shape " + dims_string(out) + " is not the broadcast " +
-                         dims_string(expected) + " of the inputs");
+    return invalid_model("output shape " + dims_to_string(out) + " is not the broadcast " +
+                         dims_to_string(expected) + " of the inputs");
   return make_broadcast_plan_to(inputs, out);
 }
 
@@ -55,8 +46,8 @@ Result<BroadcastPlan> make_broadcast_plan_to(const std::vector<std::vector<int64
       ok = in[i] == o || in[i] == 1;
     }
     if (!ok)
-      return invalid_model("shape " + dims_string(in) + " does not broadcast to " +
-                           dims_string(out));
+      return invalid_model("shape " + dims_to_string(in) + " does not broadcast to " +
+                           dims_to_string(out));
   }
 
   BroadcastPlan p;

@@ -20,15 +20,6 @@ void register_cuda_elementwise_kernels(KernelRegistry& registry) {
 namespace cuda_ew {
 namespace {
 
-std::string dims_string(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) s += ",";
-    s += std::to_string(dims[i]);
-  }
-  return s + "]";
-}
-
 // Row-major strides of `in` read broadcast to `out` (right-aligned): 0 on broadcast axes.
 std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in,
                                        const std::vector<int64_t>& out) {
@@ -49,8 +40,8 @@ Result<BroadcastPlan<N>> make_plan(const std::vector<std::vector<int64_t>>& inpu
   if (exact) {
     AMP_ASSIGN_OR_RETURN(std::vector<int64_t> expected, broadcast_dims(inputs));
     if (expected != out)
-      return invalid_model("output shape " + dims_string(out) + " is not the broadcast " +
-                           dims_string(expected) + " of the inputs");
+      return invalid_model("output shape " + dims_to_string(out) + " is not the broadcast " +
+                           dims_to_string(expected) + " of the inputs");
   }
   for (const auto& in : inputs) {
     bool ok = in.size() <= out.size();
@@ -59,8 +50,8 @@ Result<BroadcastPlan<N>> make_plan(const std::vector<std::vector<int64_t>>& inpu
       ok = in[i] == o || in[i] == 1;
     }
     if (!ok)
-      return invalid_model("shape " + dims_string(in) + " does not broadcast to " +
-                           dims_string(out));
+      return invalid_model("shape " + dims_to_string(in) + " does not broadcast to " +
+                           dims_to_string(out));
   }
 
   BroadcastPlan<N> p;
@@ -107,8 +98,8 @@ Result<BroadcastPlan<N>> make_plan(const std::vector<std::vector<int64_t>>& inpu
 
 Status check_same_shape(const KernelConfig& cfg) {
   if (cfg.outputs[0].dims != cfg.inputs[0].dims)
-    return invalid_model("output shape " + dims_string(cfg.outputs[0].dims) +
-                         " differs from the input's " + dims_string(cfg.inputs[0].dims));
+    return invalid_model("output shape " + dims_to_string(cfg.outputs[0].dims) +
+                         " differs from the input's " + dims_to_string(cfg.inputs[0].dims));
   return Status::ok();
 }
 
@@ -123,7 +114,7 @@ Result<std::vector<int64_t>> broadcast_dims(const std::vector<std::vector<int64_
       if (s[i] == o || s[i] == 1) continue;
       if (o != 1) {
         std::string all;
-        for (const auto& t : shapes) all += (all.empty() ? "" : ", ") + dims_string(t);
+        for (const auto& t : shapes) all += (all.empty() ? "" : ", ") + dims_to_string(t);
         return invalid_model("shapes " + all + " do not broadcast");
       }
       o = s[i];

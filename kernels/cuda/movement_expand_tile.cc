@@ -15,24 +15,9 @@ class ExpandKernel : public Kernel {
     const TensorDesc& in = cfg.inputs[0];
     const TensorDesc& out = cfg.outputs[0];
     AMP_RETURN_IF_ERROR(check_max_rank(out, "Expand output"));
-    if (in.rank() > out.rank() || in.dtype != out.dtype)
-      return invalid_model("Expand: output " + dims_to_string(out.dims) +
-                           " cannot be a broadcast of input " + dims_to_string(in.dims));
     const int r = static_cast<int>(out.rank());
-    const int off = r - static_cast<int>(in.rank());
-    int64_t in_strides[kMaxRank], strides[kMaxRank];
-    contiguous_strides(static_cast<int>(in.rank()), in.dims.data(), in_strides);
-    for (int a = 0; a < r; ++a) {
-      strides[a] = 0;
-      if (a < off) continue;
-      const int64_t d = in.dims[static_cast<size_t>(a - off)];
-      if (d == out.dims[static_cast<size_t>(a)]) {
-        strides[a] = in_strides[a - off];
-      } else if (d != 1) {
-        return invalid_model("Expand: input " + dims_to_string(in.dims) +
-                             " does not broadcast to " + dims_to_string(out.dims));
-      }
-    }
+    int64_t strides[kMaxRank];
+    AMP_RETURN_IF_ERROR(expand_source_strides(in, out, strides));
     plan_ = make_copy_plan(r, out.dims.data(), strides, 0);
     elem_ = dtype_size(in.dtype);
     return Status::ok();
