@@ -71,30 +71,8 @@ class SizeKernel : public FixedOutputKernel {
 class ConstantKernel : public FixedOutputKernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    const graph::Attributes& at = cfg.node->attrs;
-    if (at.has("value")) {
-      AMP_ASSIGN_OR_RETURN(std::optional<graph::TensorData> t, at.get_tensor("value"));
-      if (!t) return invalid_model("Constant: attribute 'value' is not a tensor");
-      const graph::TensorData& v = *t;
-      return set_output(cfg, v.dtype(), v.dims(), v.bytes());
-    }
-    if (at.has("value_float")) {
-      AMP_ASSIGN_OR_RETURN(float v, at.get_float("value_float", 0.0f));
-      return set_output(cfg, DType::kF32, {}, &v);
-    }
-    if (at.has("value_int")) {
-      AMP_ASSIGN_OR_RETURN(int64_t v, at.get_int("value_int", 0));
-      return set_output(cfg, DType::kI64, {}, &v);
-    }
-    if (at.has("value_floats")) {
-      AMP_ASSIGN_OR_RETURN(std::vector<float> v, at.get_floats("value_floats"));
-      return set_output(cfg, DType::kF32, {static_cast<int64_t>(v.size())}, v.data());
-    }
-    if (at.has("value_ints")) {
-      AMP_ASSIGN_OR_RETURN(std::vector<int64_t> v, at.get_ints("value_ints"));
-      return set_output(cfg, DType::kI64, {static_cast<int64_t>(v.size())}, v.data());
-    }
-    return unsupported("Constant: needs one of value, value_float(s), value_int(s)");
+    AMP_ASSIGN_OR_RETURN(const ConstantValue v, read_constant_value(node_attrs(cfg)));
+    return set_output(cfg, v.dtype, v.dims, v.bytes.data());
   }
 };
 
