@@ -21,10 +21,11 @@
 #include <limits>
 #include <type_traits>
 
+#include "common/pool_params.h"
+#include "common/window_geometry.h"
 #include "cpu/cpu_common.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/dnnl_common.h"
-#include "common/window_geometry.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -222,47 +223,21 @@ bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<
 }
 
 Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
-  const graph::Node& node = *cfg.node;
-  const size_t max_outputs = max_ ? 2 : 1;
-  if (cfg.inputs.size() != 1 || !cfg.inputs[0].present || cfg.outputs.empty() ||
-      cfg.outputs.size() > max_outputs || !cfg.outputs[0].present)
-    return invalid_model(op() + ": expects one input and " +
-                         (max_ ? "outputs (Y[, Indices])" : "one output"));
+  AMP_ASSIGN_OR_RETURN(const PoolParams p, read_pool_params(cfg, max_, op()));
   const TensorDesc& x = cfg.inputs[0];
-  dtype_ = x.dtype;
-  const bool float_type = dtype_ == DType::kF32 || dtype_ == DType::kF16 || dtype_ == DType::kBF16;
-  const bool int8_type = dtype_ == DType::kI8 || dtype_ == DType::kU8;
-  if (!float_type && !(max_ && int8_type))
-    return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)));
-  if (cfg.outputs[0].dtype != dtype_) return invalid_model(op() + ": Y dtype differs from X's");
-  with_indices_ = cfg.outputs.size() == 2 && cfg.outputs[1].present;
-  if (with_indices_ && cfg.outputs[1].dtype != DType::kI64)
-    return invalid_model(op() + ": Indices must be i64");
-  const size_t rank = x.rank();
-  if (rank < 3 || rank > 5)
-    return unsupported(op() + ": input rank " + std::to_string(rank) +
-                       " (1-D to 3-D pooling is supported)");
-  const size_t sp = rank - 2;
-  AMP_ASSIGN_OR_RETURN(Window w, read_window(node, op(), sp, {}));
-  AMP_ASSIGN_OR_RETURN(const int64_t ceil_mode, node.attrs.get_int("ceil_mode", 0));
-  AMP_ASSIGN_OR_RETURN(const int64_t include_pad, node.attrs.get_int("count_include_pad", 0));
-  AMP_ASSIGN_OR_RETURN(const int64_t storage_order, node.attrs.get_int("storage_order", 0));
-  include_pad_ = !max_ && include_pad != 0;
-  const std::vector<int64_t> in_sp(x.dims.begin() + 2, x.dims.end());
-  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_sp,
-                       resolve_forward(w, in_sp, ceil_mode != 0, op()));
-  std::vector<int64_t> y_dims = {x.dims[0], x.dims[1]};
-  y_dims.insert(y_dims.end(), out_sp.begin(), out_sp.end());
-  if (cfg.outputs[0].dims != y_dims)
-    return invalid_model(op() + ": output dims " + dims_string(cfg.outputs[0].dims) +
-                         " disagree with the attributes, which give " + dims_string(y_dims));
-  if (with_indices_ && cfg.outputs[1].dims != y_dims)
-    return invalid_model(op() + ": Indices dims " + dims_string(cfg.outputs[1].dims) +
-                         " should be " + dims_string(y_dims));
+  dtype_ = p.dtype;
+  with_indices_ = p.with_indices;
+  include_pad_ = p.include_pad;
+  const size_t sp = p.window.rank();
+  const Window& w = p.window;
+  const std::vector<int64_t>& in_sp = p.in_spatial;
+  const std::vector<int64_t>& out_sp = p.out_spatial;
+  const std::vector<int64_t>& y_dims = p.y_dims;
+  const bool col_major_indices = p.col_major_indices;
 
   geom_.planes = x.dims[0] * x.dims[1];
   geom_.spatial = sp;
-  geom_.col_major_indices = storage_order != 0;
+  geom_.col_major_indices = col_major_indices;
   std::vector<int64_t> pad_r(sp);
   bool extended = false;  // ceil_mode reaches past the end pad
   for (size_t i = 0; i < sp; ++i) {
