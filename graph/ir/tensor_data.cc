@@ -1,5 +1,7 @@
 #include "ir/tensor_data.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "common/half.h"
@@ -50,35 +52,10 @@ Result<TensorData> TensorData::view(DType dtype, std::vector<int64_t> dims,
 }
 
 Result<std::vector<int64_t>> TensorData::to_i64_vector() const {
+  if (!is_integer(dtype_) && dtype_ != DType::kBool)
+    return invalid_model("expected an integer tensor, got " + std::string(dtype_name(dtype_)));
   std::vector<int64_t> out(static_cast<size_t>(numel_));
-  for (int64_t i = 0; i < numel_; ++i) {
-    switch (dtype_) {
-      case DType::kI64:
-        out[i] = data<int64_t>()[i];
-        break;
-      case DType::kI32:
-        out[i] = data<int32_t>()[i];
-        break;
-      case DType::kI16:
-        out[i] = data<int16_t>()[i];
-        break;
-      case DType::kI8:
-        out[i] = data<int8_t>()[i];
-        break;
-      case DType::kU8:
-        out[i] = data<uint8_t>()[i];
-        break;
-      case DType::kBool:
-        out[i] = data<uint8_t>()[i] != 0;
-        break;
-      case DType::kF32:
-      case DType::kF16:
-      case DType::kBF16:
-      case DType::kF64:
-      case DType::kUndefined:
-        return invalid_model("expected an integer tensor, got " + std::string(dtype_name(dtype_)));
-    }
-  }
+  for (int64_t i = 0; i < numel_; ++i) out[static_cast<size_t>(i)] = i64_at(i);
   return out;
 }
 
@@ -114,6 +91,34 @@ double TensorData::f64_at(int64_t i) const {
       return 0;
   }
   return 0;
+}
+
+int64_t TensorData::i64_at(int64_t i) const {
+  switch (dtype_) {
+    case DType::kI64:
+      return data<int64_t>()[i];
+    case DType::kI32:
+      return data<int32_t>()[i];
+    case DType::kI16:
+      return data<int16_t>()[i];
+    case DType::kI8:
+      return data<int8_t>()[i];
+    case DType::kU8:
+      return data<uint8_t>()[i];
+    case DType::kBool:
+      return data<uint8_t>()[i] != 0;
+    case DType::kF32:
+    case DType::kF64:
+    case DType::kF16:
+    case DType::kBF16:
+    case DType::kUndefined:
+      break;
+  }
+  const double d = f64_at(i);
+  if (std::isnan(d)) return 0;
+  if (d >= 9.2e18) return std::numeric_limits<int64_t>::max();
+  if (d <= -9.2e18) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
 }
 
 bool TensorData::operator==(const TensorData& o) const {

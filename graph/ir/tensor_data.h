@@ -61,6 +61,10 @@ class TensorData {
   // Element i (0 <= i < numel) widened to double, as to_f64_vector does; for scans of
   // large constants that should not allocate a double per element.
   double f64_at(int64_t i) const;
+  // Element i as int64: integers exactly, bool as 0/1, floats truncated toward zero and
+  // saturated (NaN -> 0; ONNX leaves out-of-range undefined, and a hostile constant must
+  // not make the conversion C++ UB).
+  int64_t i64_at(int64_t i) const;
 
   // Byte-wise equality of dtype, dims and contents.
   bool operator==(const TensorData& o) const;

@@ -12,67 +12,7 @@ namespace {
 
 using Outputs = std::optional<std::vector<TensorData>>;
 
-// ---- element access through double / int64 ------------------------------------------
-
-double load_f64(const TensorData& t, int64_t i) {
-  const uint8_t* p = t.bytes();
-  switch (t.dtype()) {
-    case DType::kF32:
-      return reinterpret_cast<const float*>(p)[i];
-    case DType::kF64:
-      return reinterpret_cast<const double*>(p)[i];
-    case DType::kF16:
-      return half_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16:
-      return bf16_bits_to_float(reinterpret_cast<const uint16_t*>(p)[i]);
-    case DType::kI64:
-      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kI32:
-      return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI16:
-      return reinterpret_cast<const int16_t*>(p)[i];
-    case DType::kI8:
-      return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8:
-      return p[i];
-    case DType::kBool:
-      return p[i] != 0;
-    case DType::kUndefined:
-      return 0;
-  }
-  return 0;
-}
-
-int64_t load_i64(const TensorData& t, int64_t i) {
-  const uint8_t* p = t.bytes();
-  switch (t.dtype()) {
-    case DType::kI64:
-      return reinterpret_cast<const int64_t*>(p)[i];
-    case DType::kI32:
-      return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI16:
-      return reinterpret_cast<const int16_t*>(p)[i];
-    case DType::kI8:
-      return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8:
-      return p[i];
-    case DType::kBool:
-      return p[i] != 0;
-    case DType::kF32:
-    case DType::kF64:
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kUndefined:
-      break;
-  }
-  // Float to int: truncate toward zero, saturating (ONNX leaves out-of-range undefined; we
-  // must not invoke C++ UB on hostile constants).
-  const double d = load_f64(t, i);
-  if (std::isnan(d)) return 0;
-  if (d >= 9.2e18) return std::numeric_limits<int64_t>::max();
-  if (d <= -9.2e18) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(d);
-}
+// Element access goes through TensorData::f64_at / i64_at (graph/ir/tensor_data.h).
 
 template <typename T>
 T saturate_cast(int64_t v) {
@@ -234,8 +174,8 @@ Result<Outputs> eval_cast(const Value* x, OutBuf o) {
   if (t.numel() != o.numel) return Outputs();
   const bool from_int = integral(t.dtype());
   for (int64_t i = 0; i < o.numel; ++i)
-    store(o.dtype, o.bytes.data(), i, from_int, from_int ? load_i64(t, i) : 0,
-          from_int ? 0.0 : load_f64(t, i));
+    store(o.dtype, o.bytes.data(), i, from_int, from_int ? t.i64_at(i) : 0,
+          from_int ? 0.0 : t.f64_at(i));
   return finish(std::move(o));
 }
 
@@ -247,8 +187,8 @@ Result<Outputs> eval_binary(const Node& n, const Value* a, const Value* b, OutBu
   const bool ints = integral(ta.dtype()) && integral(tb.dtype());
   for (int64_t e = 0; e < o.numel; ++e, wa.next(), wb.next()) {
     if (ints) {
-      const int64_t x = load_i64(ta, wa.offset());
-      const int64_t y = load_i64(tb, wb.offset());
+      const int64_t x = ta.i64_at(wa.offset());
+      const int64_t y = tb.i64_at(wb.offset());
       int64_t r = 0;
       switch (n.op) {
         case OpType::kAdd:
@@ -281,8 +221,8 @@ Result<Outputs> eval_binary(const Node& n, const Value* a, const Value* b, OutBu
       }
       store(o.dtype, o.bytes.data(), e, true, r, 0);
     } else {
-      const double x = load_f64(ta, wa.offset());
-      const double y = load_f64(tb, wb.offset());
+      const double x = ta.f64_at(wa.offset());
+      const double y = tb.f64_at(wb.offset());
       double r = 0;
       switch (n.op) {
         case OpType::kAdd:
@@ -351,7 +291,7 @@ Result<Outputs> eval_unary(const Node& n, const Value* x, OutBuf o) {
   const bool ints = integral(t.dtype());
   for (int64_t e = 0; e < o.numel; ++e) {
     if (ints) {
-      const int64_t v = load_i64(t, e);
+      const int64_t v = t.i64_at(e);
       int64_t r = 0;
       switch (n.op) {
         case OpType::kNeg:
@@ -368,7 +308,7 @@ Result<Outputs> eval_unary(const Node& n, const Value* x, OutBuf o) {
       }
       store(o.dtype, o.bytes.data(), e, true, r, 0);
     } else {
-      const double v = load_f64(t, e);
+      const double v = t.f64_at(e);
       double r = 0;
       switch (n.op) {
         case OpType::kNeg:
@@ -447,10 +387,10 @@ Result<Outputs> eval_gather(const Node& n, const Value* x, const Value* idx, Out
   uint8_t* dst = o.bytes.data();
   for (int64_t i = 0; i < outer; ++i) {
     for (int64_t k = 0; k < ti.numel(); ++k) {
-      int64_t j = load_i64(ti, k);
+      int64_t j = ti.i64_at(k);
       if (j < 0) j += axis_dim;
       if (j < 0 || j >= axis_dim)
-        return invalid_model("Gather index " + std::to_string(load_i64(ti, k)) +
+        return invalid_model("Gather index " + std::to_string(ti.i64_at(k)) +
                              " out of range for axis of size " + std::to_string(axis_dim));
       if (inner == 0) continue;  // nothing to copy, and the storage may be nullptr
       std::memcpy(dst, t.bytes() + ((i * axis_dim + j) * inner) * es, inner * es);
@@ -561,13 +501,12 @@ Result<Outputs> eval_range(const std::vector<const Value*>& in, OutBuf o) {
     // (start = INT64_MIN, delta = INT64_MAX): compute modulo 2^64, which is exact here.
     if (ints)
       store(o.dtype, o.bytes.data(), e, true,
-            static_cast<int64_t>(static_cast<uint64_t>(load_i64(start, 0)) +
-                                 static_cast<uint64_t>(e) *
-                                     static_cast<uint64_t>(load_i64(delta, 0))),
+            static_cast<int64_t>(static_cast<uint64_t>(start.i64_at(0)) +
+                                 static_cast<uint64_t>(e) * static_cast<uint64_t>(delta.i64_at(0))),
             0);
     else
       store(o.dtype, o.bytes.data(), e, false, 0,
-            load_f64(start, 0) + static_cast<double>(e) * load_f64(delta, 0));
+            start.f64_at(0) + static_cast<double>(e) * delta.f64_at(0));
   }
   return finish(std::move(o));
 }

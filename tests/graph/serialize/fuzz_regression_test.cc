@@ -42,7 +42,9 @@ void replay(const char* sub, Status (*load)(const uint8_t*, size_t)) {
     const std::vector<uint8_t> bytes = read_bytes(p);
     const Status s = load(bytes.data(), bytes.size());
     EXPECT_NE(s.code(), ErrorCode::kInternal) << s.to_string();
-    if (!s.is_ok()) EXPECT_FALSE(s.message().empty());
+    if (!s.is_ok()) {
+      EXPECT_FALSE(s.message().empty());
+    }
   }
 }
 
