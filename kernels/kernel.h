@@ -49,6 +49,21 @@ struct TensorDesc {
   size_t bytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
 };
 
+// The TensorDesc of value `id` of `g` (static dims, the host bytes of constants); absent
+// (present = false) for kNoValue. How the runtime and the test runners describe a node.
+inline TensorDesc describe_value(const graph::Graph& g, graph::ValueId id) {
+  TensorDesc d;
+  if (id == graph::kNoValue) {
+    d.present = false;
+    return d;
+  }
+  const graph::Value& v = g.value(id);
+  d.dtype = v.dtype;
+  if (v.shape) d.dims = v.shape->static_dims();
+  if (v.is_constant()) d.constant_data = v.constant->bytes();
+  return d;
+}
+
 struct KernelConfig {
   const graph::Node* node = nullptr;
   std::vector<TensorDesc> inputs;

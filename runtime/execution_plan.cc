@@ -21,19 +21,6 @@ std::string node_label(const Node& n) {
   return "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
 }
 
-kernels::TensorDesc describe(const Graph& g, ValueId id) {
-  kernels::TensorDesc d;
-  if (id == kNoValue) {
-    d.present = false;
-    return d;
-  }
-  const Value& v = g.value(id);
-  d.dtype = v.dtype;
-  if (v.shape) d.dims = v.shape->static_dims();
-  if (v.is_constant()) d.constant_data = v.constant->bytes();
-  return d;
-}
-
 Status bind_inputs(Graph& g, const std::vector<std::vector<int64_t>>& dims) {
   if (dims.size() != g.inputs.size())
     return internal_error("bound " + std::to_string(dims.size()) + " inputs, graph has " +
@@ -89,12 +76,12 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     cfg.node = &n;
     cfg.num_threads = opt.threads;
     cfg.backend_handle = opt.backend->kernel_handle();
-    for (ValueId v : n.inputs) cfg.inputs.push_back(describe(g, v));
+    for (ValueId v : n.inputs) cfg.inputs.push_back(kernels::describe_value(g, v));
     for (ValueId v : n.outputs) {
       if (v != kNoValue && (!g.value(v).shape || !g.value(v).shape->is_static()))
         return internal_error(node_label(n) + ": output '" + g.value(v).name +
                               "' has no static shape after binding");
-      cfg.outputs.push_back(describe(g, v));
+      cfg.outputs.push_back(kernels::describe_value(g, v));
     }
     PlanStep& step = plan->steps[i];
     step.kernel = def->create();

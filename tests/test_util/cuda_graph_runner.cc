@@ -82,30 +82,16 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
     std::vector<const void*> in_ptrs;
     std::vector<void*> out_ptrs;
     for (ValueId id : n.inputs) {
-      kernels::TensorDesc d;
-      if (id == kNoValue) {
-        d.present = false;
-      } else {
-        const Value& v = g.value(id);
-        d.dtype = v.dtype;
-        d.dims = v.shape->static_dims();
-        if (v.is_constant()) d.constant_data = v.constant->bytes();
-      }
-      cfg.inputs.push_back(d);
+      cfg.inputs.push_back(kernels::describe_value(g, id));
       in_ptrs.push_back(id == kNoValue ? nullptr : buf[id].ptr);
     }
     for (ValueId id : n.outputs) {
-      kernels::TensorDesc d;
-      if (id == kNoValue) {
-        d.present = false;
-        cfg.outputs.push_back(d);
+      const kernels::TensorDesc d = kernels::describe_value(g, id);
+      cfg.outputs.push_back(d);
+      if (!d.present) {
         out_ptrs.push_back(nullptr);
         continue;
       }
-      const Value& v = g.value(id);
-      d.dtype = v.dtype;
-      d.dims = v.shape->static_dims();
-      cfg.outputs.push_back(d);
       AMP_RETURN_IF_ERROR(alloc(id, d.bytes()));
       AMP_CUDA_RETURN_IF_ERROR(cudaMemset(buf[id].ptr, 0xFF, d.bytes()));  // poison
       out_ptrs.push_back(buf[id].ptr);

@@ -74,29 +74,17 @@ Result<std::vector<graph::TensorData>> run_graph(
     kernels::KernelConfig cfg;
     cfg.node = &n;
     cfg.num_threads = threads;
-    auto desc = [&](ValueId id) {
-      kernels::TensorDesc d;
-      if (id == kNoValue) {
-        d.present = false;
-        return d;
-      }
-      const Value& v = g.value(id);
-      d.dtype = v.dtype;
-      if (v.shape) d.dims = v.shape->static_dims();
-      if (v.is_constant()) d.constant_data = v.constant->bytes();
-      return d;
-    };
     std::vector<const void*> in_ptrs;
     std::vector<void*> out_ptrs;
     for (ValueId id : n.inputs) {
-      cfg.inputs.push_back(desc(id));
+      cfg.inputs.push_back(kernels::describe_value(g, id));
       in_ptrs.push_back(id == kNoValue ? nullptr : ptr[id]);
     }
     for (ValueId id : n.outputs) {
       const Value* v = id == kNoValue ? nullptr : &g.value(id);
       if (v && (!v->shape || !v->shape->is_static()))
         return internal_error(ctx + ": output '" + v->name + "' has no static shape");
-      cfg.outputs.push_back(desc(id));
+      cfg.outputs.push_back(kernels::describe_value(g, id));
       if (id == kNoValue) {
         out_ptrs.push_back(nullptr);
         continue;
