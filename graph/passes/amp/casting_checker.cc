@@ -83,13 +83,19 @@ ColorDecision check_node(const Graph& g, const Node& n, DType low, ConstantFitCa
       }
       break;
     case OpType::kAveragePool: {
+      // The window's element count, saturating: only "over 65536" matters, and a hostile
+      // kernel_shape must not overflow int64 (found by fuzzing).
+      constexpr int64_t kMaxLowWindow = 65536;
       auto ks = n.attrs.get_ints("kernel_shape");
       int64_t window = 1;
       if (ks.is_ok())
-        for (int64_t k : *ks) window *= std::max<int64_t>(k, 1);
-      if (window > 65536) {
+        for (int64_t k : *ks) {
+          window *= std::min<int64_t>(std::max<int64_t>(k, 1), kMaxLowWindow + 1);
+          if (window > kMaxLowWindow) break;
+        }
+      if (window > kMaxLowWindow) {
         d.color = AmpColor::kNever;
-        d.reason = "AveragePool window of " + std::to_string(window) + " elements";
+        d.reason = "AveragePool window of over " + std::to_string(kMaxLowWindow) + " elements";
       }
       break;
     }

@@ -212,6 +212,32 @@ TEST(AmpPlanner, ClipWithHugeBoundsRunsFp32) {
   EXPECT_TRUE(found);
 }
 
+// A window over 65536 elements keeps AveragePool in fp32. The element count saturates: a
+// kernel_shape whose product overflows int64 (symbolic spatial dims let shape inference
+// accept it) is just "over 65536" (fuzz finding: signed overflow, UB).
+TEST(AmpPlanner, AveragePoolWithAHugeWindowRunsFp32) {
+  for (int64_t k : {int64_t{300}, int64_t{1} << 40}) {
+    SCOPED_TRACE("kernel " + std::to_string(k));
+    GraphBuilder b;
+    ValueId x =
+        b.input("x", DType::kF32, Shape({Dim(1), Dim(4), Dim::symbolic("H"), Dim::symbolic("W")}));
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{k, k});
+    ValueId p = b.node(OpType::kAveragePool, {x}, a, "pool");
+    b.output(p);
+    Graph g = finish(b);
+    AmpReport rep = plan(g);
+    bool found = false;
+    for (const auto& n : rep.nodes)
+      if (n.op == "AveragePool") {
+        found = true;
+        EXPECT_EQ(n.color, "NEVER");
+        EXPECT_NE(n.reason.find("over 65536"), std::string::npos) << n.reason;
+      }
+    EXPECT_TRUE(found);
+  }
+}
+
 // Overrides: JSON per op type and per node glob; a pin that cannot be obeyed is an error.
 TEST(AmpPlanner, PolicyOverridesAndUnobeyablePins) {
   GraphBuilder b;
