@@ -37,6 +37,23 @@ bool read_int_param(const void* data, DType dtype, int64_t count, int64_t* out);
 
 // Row-major strides of dims[0..rank).
 void contiguous_strides(int rank, const int64_t* dims, int64_t* strides);
+// The same, as a vector.
+inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+// Strides to read an input of dims `in` broadcast to `out` (numpy rules): 0 on broadcast
+// axes. `in` is right-aligned against `out`.
+inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in,
+                                              const std::vector<int64_t>& out) {
+  const std::vector<int64_t> in_strides = contiguous_strides(in);
+  std::vector<int64_t> s(out.size(), 0);
+  const size_t offset = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) s[offset + i] = in[i] == 1 ? 0 : in_strides[i];
+  return s;
+}
 
 // axis in [-rank, rank) -> [0, rank); -1 when out of range.
 inline int64_t normalize_axis(int64_t axis, int64_t rank) {

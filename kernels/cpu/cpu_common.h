@@ -58,24 +58,4 @@ void parallel_for(int64_t n, int threads, Fn&& fn, int64_t grain = 32768) {
   }
 }
 
-// Row-major strides of `dims`. (The pointer form, common/kernel_params.h, is brought in
-// beside it: this overload would otherwise hide it inside namespace cpu.)
-inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
-  return s;
-}
-using ::amp::kernels::contiguous_strides;
-
-// Strides to read an input of dims `in` broadcast to `out` (numpy rules): 0 on broadcast
-// axes. `in` is right-aligned against `out`.
-inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in,
-                                              const std::vector<int64_t>& out) {
-  std::vector<int64_t> in_strides = contiguous_strides(in);
-  std::vector<int64_t> s(out.size(), 0);
-  const size_t offset = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i) s[offset + i] = in[i] == 1 ? 0 : in_strides[i];
-  return s;
-}
-
 }  // namespace amp::kernels::cpu

@@ -233,11 +233,10 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
   const std::vector<int64_t>& in_sp = p.in_spatial;
   const std::vector<int64_t>& out_sp = p.out_spatial;
   const std::vector<int64_t>& y_dims = p.y_dims;
-  const bool col_major_indices = p.col_major_indices;
 
   geom_.planes = x.dims[0] * x.dims[1];
   geom_.spatial = sp;
-  geom_.col_major_indices = col_major_indices;
+  geom_.col_major_indices = p.col_major_indices;
   std::vector<int64_t> pad_r(sp);
   bool extended = false;  // ceil_mode reaches past the end pad
   for (size_t i = 0; i < sp; ++i) {

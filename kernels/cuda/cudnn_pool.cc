@@ -35,11 +35,10 @@ class PoolKernel final : public Kernel {
     const std::vector<int64_t>& in_sp = p.in_spatial;
     const std::vector<int64_t>& out_sp = p.out_spatial;
     const std::vector<int64_t>& y_dims = p.y_dims;
-    const bool col_major_indices = p.col_major_indices;
 
     geom_.planes = x.dims[0] * x.dims[1];
     geom_.spatial = static_cast<int>(sp);
-    geom_.col_major_indices = col_major_indices;
+    geom_.col_major_indices = p.col_major_indices;
     bool cudnn_fits = !with_indices_ && (dtype_ == DType::kF32 || (dtype_ == DType::kF16 && max_));
     for (size_t i = 0; i < sp; ++i) {
       const size_t a = 3 - sp + i;

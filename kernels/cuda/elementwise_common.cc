@@ -20,17 +20,6 @@ void register_cuda_elementwise_kernels(KernelRegistry& registry) {
 namespace cuda_ew {
 namespace {
 
-// Row-major strides of `in` read broadcast to `out` (right-aligned): 0 on broadcast axes.
-std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& in,
-                                       const std::vector<int64_t>& out) {
-  std::vector<int64_t> in_strides(in.size(), 1);
-  for (size_t i = in.size(); i-- > 1;) in_strides[i - 1] = in_strides[i] * in[i];
-  std::vector<int64_t> s(out.size(), 0);
-  const size_t offset = out.size() - in.size();
-  for (size_t i = 0; i < in.size(); ++i) s[offset + i] = in[i] == 1 ? 0 : in_strides[i];
-  return s;
-}
-
 template <int N>
 Result<BroadcastPlan<N>> make_plan(const std::vector<std::vector<int64_t>>& inputs,
                                    const std::vector<int64_t>& out, bool exact) {
