@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

@@ -1,4 +1,4 @@
-#include "kernel_registry.h"
+#include "kernels/kernel_registry.h"
 
 namespace amp::kernels {
 

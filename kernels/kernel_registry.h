@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 namespace amp::kernels {
 

@@ -1,8 +1,8 @@
 // The public API: thin wrappers that turn Status into amp::Error.
 #include "amp/engine.h"
 
-#include "engine_impl.h"
-#include "execution_context.h"
+#include "runtime/engine_impl.h"
+#include "runtime/execution_context.h"
 
 namespace amp {
 

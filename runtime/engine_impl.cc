@@ -1,4 +1,4 @@
-#include "engine_impl.h"
+#include "runtime/engine_impl.h"
 
 #include <omp.h>
 
@@ -7,16 +7,16 @@
 #include <map>
 #include <set>
 
-#include "backend/backend_factory.h"
-#include "execution_context.h"
-#include "ir/verifier.h"
-#include "onnx/onnx_importer.h"
-#include "ops/shape_inference.h"
-#include "ops/shape_inputs.h"
-#include "passes/amp/amp_planner.h"
-#include "passes/amp/precision_report.h"
-#include "passes/pipelines.h"
-#include "serialize/amp_reader.h"
+#include "graph/ir/verifier.h"
+#include "graph/onnx/onnx_importer.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/ops/shape_inputs.h"
+#include "graph/passes/amp/amp_planner.h"
+#include "graph/passes/amp/precision_report.h"
+#include "graph/passes/pipelines.h"
+#include "graph/serialize/amp_reader.h"
+#include "runtime/backend/backend_factory.h"
+#include "runtime/execution_context.h"
 
 namespace amp {
 namespace {

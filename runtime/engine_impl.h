@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "backend/backend.h"
-#include "common/status.h"
-#include "execution_plan.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
-#include "passes/amp/amp_planner.h"
+#include "graph/ir/graph.h"
+#include "graph/passes/amp/amp_planner.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/backend/backend.h"
+#include "runtime/common/status.h"
+#include "runtime/execution_plan.h"
 
 namespace amp {
 

@@ -1,6 +1,6 @@
-#include "execution_context.h"
+#include "runtime/execution_context.h"
 
-#include "engine_impl.h"
+#include "runtime/engine_impl.h"
 
 namespace amp {
 

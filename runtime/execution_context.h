@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "backend/backend.h"
-#include "execution_plan.h"
+#include "runtime/backend/backend.h"
+#include "runtime/execution_plan.h"
 
 namespace amp {
 

@@ -1,12 +1,12 @@
-#include "execution_plan.h"
+#include "runtime/execution_plan.h"
 
-#include "backend/backend.h"
-#include "ir/limits.h"
-#include "ops/shape_inference.h"
-#include "ops/shape_inputs.h"
-#include "passes/constant_folding.h"
-#include "passes/dead_code_elimination.h"
-#include "passes/pass_manager.h"
+#include "graph/ir/limits.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/ops/shape_inputs.h"
+#include "graph/passes/constant_folding.h"
+#include "graph/passes/dead_code_elimination.h"
+#include "graph/passes/pass_manager.h"
+#include "runtime/backend/backend.h"
 
 namespace amp::runtime {
 namespace {

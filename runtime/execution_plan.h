@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
-#include "planning/value_memory_plan.h"
+#include "graph/ir/graph.h"
+#include "graph/planning/value_memory_plan.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::runtime {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp {
 namespace {

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/status.h"
-#include "onnx/onnx_tensor.h"
+#include "graph/onnx/onnx_tensor.h"
+#include "runtime/common/status.h"
 
 namespace amp {
 

@@ -1,4 +1,4 @@
-#include "ir/attribute.h"
+#include "graph/ir/attribute.h"
 
 namespace amp::graph {
 

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "ir/tensor_data.h"
+#include "graph/ir/tensor_data.h"
 
 namespace amp::graph {
 

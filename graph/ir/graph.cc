@@ -1,4 +1,4 @@
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
 
 #include <unordered_set>
 

@@ -30,10 +30,10 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "ir/attribute.h"
-#include "ir/shape.h"
-#include "ir/tensor_data.h"
-#include "ops/op_types.h"
+#include "graph/ir/attribute.h"
+#include "graph/ir/shape.h"
+#include "graph/ir/tensor_data.h"
+#include "graph/ops/op_types.h"
 
 namespace amp::graph {
 

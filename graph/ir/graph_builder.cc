@@ -1,4 +1,4 @@
-#include "ir/graph_builder.h"
+#include "graph/ir/graph_builder.h"
 
 #include <cctype>
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
 
 namespace amp::graph {
 

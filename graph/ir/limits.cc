@@ -1,4 +1,4 @@
-#include "ir/limits.h"
+#include "graph/ir/limits.h"
 
 #include <algorithm>
 #include <string>

@@ -12,8 +12,8 @@
 
 #include <cstdint>
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "ir/name_table.h"
+#include "graph/ir/name_table.h"
 
 namespace amp::graph {
 

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "ir/shape.h"
+#include "graph/ir/shape.h"
 
 namespace amp::graph {
 

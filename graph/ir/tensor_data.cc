@@ -1,11 +1,11 @@
-#include "ir/tensor_data.h"
+#include "graph/ir/tensor_data.h"
 
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "common/half.h"
-#include "ir/shape.h"
+#include "graph/ir/shape.h"
+#include "runtime/common/half.h"
 
 namespace amp::graph {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

@@ -1,6 +1,6 @@
-#include "ir/verifier.h"
+#include "graph/ir/verifier.h"
 
-#include "ir/limits.h"
+#include "graph/ir/limits.h"
 
 #include <string>
 #include <unordered_set>

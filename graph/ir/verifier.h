@@ -16,8 +16,8 @@
 //      exceeding the byte cap is kOutOfMemory, the rest kInvalidModel.
 #pragma once
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

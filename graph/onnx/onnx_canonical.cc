@@ -1,9 +1,9 @@
-#include "onnx/onnx_canonical.h"
+#include "graph/onnx/onnx_canonical.h"
 
 #include <string>
 #include <utility>
 
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp::graph::onnx_import {
 namespace {

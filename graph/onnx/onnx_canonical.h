@@ -8,9 +8,9 @@
 
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "onnx/onnx_internal.h"
+#include "graph/ir/graph.h"
+#include "graph/onnx/onnx_internal.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph::onnx_import {
 

@@ -1,4 +1,4 @@
-#include "onnx/onnx_importer.h"
+#include "graph/onnx/onnx_importer.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -16,10 +16,10 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "ir/verifier.h"
-#include "onnx/onnx_canonical.h"
-#include "onnx/onnx_internal.h"
-#include "onnx/onnx_tensor.h"
+#include "graph/ir/verifier.h"
+#include "graph/onnx/onnx_canonical.h"
+#include "graph/onnx/onnx_internal.h"
+#include "graph/onnx/onnx_tensor.h"
 
 namespace amp::graph {
 namespace {

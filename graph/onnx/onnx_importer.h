@@ -31,8 +31,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

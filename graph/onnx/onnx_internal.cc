@@ -1,4 +1,4 @@
-#include "onnx/onnx_internal.h"
+#include "graph/onnx/onnx_internal.h"
 
 namespace amp::graph::onnx_import {
 

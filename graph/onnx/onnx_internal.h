@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/name_table.h"  // NameTable: the importer's value and node names
+#include "graph/ir/name_table.h"  // NameTable: the importer's value and node names
+#include "runtime/common/status.h"
 
 namespace amp::graph::onnx_import {
 

@@ -1,4 +1,4 @@
-#include "onnx/onnx_tensor.h"
+#include "graph/onnx/onnx_tensor.h"
 
 #include <charconv>
 #include <cstring>
@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "ir/shape.h"
-#include "onnx/onnx_internal.h"
+#include "graph/ir/shape.h"
+#include "graph/onnx/onnx_internal.h"
 
 namespace amp::graph::onnx_import {
 namespace {

@@ -11,9 +11,9 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "common/status.h"
-#include "ir/attribute.h"
-#include "ir/tensor_data.h"
+#include "graph/ir/attribute.h"
+#include "graph/ir/tensor_data.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph::onnx_import {
 

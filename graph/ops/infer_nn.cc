@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <string>
 
-#include "ops/infer_rules.h"
-#include "ops/infer_util.h"
+#include "graph/ops/infer_rules.h"
+#include "graph/ops/infer_util.h"
 
 namespace amp::graph {
 namespace {

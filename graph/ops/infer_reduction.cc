@@ -2,8 +2,8 @@
 // input 1, keepdims, noop_with_empty_axes) and ArgMax (axis, keepdims; i64 output).
 #include <string>
 
-#include "ops/infer_rules.h"
-#include "ops/infer_util.h"
+#include "graph/ops/infer_rules.h"
+#include "graph/ops/infer_util.h"
 
 namespace amp::graph {
 namespace {

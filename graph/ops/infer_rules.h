@@ -20,7 +20,7 @@
 
 #include <limits>
 
-#include "ops/op_schema.h"
+#include "graph/ops/op_schema.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "ops/infer_util.h"
+#include "graph/ops/infer_util.h"
 
 #include <algorithm>
 

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "ir/limits.h"
-#include "ops/op_schema.h"
+#include "graph/ir/graph.h"
+#include "graph/ir/limits.h"
+#include "graph/ops/op_schema.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

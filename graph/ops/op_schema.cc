@@ -1,8 +1,8 @@
-#include "ops/op_schema.h"
+#include "graph/ops/op_schema.h"
 
 #include <array>
 
-#include "ops/infer_rules.h"
+#include "graph/ops/infer_rules.h"
 
 namespace amp::graph {
 namespace {
@@ -10,7 +10,7 @@ namespace {
 // {min_inputs, max_inputs (-1 variadic), min_outputs, max_outputs, rule}
 constexpr std::array<OpSchema, kOpCount> kSchemas = {{
 #define AMP_OP(name, traits, color) kSchema##name,
-#include "ops/op_types.def"
+#include "graph/ops/op_types.def"
 #undef AMP_OP
 }};
 

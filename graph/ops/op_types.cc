@@ -1,4 +1,4 @@
-#include "ops/op_types.h"
+#include "graph/ops/op_types.h"
 
 #include <array>
 
@@ -17,7 +17,7 @@ struct OpInfo {
 
 constexpr std::array<OpInfo, kOpCount> kOps = {{
 #define AMP_OP(name, traits, color) {#name, static_cast<uint32_t>(traits), color},
-#include "ops/op_types.def"
+#include "graph/ops/op_types.def"
 #undef AMP_OP
 }};
 

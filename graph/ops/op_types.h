@@ -9,13 +9,13 @@ namespace amp::graph {
 
 enum class OpType : int32_t {
 #define AMP_OP(name, traits, color) k##name,
-#include "ops/op_types.def"
+#include "graph/ops/op_types.def"
 #undef AMP_OP
 };
 
 inline constexpr int kOpCount = 0
 #define AMP_OP(name, traits, color) +1
-#include "ops/op_types.def"
+#include "graph/ops/op_types.def"
 #undef AMP_OP
     ;
 

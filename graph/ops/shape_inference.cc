@@ -1,9 +1,9 @@
-#include "ops/shape_inference.h"
+#include "graph/ops/shape_inference.h"
 
 #include <string>
 
-#include "ir/limits.h"
-#include "ops/op_schema.h"
+#include "graph/ir/limits.h"
+#include "graph/ops/op_schema.h"
 
 namespace amp::graph {
 namespace {

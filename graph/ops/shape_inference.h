@@ -7,8 +7,8 @@
 // output shape is checked against the caps of ir/limits.h (rank, element count, bytes).
 #pragma once
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

@@ -1,6 +1,6 @@
-#include "ops/shape_inputs.h"
+#include "graph/ops/shape_inputs.h"
 
-#include "ir/name_table.h"
+#include "graph/ir/name_table.h"
 
 namespace amp::graph {
 

@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

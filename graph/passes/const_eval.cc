@@ -1,11 +1,11 @@
-#include "passes/const_eval.h"
+#include "graph/passes/const_eval.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp::graph {
 namespace {

@@ -1,11 +1,11 @@
-#include "passes/constant_folding.h"
+#include "graph/passes/constant_folding.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
-#include "ops/shape_inference.h"
+#include "graph/ops/shape_inference.h"
 
 namespace amp::graph {
 namespace {

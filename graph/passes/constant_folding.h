@@ -27,8 +27,8 @@
 
 #include <memory>
 
-#include "passes/const_eval.h"
-#include "passes/pass.h"
+#include "graph/passes/const_eval.h"
+#include "graph/passes/pass.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "passes/dead_code_elimination.h"
+#include "graph/passes/dead_code_elimination.h"
 
 namespace amp::graph {
 

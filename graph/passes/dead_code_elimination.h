@@ -7,7 +7,7 @@
 // exact.
 #pragma once
 
-#include "passes/pass.h"
+#include "graph/passes/pass.h"
 
 namespace amp::graph {
 

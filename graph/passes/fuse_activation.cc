@@ -1,4 +1,4 @@
-#include "passes/fuse_activation.h"
+#include "graph/passes/fuse_activation.h"
 
 #include <cfloat>
 

@@ -12,7 +12,7 @@
 // node has no fused activation yet; Clip's bounds are constants (or absent).
 #pragma once
 
-#include "passes/pass.h"
+#include "graph/passes/pass.h"
 
 namespace amp::graph {
 

@@ -1,8 +1,8 @@
-#include "passes/fuse_batchnorm.h"
+#include "graph/passes/fuse_batchnorm.h"
 
 #include <cmath>
 
-#include "ir/name_table.h"
+#include "graph/ir/name_table.h"
 
 namespace amp::graph {
 namespace {

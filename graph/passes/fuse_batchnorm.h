@@ -12,7 +12,7 @@
 // when unused), so a weight shared by two convs is never modified behind the other's back.
 #pragma once
 
-#include "passes/pass.h"
+#include "graph/passes/pass.h"
 
 namespace amp::graph {
 

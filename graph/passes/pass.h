@@ -11,8 +11,8 @@
 
 #include <string_view>
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

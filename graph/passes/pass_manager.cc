@@ -1,9 +1,9 @@
-#include "passes/pass_manager.h"
+#include "graph/passes/pass_manager.h"
 
 #include <chrono>
 
-#include "ir/verifier.h"
-#include "ops/shape_inference.h"
+#include "graph/ir/verifier.h"
+#include "graph/ops/shape_inference.h"
 
 namespace amp::graph {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "passes/pass.h"
+#include "graph/passes/pass.h"
 
 namespace amp::graph {
 

@@ -1,11 +1,11 @@
-#include "passes/pipelines.h"
+#include "graph/passes/pipelines.h"
 
-#include "ir/verifier.h"
-#include "ops/shape_inference.h"
-#include "passes/constant_folding.h"
-#include "passes/dead_code_elimination.h"
-#include "passes/fuse_activation.h"
-#include "passes/fuse_batchnorm.h"
+#include "graph/ir/verifier.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/constant_folding.h"
+#include "graph/passes/dead_code_elimination.h"
+#include "graph/passes/fuse_activation.h"
+#include "graph/passes/fuse_batchnorm.h"
 
 namespace amp::graph {
 

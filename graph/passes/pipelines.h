@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "passes/pass_manager.h"
+#include "graph/passes/pass_manager.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "planning/memory_planner.h"
+#include "graph/planning/memory_planner.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "planning/value_memory_plan.h"
+#include "graph/planning/value_memory_plan.h"
 
 #include <string>
 

@@ -20,9 +20,9 @@
 #include <functional>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "planning/memory_planner.h"
+#include "graph/ir/graph.h"
+#include "graph/planning/memory_planner.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

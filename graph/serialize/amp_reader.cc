@@ -1,4 +1,4 @@
-#include "serialize/amp_reader.h"
+#include "graph/serialize/amp_reader.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,10 +11,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "ir/verifier.h"
-#include "schema/model_generated.h"
-#include "serialize/amp_format.h"
-#include "serialize/mapped_file.h"
+#include "graph/ir/verifier.h"
+#include "graph/schema/model_generated.h"
+#include "graph/serialize/amp_format.h"
+#include "graph/serialize/mapped_file.h"
 
 namespace amp::graph {
 namespace {

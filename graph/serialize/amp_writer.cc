@@ -1,4 +1,4 @@
-#include "serialize/amp_writer.h"
+#include "graph/serialize/amp_writer.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,9 +12,9 @@
 #include <utility>
 #include <variant>
 
-#include "ir/verifier.h"
-#include "schema/model_generated.h"
-#include "serialize/amp_format.h"
+#include "graph/ir/verifier.h"
+#include "graph/schema/model_generated.h"
+#include "graph/serialize/amp_format.h"
 
 namespace amp::graph {
 namespace {

@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "serialize/mapped_file.h"
+#include "graph/serialize/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -21,7 +21,7 @@
 #include <memory>
 #include <string>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

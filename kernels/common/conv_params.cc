@@ -1,6 +1,6 @@
-#include "common/conv_params.h"
+#include "kernels/common/conv_params.h"
 
-#include "common/fused_activation.h"
+#include "kernels/common/fused_activation.h"
 
 namespace amp::kernels {
 

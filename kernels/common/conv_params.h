@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "common/elementwise_functors.h"
-#include "common/status.h"
-#include "common/window_geometry.h"
-#include "kernel_registry.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/common/window_geometry.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

@@ -22,8 +22,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "common/half.h"
-#include "common/host_device.h"
+#include "runtime/common/half.h"
+#include "runtime/common/host_device.h"
 
 namespace amp::ew {
 

@@ -1,4 +1,4 @@
-#include "common/fused_activation.h"
+#include "kernels/common/fused_activation.h"
 
 #include <cfloat>
 #include <string>

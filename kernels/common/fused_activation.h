@@ -5,9 +5,9 @@
 //   if (act.kind != ew::ActivationKind::kNone) ...  // an epilogue, or a separate pass
 #pragma once
 
-#include "common/elementwise_functors.h"
-#include "common/status.h"
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
+#include "kernels/common/elementwise_functors.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

@@ -1,4 +1,4 @@
-#include "common/kernel_params.h"
+#include "kernels/common/kernel_params.h"
 
 #include <algorithm>
 #include <cstring>

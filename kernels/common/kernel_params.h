@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/status.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

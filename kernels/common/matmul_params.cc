@@ -1,9 +1,9 @@
-#include "common/matmul_params.h"
+#include "kernels/common/matmul_params.h"
 
 #include <algorithm>
 #include <string>
 
-#include "common/window_geometry.h"  // dims_string
+#include "kernels/common/window_geometry.h"  // dims_string
 
 namespace amp::kernels {
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/status.h"
-#include "kernel_registry.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

@@ -1,4 +1,4 @@
-#include "common/pool_params.h"
+#include "kernels/common/pool_params.h"
 
 namespace amp::kernels {
 

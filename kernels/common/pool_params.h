@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "common/window_geometry.h"
-#include "kernel_registry.h"
+#include "kernels/common/window_geometry.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

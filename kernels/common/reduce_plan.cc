@@ -1,4 +1,4 @@
-#include "common/reduce_plan.h"
+#include "kernels/common/reduce_plan.h"
 
 #include <string>
 

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels {
 

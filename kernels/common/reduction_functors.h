@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "common/host_device.h"
+#include "runtime/common/host_device.h"
 
 namespace amp::kernels {
 

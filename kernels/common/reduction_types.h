@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "amp/dtype.h"
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp::kernels::reduction {
 

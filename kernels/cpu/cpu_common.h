@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/half.h"
-#include "common/kernel_params.h"
+#include "kernels/common/kernel_params.h"
+#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {
 

@@ -5,7 +5,7 @@
 // and accumulate in fp32, rounding once on store (cpu_common.h: load_f32 / store_f32).
 #pragma once
 
-#include "kernel_registry.h"
+#include "kernels/kernel_registry.h"
 
 namespace amp::kernels {
 

@@ -1,4 +1,4 @@
-#include "cpu/dnnl_common.h"
+#include "kernels/cpu/dnnl_common.h"
 
 #include <omp.h>
 
@@ -6,7 +6,7 @@
 #include <cfloat>
 #include <cstring>
 
-#include "cpu/cpu_common.h"
+#include "kernels/cpu/cpu_common.h"
 
 namespace amp::kernels::cpu {
 

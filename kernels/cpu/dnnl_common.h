@@ -36,11 +36,11 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/elementwise_functors.h"
-#include "common/fused_activation.h"
-#include "common/status.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/common/fused_activation.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cpu {
 

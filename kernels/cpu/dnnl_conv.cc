@@ -31,11 +31,11 @@
 // positions (which no input reaches) with act(bias).
 #include <algorithm>
 
-#include "common/conv_params.h"
-#include "common/window_geometry.h"
-#include "cpu/cpu_common.h"
-#include "cpu/cpu_kernels.h"
-#include "cpu/dnnl_common.h"
+#include "kernels/common/conv_params.h"
+#include "kernels/common/window_geometry.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dnnl_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

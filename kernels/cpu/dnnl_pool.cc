@@ -21,11 +21,11 @@
 #include <limits>
 #include <type_traits>
 
-#include "common/pool_params.h"
-#include "common/window_geometry.h"
-#include "cpu/cpu_common.h"
-#include "cpu/cpu_kernels.h"
-#include "cpu/dnnl_common.h"
+#include "kernels/common/pool_params.h"
+#include "kernels/common/window_geometry.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dnnl_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

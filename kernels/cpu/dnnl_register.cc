@@ -1,5 +1,5 @@
-#include "cpu/cpu_kernels.h"
-#include "cpu/dnnl_common.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dnnl_common.h"
 
 namespace amp::kernels {
 

@@ -4,8 +4,8 @@
 // input 0 when their shapes match.
 #include <cstring>
 
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -2,7 +2,7 @@
 // checks are common/kernel_params.h, shared with CUDA).
 #include <string>
 
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 

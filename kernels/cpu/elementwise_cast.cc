@@ -8,10 +8,10 @@
 // dtype, which must match attribute 'to' when present.
 #include <cstring>
 
-#include "common/half.h"
-#include "cpu/cpu_common.h"
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
+#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {
 namespace {

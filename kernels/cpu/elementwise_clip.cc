@@ -5,8 +5,8 @@
 #include <cstring>
 #include <limits>
 
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {

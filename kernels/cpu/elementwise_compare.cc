@@ -1,7 +1,7 @@
 // Comparisons with numpy broadcasting (Equal, Greater, Less: numeric inputs, bool output;
 // Equal also on bool) and the logical And. f16/bf16 compare their exact fp32 values.
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "common/elementwise_functors.h"
-#include "common/kernel_params.h"
-#include "cpu/cpu_common.h"
-#include "kernel_registry.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/common/kernel_params.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/kernel_registry.h"
 
 namespace amp::kernels::cpu {
 

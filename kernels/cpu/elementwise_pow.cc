@@ -8,8 +8,8 @@
 // LayerNorm decompositions write it).
 #include <cstring>
 
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -1,6 +1,6 @@
 // The CPU elementwise family: one registration per file (elementwise_cpu.h).
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels {
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {

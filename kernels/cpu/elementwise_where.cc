@@ -4,8 +4,8 @@
 //
 // Looked up by X's dtype when it is a float type, else by cond's (bool): registered for
 // bool and each float type, and any X dtype is handled.
-#include "cpu/cpu_kernels.h"
-#include "cpu/elementwise_cpu.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {

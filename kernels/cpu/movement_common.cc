@@ -1,9 +1,9 @@
-#include "cpu/movement_common.h"
+#include "kernels/cpu/movement_common.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "cpu/cpu_common.h"
+#include "kernels/cpu/cpu_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

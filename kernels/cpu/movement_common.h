@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/kernel_params.h"
-#include "common/status.h"
-#include "kernel.h"
-#include "kernel_registry.h"
+#include "kernels/common/kernel_params.h"
+#include "kernels/kernel.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cpu {
 

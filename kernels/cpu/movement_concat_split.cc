@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cpu/cpu_common.h"
-#include "cpu/movement_common.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -2,7 +2,7 @@
 // Both modes are one 6-D transpose of a reshaped input (ONNX's definition):
 //   DCR: [N, b, b, C', H, W] -> perm (0, 3, 4, 1, 5, 2) -> [N, C', H, b, W, b]
 //   CRD: [N, C', b, b, H, W] -> perm (0, 1, 4, 2, 5, 3) -> [N, C', H, b, W, b]
-#include "cpu/movement_common.h"
+#include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

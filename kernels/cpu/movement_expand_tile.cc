@@ -5,8 +5,8 @@
 //           copied repeats_last times.
 #include <cstring>
 
-#include "cpu/cpu_common.h"
-#include "cpu/movement_common.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

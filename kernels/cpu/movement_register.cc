@@ -1,6 +1,6 @@
 // The movement family's entry point (cpu_kernels.h): one call per sub-family file.
-#include "cpu/cpu_kernels.h"
-#include "cpu/movement_common.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels {
 

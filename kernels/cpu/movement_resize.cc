@@ -12,9 +12,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu/cpu_common.h"
-#include "cpu/movement_common.h"
-#include "cpu/movement_resize.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/movement_common.h"
+#include "kernels/cpu/movement_resize.h"
 
 namespace amp::kernels::cpu {
 namespace {

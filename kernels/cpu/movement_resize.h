@@ -24,8 +24,8 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
-#include "common/status.h"
-#include "ir/attribute.h"
+#include "graph/ir/attribute.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cpu::resize {
 

@@ -1,9 +1,9 @@
-#include "cpu/movement_resize.h"
+#include "kernels/cpu/movement_resize.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu::resize {
 namespace {

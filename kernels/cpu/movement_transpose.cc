@@ -1,7 +1,7 @@
 // Transpose(perm): output axis i is input axis perm[i]; perm defaults to reversing the axes.
 // A strided gather whose innermost run is as long as the perm allows (contiguous axes
 // merge in make_strided_view).
-#include "cpu/movement_common.h"
+#include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -1,8 +1,8 @@
 // View ops: Reshape, Flatten, Squeeze, Unsqueeze, Identity. The output holds the input's
 // bytes unchanged under another shape, so the kernel is a copy, and not even that when the
 // memory planner aliased the output onto the input (the pointers are then equal).
-#include "cpu/cpu_common.h"
-#include "cpu/movement_common.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -6,9 +6,9 @@
 //
 // Training (training_mode = 1, or the running-statistics outputs 1..2 requested) and the
 // pre-opset-9 non-spatial form (spatial = 0) are unsupported.
-#include "common/reduction_functors.h"
-#include "cpu/cpu_common.h"
-#include "cpu/reduce_util.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {

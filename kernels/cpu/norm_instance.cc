@@ -1,9 +1,9 @@
 // InstanceNormalization: X [N, C, D1..Dk], scale [C], B [C], epsilon (default 1e-5).
 // Each (n, c) plane (contiguous) is normalized with its own two-pass mean and variance in
 // fp32 (f64 for f64), then y = (x - mean) * inv_std * scale[c] + B[c].
-#include "common/reduction_functors.h"
-#include "cpu/cpu_common.h"
-#include "cpu/reduce_util.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {

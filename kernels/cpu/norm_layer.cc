@@ -9,9 +9,9 @@
 // when constant, else into the workspace at the start of run().
 #include <algorithm>
 
-#include "common/reduction_functors.h"
-#include "cpu/cpu_common.h"
-#include "cpu/reduce_util.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -4,9 +4,9 @@
 // exact for every storage type (f16/bf16 widen to fp32 without rounding).
 #include <algorithm>
 
-#include "common/reduction_functors.h"
-#include "cpu/cpu_common.h"
-#include "cpu/reduce_util.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -1,8 +1,8 @@
 // GlobalAveragePool: [N, C, D1..Dk] -> [N, C, 1..1], the mean over the spatial dims, which
 // are contiguous per (n, c). Pairwise fp32 summation (f64 for f64).
-#include "common/reduction_functors.h"
-#include "cpu/cpu_common.h"
-#include "cpu/reduce_util.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // The reduction family's entry point (cpu_kernels.h): Reduce*, ArgMax, GlobalAveragePool,
 // Softmax/LogSoftmax and the normalizations, one file each (see reduce_util.h).
-#include "cpu/cpu_kernels.h"
-#include "cpu/reduce_util.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels {
 

@@ -1,4 +1,4 @@
-#include "cpu/reduce_util.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 

@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/half.h"
-#include "common/reduce_plan.h"
-#include "common/reduction_types.h"
-#include "common/status.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/common/reduce_plan.h"
+#include "kernels/common/reduction_types.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/half.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cpu {
 

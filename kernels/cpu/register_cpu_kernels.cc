@@ -1,4 +1,4 @@
-#include "cpu/cpu_kernels.h"
+#include "kernels/cpu/cpu_kernels.h"
 
 namespace amp::kernels {
 

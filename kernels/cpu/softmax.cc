@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "common/reduction_functors.h"
-#include "cpu/cpu_common.h"
-#include "cpu/reduce_util.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {

@@ -1,9 +1,9 @@
-#include "cuda/cast_kernels.h"
+#include "kernels/cuda/cast_kernels.h"
 
 #include <string>
 
-#include "common/half.h"
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
+#include "runtime/common/half.h"
 
 namespace amp::cuda {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::cuda {
 

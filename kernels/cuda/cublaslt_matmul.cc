@@ -35,10 +35,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "common/matmul_params.h"
-#include "cuda/cuda_kernels.h"
-#include "cuda/cudnn_common.h"
-#include "cuda/cudnn_epilogue.h"
+#include "kernels/common/matmul_params.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cudnn_common.h"
+#include "kernels/cuda/cudnn_epilogue.h"
 
 namespace amp::kernels::cuda_library {
 namespace {

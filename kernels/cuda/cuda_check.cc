@@ -1,4 +1,4 @@
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
 
 namespace amp::cuda {
 

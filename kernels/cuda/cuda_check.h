@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::cuda {
 

@@ -1,9 +1,9 @@
-#include "cuda/cuda_context.h"
+#include "kernels/cuda/cuda_context.h"
 
 #include <memory>
 #include <string>
 
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
 
 namespace amp::cuda {
 

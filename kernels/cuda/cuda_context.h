@@ -13,7 +13,7 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::cuda {
 

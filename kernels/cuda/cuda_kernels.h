@@ -13,7 +13,7 @@
 //     arithmetic shared with the CPU through kernels/common/*_functors.h (AMP_HOST_DEVICE).
 #pragma once
 
-#include "kernel_registry.h"
+#include "kernels/kernel_registry.h"
 
 namespace amp::kernels {
 

@@ -27,10 +27,10 @@
 #include <type_traits>
 
 #include "amp/dtype.h"
-#include "common/elementwise_functors.h"
-#include "common/half.h"
-#include "common/status.h"
-#include "cuda/cuda_check.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cuda/cuda_check.h"
+#include "runtime/common/half.h"
+#include "runtime/common/status.h"
 
 namespace amp::cuda {
 

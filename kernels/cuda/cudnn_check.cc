@@ -1,5 +1,5 @@
 // cuDNN / cuBLAS return codes -> Status (cudnn_check.h).
-#include "cuda/cudnn_check.h"
+#include "kernels/cuda/cudnn_check.h"
 
 #include <string>
 

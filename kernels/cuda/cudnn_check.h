@@ -10,7 +10,7 @@
 #include <cublasLt.h>
 #include <cudnn.h>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::cuda {
 

@@ -1,5 +1,5 @@
 // Shared plumbing of the CUDA library kernels (cudnn_common.h).
-#include "cuda/cudnn_common.h"
+#include "kernels/cuda/cudnn_common.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -7,7 +7,7 @@
 #include <map>
 #include <mutex>
 
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
 
 namespace amp::kernels::cuda_library {
 

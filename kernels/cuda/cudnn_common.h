@@ -23,14 +23,14 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/elementwise_functors.h"
-#include "common/fused_activation.h"
-#include "common/status.h"
-#include "common/window_geometry.h"
-#include "cuda/cuda_context.h"
-#include "cuda/cudnn_check.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/common/fused_activation.h"
+#include "kernels/common/window_geometry.h"
+#include "kernels/cuda/cuda_context.h"
+#include "kernels/cuda/cudnn_check.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cuda_library {
 

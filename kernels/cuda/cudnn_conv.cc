@@ -29,10 +29,10 @@
 // workspace query succeeds within kMaxWorkspace.
 #include <algorithm>
 
-#include "common/conv_params.h"
-#include "cuda/cuda_kernels.h"
-#include "cuda/cudnn_common.h"
-#include "cuda/cudnn_epilogue.h"
+#include "kernels/common/conv_params.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cudnn_common.h"
+#include "kernels/cuda/cudnn_epilogue.h"
 
 namespace amp::kernels::cuda_library {
 namespace {

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
-#include "cuda/cuda_check.h"
-#include "cuda/cudnn_epilogue.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cudnn_epilogue.h"
 
 namespace amp::kernels::cuda_library {
 namespace {

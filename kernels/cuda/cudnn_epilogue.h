@@ -14,9 +14,9 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
-#include "common/elementwise_functors.h"
-#include "common/host_device.h"
-#include "common/status.h"
+#include "kernels/common/elementwise_functors.h"
+#include "runtime/common/host_device.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cuda_library {
 

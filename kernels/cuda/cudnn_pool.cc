@@ -12,10 +12,10 @@
 // i8/u8 MaxPool, runs the own kernel. 1-D pools are 2-D pools of height 1 for cuDNN.
 #include <algorithm>
 
-#include "common/pool_params.h"
-#include "cuda/cuda_kernels.h"
-#include "cuda/cudnn_common.h"
-#include "cuda/cudnn_pool_kernels.h"
+#include "kernels/common/pool_params.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cudnn_common.h"
+#include "kernels/cuda/cudnn_pool_kernels.h"
 
 namespace amp::kernels::cuda_library {
 namespace {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <string>
 
-#include "cuda/cuda_check.h"
-#include "cuda/cudnn_pool_kernels.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cudnn_pool_kernels.h"
 
 namespace amp::kernels::cuda_library {
 namespace {

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cuda_library {
 

@@ -1,8 +1,8 @@
 // The CUDA library family's entry point (cuda_kernels.h): Conv / ConvTranspose and the
 // pools on cuDNN (cudnn_conv.cc, cudnn_pool.cc), MatMul / Gemm on cuBLASLt
 // (cublaslt_matmul.cc).
-#include "cuda/cuda_kernels.h"
-#include "cuda/cudnn_common.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/cudnn_common.h"
 
 namespace amp::kernels {
 

@@ -1,4 +1,4 @@
-#include "cuda/device_query.h"
+#include "kernels/cuda/device_query.h"
 
 #include <cuda_runtime.h>
 

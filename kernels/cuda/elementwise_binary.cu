@@ -10,7 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cuda/elementwise_device.h"
+#include "kernels/cuda/elementwise_device.h"
 
 namespace amp::kernels::cuda_ew {
 namespace {

@@ -10,7 +10,7 @@
 // dtype, which must match attribute 'to' when present.
 #include <optional>
 
-#include "cuda/elementwise_device.h"
+#include "kernels/cuda/elementwise_device.h"
 
 namespace amp::kernels::cuda_ew {
 namespace {

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "cuda/cuda_kernels.h"
-#include "cuda/elementwise_cuda.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/elementwise_cuda.h"
 
 namespace amp::kernels {
 

@@ -5,7 +5,7 @@
 // every dtype of X and Y, float bits and NaN payloads unchanged.
 #include <type_traits>
 
-#include "cuda/elementwise_device.h"
+#include "kernels/cuda/elementwise_device.h"
 
 namespace amp::kernels::cuda_ew {
 namespace {

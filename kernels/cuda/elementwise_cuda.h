@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "common/kernel_params.h"
-#include "cuda/cuda_launch.h"
-#include "kernel_registry.h"
+#include "kernels/common/kernel_params.h"
+#include "kernels/cuda/cuda_launch.h"
+#include "kernels/kernel_registry.h"
 
 namespace amp::kernels::cuda_ew {
 

@@ -21,9 +21,9 @@
 
 #include <cstdint>
 
-#include "common/elementwise_functors.h"
-#include "cuda/cuda_launch.h"
-#include "cuda/elementwise_cuda.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cuda/cuda_launch.h"
+#include "kernels/cuda/elementwise_cuda.h"
 
 namespace amp::kernels::cuda_ew {
 

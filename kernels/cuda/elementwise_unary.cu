@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cuda/elementwise_device.h"
+#include "kernels/cuda/elementwise_device.h"
 
 namespace amp::kernels::cuda_ew {
 namespace {

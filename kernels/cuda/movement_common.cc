@@ -2,8 +2,8 @@
 // the family's registration entry point.
 #include <cstring>
 
-#include "cuda/cuda_kernels.h"
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels {
 

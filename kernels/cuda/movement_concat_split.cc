@@ -9,7 +9,7 @@
 // so a run-time 'split' input needs no reading.
 #include <algorithm>
 
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

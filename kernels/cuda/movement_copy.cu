@@ -7,8 +7,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "common/elementwise_functors.h"
-#include "cuda/movement_cuda.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/kernel_params.h"
-#include "common/status.h"
-#include "cuda/cuda_launch.h"
-#include "kernel.h"
-#include "kernel_registry.h"
+#include "kernels/common/kernel_params.h"
+#include "kernels/cuda/cuda_launch.h"
+#include "kernels/kernel.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cuda_mv {
 

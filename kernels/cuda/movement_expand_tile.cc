@@ -3,7 +3,7 @@
 // output shape already says how far to broadcast or repeat.
 //   Expand: a strided copy with stride 0 on broadcast axes (numpy rules, right-aligned).
 //   Tile:   output element (o_a) reads input element (o_a mod d_a) (launch_tile).
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

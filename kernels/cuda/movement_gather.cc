@@ -3,7 +3,7 @@
 // indices count from the end. The CPU rejects an index outside [-dim, dim) with
 // invalid_input; a kernel cannot return a Status without synchronizing, so here such an
 // index yields zeros in its output block (see launch_gather).
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

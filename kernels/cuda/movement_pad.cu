@@ -10,8 +10,8 @@
 // read on the device (absent: zero bytes).
 #include <cstring>
 
-#include "common/host_device.h"
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
+#include "runtime/common/host_device.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

@@ -26,10 +26,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include "common/elementwise_functors.h"
-#include "common/half.h"
-#include "common/host_device.h"
-#include "cuda/movement_cuda.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cuda/movement_cuda.h"
+#include "runtime/common/half.h"
+#include "runtime/common/host_device.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

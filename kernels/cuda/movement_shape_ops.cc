@@ -8,7 +8,7 @@
 #include <cstring>
 #include <optional>
 
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

@@ -8,8 +8,8 @@
 // the static output shape (the CPU's invalid_input) writes zeros: no read leaves the input.
 #include <cstring>
 
-#include "common/host_device.h"
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
+#include "runtime/common/host_device.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

@@ -8,7 +8,7 @@
 //     CRD: [N, C', b, b, H, W] -> perm (0, 1, 4, 2, 5, 3) -> [N, C', H, b, W, b]
 // Axes contiguous in the input merge, so e.g. NCHW -> NHWC becomes a 3-D copy; when the
 // innermost output axis stays contiguous the copy moves up to 16 bytes per thread.
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

@@ -2,7 +2,7 @@
 // input's bytes unchanged under another shape, so the kernel is one device-to-device copy,
 // and not even that when the memory planner aliased the output onto the input (the
 // pointers are then equal). Mirrors kernels/cpu/movement_views.cc.
-#include "cuda/movement_cuda.h"
+#include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
 namespace {

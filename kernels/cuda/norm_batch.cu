@@ -8,8 +8,8 @@
 // BatchNormalization into the preceding Conv anyway (graph/passes/fuse_batchnorm.cc).
 // The apply kernel walks one (n, c) plane per block when planes are large, else the whole
 // tensor flattened. Training mode and spatial=0 are unsupported, as on the CPU.
-#include "cuda/reduce_kernels.h"
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

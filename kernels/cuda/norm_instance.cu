@@ -2,8 +2,8 @@
 // scale [C], B [C] (any float dtype), epsilon (default 1e-5). Each (n, c) plane is one
 // contiguous row of norm_rows.h: two-pass fp32 statistics (f64 for f64), then
 // y = (x - mean) * inv_std * scale[c] + B[c].
-#include "cuda/norm_rows.h"
-#include "cuda/reduce_kernels.h"
+#include "kernels/cuda/norm_rows.h"
+#include "kernels/cuda/reduce_kernels.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

@@ -9,8 +9,8 @@
 // first expanded into the workspace as N compute-type values by a small kernel.
 #include <algorithm>
 
-#include "cuda/norm_rows.h"
-#include "cuda/reduce_kernels.h"
+#include "kernels/cuda/norm_rows.h"
+#include "kernels/cuda/reduce_kernels.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

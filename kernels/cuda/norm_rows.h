@@ -8,7 +8,7 @@
 // block; three reads of each row, the last two from L1/L2. Included by .cu files only.
 #pragma once
 
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 

@@ -8,8 +8,8 @@
 // Geometry: input viewed as [outer, len, inner]. inner == 1: one warp (len <= 1024) or one
 // block per row. inner > 1: one thread per (outer, inner) column scanning down the axis;
 // neighbouring threads read neighbouring columns.
-#include "cuda/reduce_kernels.h"
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

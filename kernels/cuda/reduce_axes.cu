@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cuda/reduce_kernels.h"
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

@@ -2,8 +2,8 @@
 // dims, which are contiguous per (n, c) plane (kernels/cpu/reduce_global_pool.cc). One warp
 // per plane when the plane has <= 1024 elements (ResNet's 7x7 head), else one block;
 // 16-byte loads, fp32 sums (f64 for f64), one rounding on store.
-#include "cuda/reduce_kernels.h"
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

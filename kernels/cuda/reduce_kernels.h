@@ -3,7 +3,7 @@
 // calls them all. Host-only header: the .cu files' device helpers are in reduce_util.h.
 #pragma once
 
-#include "kernel_registry.h"
+#include "kernels/kernel_registry.h"
 
 namespace amp::kernels::cuda_reduction {
 

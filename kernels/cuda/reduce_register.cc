@@ -1,8 +1,8 @@
 // The CUDA reduction family's entry point (cuda_kernels.h): Reduce*, ArgMax,
 // GlobalAveragePool, Softmax/LogSoftmax and the normalizations, one .cu file each
 // (see reduce_util.h for the shared device helpers).
-#include "cuda/cuda_kernels.h"
-#include "cuda/reduce_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "kernels/cuda/reduce_kernels.h"
 
 namespace amp::kernels {
 

@@ -1,6 +1,6 @@
 // Host-side helpers of the CUDA reduction family (reduce_util.h): the reduction plan,
 // axis normalization and the common prepare() checks, as in kernels/cpu/reduce_util.cc.
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 

@@ -27,14 +27,14 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "common/half.h"
-#include "common/reduce_plan.h"
-#include "common/reduction_functors.h"
-#include "common/reduction_types.h"
-#include "common/status.h"
-#include "cuda/cuda_check.h"
-#include "cuda/cuda_context.h"
-#include "kernel_registry.h"
+#include "kernels/common/reduce_plan.h"
+#include "kernels/common/reduction_functors.h"
+#include "kernels/common/reduction_types.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_context.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/half.h"
+#include "runtime/common/status.h"
 
 namespace amp::kernels::cuda_reduction {
 

@@ -1,4 +1,4 @@
-#include "cuda/cuda_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 
 namespace amp::kernels {
 

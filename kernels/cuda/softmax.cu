@@ -11,8 +11,8 @@
 // reduction_functors.h's, so every output is the CPU's up to summation order; f16/bf16
 // round once, on store.
 // inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
-#include "cuda/reduce_kernels.h"
-#include "cuda/reduce_util.h"
+#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {

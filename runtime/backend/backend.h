@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "common/status.h"
-#include "execution_plan.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
+#include "runtime/execution_plan.h"
 
 namespace amp::runtime {
 

@@ -1,10 +1,10 @@
-#include "backend/backend_factory.h"
+#include "runtime/backend/backend_factory.h"
 
-#include "backend/cpu_backend.h"
+#include "runtime/backend/cpu_backend.h"
 
 #if AMP_HAVE_CUDA
-#include "backend/cuda/cuda_backend.h"
-#include "cuda/device_query.h"
+#include "kernels/cuda/device_query.h"
+#include "runtime/backend/cuda/cuda_backend.h"
 #endif
 
 namespace amp::runtime {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "amp/options.h"
-#include "backend/backend.h"
+#include "runtime/backend/backend.h"
 
 namespace amp::runtime {
 

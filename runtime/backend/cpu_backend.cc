@@ -1,12 +1,12 @@
-#include "backend/cpu_backend.h"
+#include "runtime/backend/cpu_backend.h"
 
 #include <chrono>
 #include <cstring>
 
-#include "arena.h"
-#include "backend/device_info.h"
-#include "backend/numerics_check.h"
-#include "cpu/cpu_kernels.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "runtime/arena.h"
+#include "runtime/backend/device_info.h"
+#include "runtime/backend/numerics_check.h"
 
 namespace amp::runtime {
 namespace {

@@ -1,4 +1,4 @@
-#include "backend/device_info.h"
+#include "runtime/backend/device_info.h"
 
 #include <fstream>
 #include <sstream>

@@ -1,8 +1,8 @@
-#include "backend/numerics_check.h"
+#include "runtime/backend/numerics_check.h"
 
 #include <cmath>
 
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp::runtime {
 namespace {

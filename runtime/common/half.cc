@@ -1,4 +1,4 @@
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 #include <cstddef>
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "common/host_device.h"
+#include "runtime/common/host_device.h"
 
 namespace amp {
 

@@ -1,6 +1,6 @@
 // Exhaustive checks of the fp16 / bf16 conversions against the hardware (F16C) where
 // available and against exact arithmetic otherwise.
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 #include <gtest/gtest.h>
 

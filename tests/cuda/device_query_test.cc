@@ -1,6 +1,6 @@
 // The CUDA library links and, on a machine without a GPU, reports "no GPU" cleanly
 // (cudaGetDeviceCount error 35 is not a crash).
-#include "cuda/device_query.h"
+#include "kernels/cuda/device_query.h"
 
 #include <gtest/gtest.h>
 
@@ -8,17 +8,13 @@
 
 #include <vector>
 
-#include "common/half.h"
-#include "cuda/cast_kernels.h"
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cast_kernels.h"
+#include "kernels/cuda/cuda_check.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/require_gpu.h"
 
 namespace amp::cuda {
 namespace {
-
-#define AMP_REQUIRE_GPU()                                                   \
-  do {                                                                      \
-    if (!query_devices().has_gpu()) GTEST_SKIP() << query_devices().reason; \
-  } while (0)
 
 TEST(DeviceQuery, NeverCrashesAndExplainsAbsence) {
   const DeviceQuery& q = query_devices();

@@ -15,22 +15,17 @@
 #include <thread>
 
 #include "amp/engine.h"
-#include "cuda/device_query.h"
-#include "test_util/engine_cases.h"
-#include "test_util/node_tests.h"
-#include "test_util/shared_data.h"
-#include "test_util/test_models.h"
+#include "tests/test_util/engine_cases.h"
+#include "tests/test_util/node_conformance.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/require_gpu.h"
+#include "tests/test_util/shared_data.h"
+#include "tests/test_util/test_models.h"
 
 namespace amp {
 namespace {
 
 namespace fs = std::filesystem;
-
-#define AMP_REQUIRE_GPU()                                  \
-  do {                                                     \
-    if (!::amp::cuda::query_devices().has_gpu())           \
-      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
-  } while (0)
 
 Options cuda_options(Precision p = Precision::kFp32) {
   Options opt;
@@ -62,46 +57,31 @@ class EngineCuda : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(EngineCuda, NodeTestsFp32) {
+// The node tests in the CUDA modes of the one conformance runner: every case passes or is
+// on tests/data/node_tests_expected_failures.txt with its reason.
+class CudaNodeConformance : public ::testing::TestWithParam<test::NodeTestMode> {};
+
+TEST_P(CudaNodeConformance, EveryCasePassesOrIsAnExpectedFailure) {
   AMP_REQUIRE_GPU();
   AMP_REQUIRE_SHARED();
-  const auto cases = test::select_node_tests();
-  std::map<std::string, std::string> failures;
-  for (const auto& c : cases) {
-    std::string why = test::run_case(c.dir, cuda_options(), 1e-4, 1e-4);
-    if (!why.empty()) failures[c.name] = why;
-  }
-  const size_t passed = cases.size() - failures.size();
-  std::cout << "[cuda] fp32 node tests passed: " << passed << " / " << cases.size() << "\n";
-  for (const auto& [name, why] : failures) std::cout << "  FAIL " << name << ": " << why << "\n";
-  EXPECT_GE(passed * 100, cases.size() * 95);
+  auto expected = test::load_expected_failures();
+  ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
+  const test::ConformanceReport r = test::run_node_conformance(GetParam(), *expected);
+  std::cout << "[conformance] " << test::mode_name(GetParam()) << ": " << r.summary() << "\n";
+  EXPECT_GT(r.selected, 0u);
+  EXPECT_TRUE(r.problems.empty()) << r.summary();
 }
 
-TEST_F(EngineCuda, NodeTestsAmp) {
-  AMP_REQUIRE_GPU();
-  AMP_REQUIRE_SHARED();
-  std::vector<test::NodeTestCase> cases;
-  for (const auto& c : test::select_node_tests())
-    if (c.float_io) cases.push_back(c);
-  struct Target {
-    Precision p;
-    double rtol, atol;
-    int min_percent;
-  };
-  for (const Target& t :
-       {Target{Precision::kFp16, 1e-2, 2e-3, 90}, Target{Precision::kBf16, 5e-2, 2e-2, 85}}) {
-    std::map<std::string, std::string> failures;
-    for (const auto& c : cases) {
-      std::string why = test::run_case(c.dir, cuda_options(t.p), t.rtol, t.atol);
-      if (!why.empty()) failures[c.name] = why;
-    }
-    const size_t passed = cases.size() - failures.size();
-    std::cout << "[cuda] " << precision_name(t.p) << " (AMP) float node tests: " << passed << " / "
-              << cases.size() << "\n";
-    for (const auto& [name, why] : failures) std::cout << "  FAIL " << name << ": " << why << "\n";
-    EXPECT_GE(passed * 100, cases.size() * t.min_percent) << precision_name(t.p);
-  }
-}
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaNodeConformance,
+                         ::testing::Values(test::NodeTestMode::kCudaFp32,
+                                           test::NodeTestMode::kCudaFp16,
+                                           test::NodeTestMode::kCudaBf16),
+                         [](const auto& info) {
+                           std::string n = test::mode_name(info.param);
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
 
 TEST_F(EngineCuda, RealModelsMatchTheirReferences) {
   AMP_REQUIRE_GPU();

@@ -26,14 +26,15 @@
 #include <string>
 #include <vector>
 
-#include "common/half.h"
-#include "cuda/cuda_check.h"
-#include "cuda/device_query.h"
-#include "ir/graph_builder.h"
-#include "kernel_registry.h"
-#include "test_util/cuda_graph_runner.h"
-#include "test_util/graph_runner.h"
-#include "test_util/node_tests.h"
+#include "graph/ir/graph_builder.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/device_query.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/cuda_graph_runner.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/require_gpu.h"
 
 namespace amp {
 namespace {
@@ -45,12 +46,6 @@ using graph::Shape;
 using graph::TensorData;
 using graph::ValueId;
 using kernels::Backend;
-
-#define AMP_REQUIRE_GPU()                                  \
-  do {                                                     \
-    if (!::amp::cuda::query_devices().has_gpu())           \
-      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
-  } while (0)
 
 std::mt19937 make_rng(uint32_t* seed_out) {
   const char* env = std::getenv("AMP_TEST_SEED");

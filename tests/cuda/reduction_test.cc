@@ -18,12 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "common/half.h"
-#include "cuda/device_query.h"
-#include "ir/graph_builder.h"
-#include "test_util/cuda_graph_runner.h"
-#include "test_util/graph_runner.h"
-#include "test_util/node_tests.h"
+#include "graph/ir/graph_builder.h"
+#include "kernels/cuda/device_query.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/cuda_graph_runner.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/require_gpu.h"
 
 namespace amp {
 namespace {
@@ -33,12 +34,6 @@ using graph::GraphBuilder;
 using graph::OpType;
 using graph::TensorData;
 using graph::ValueId;
-
-#define AMP_REQUIRE_GPU()                                  \
-  do {                                                     \
-    if (!::amp::cuda::query_devices().has_gpu())           \
-      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
-  } while (0)
 
 struct Tol {
   double rtol;

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "fuzz/load_pipeline.h"
+#include "tests/fuzz/load_pipeline.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const amp::Status s = amp::fuzz::load_amp_untrusted(data, size);

@@ -1,17 +1,17 @@
-#include "fuzz/load_pipeline.h"
+#include "tests/fuzz/load_pipeline.h"
 
 #include <memory>
 #include <vector>
 
-#include "ir/graph.h"
-#include "onnx/onnx_importer.h"
-#include "ops/shape_inference.h"
-#include "passes/amp/amp_planner.h"
-#include "passes/amp/precision_report.h"
-#include "passes/pipelines.h"
-#include "planning/value_memory_plan.h"
-#include "serialize/amp_reader.h"
-#include "serialize/amp_writer.h"
+#include "graph/ir/graph.h"
+#include "graph/onnx/onnx_importer.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/amp/amp_planner.h"
+#include "graph/passes/amp/precision_report.h"
+#include "graph/passes/pipelines.h"
+#include "graph/planning/value_memory_plan.h"
+#include "graph/serialize/amp_reader.h"
+#include "graph/serialize/amp_writer.h"
 
 namespace amp::fuzz {
 namespace {

@@ -21,7 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::fuzz {
 

@@ -1,7 +1,6 @@
-// Issue "Foundation", done-when: every model under ../shared/models and at least 98% of
-// the ONNX node tests whose ops are all tier-1 and whose dtypes we support convert
-// (import -> conversion passes -> .amp bytes) and re-read to the same graph.
-// Prints the count and lists every failure with its reason; skips without ../shared.
+// Every model under ../shared/models and every ONNX node test of the ops AMPRT knows
+// converts (import -> conversion passes -> .amp bytes) and re-reads to the same graph, or
+// is on the expected-failure list with its reason; skips without ../shared.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -12,11 +11,12 @@
 #include <map>
 #include <set>
 
-#include "onnx/onnx_importer.h"
-#include "passes/pipelines.h"
-#include "serialize/amp_reader.h"
-#include "serialize/amp_writer.h"
-#include "test_util/shared_data.h"
+#include "graph/onnx/onnx_importer.h"
+#include "graph/passes/pipelines.h"
+#include "graph/serialize/amp_reader.h"
+#include "graph/serialize/amp_writer.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp::graph {
 namespace {
@@ -34,44 +34,20 @@ Status convert_and_reread(const fs::path& onnx_path) {
   return Status::ok();
 }
 
-bool supported_onnx_type(const nlohmann::json& t) {
-  static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT64",
-                                               "INT32", "INT16",   "INT8",     "UINT8",  "BOOL"};
-  return t.is_string() && kTypes.count(t.get<std::string>()) != 0;
-}
-
-// Cases whose primary op and every op are tier-1 and whose io dtypes we support.
-std::vector<std::string> selected_cases(const fs::path& index_path) {
-  std::ifstream in(index_path);
-  nlohmann::json index = nlohmann::json::parse(in);
-  std::vector<std::string> cases;
-  for (const auto& rec : index) {
-    if (!rec.contains("primary_op") || !rec["primary_op"].is_string()) continue;  // null: multi-op
-    if (!op_from_name(rec["primary_op"].get<std::string>())) continue;
-    bool ok = true;
-    for (const auto& [op, count] : rec.at("ops").items()) ok = ok && op_from_name(op).has_value();
-    for (const auto& t : rec.at("input_types")) ok = ok && supported_onnx_type(t);
-    for (const auto& t : rec.at("output_types")) ok = ok && supported_onnx_type(t);
-    if (ok) cases.push_back(rec.at("case").get<std::string>());
-  }
-  return cases;
-}
-
+// Mode "convert" of the expected-failure list (tests/test_util/node_tests.h).
 TEST(ConversionConformance, NodeTestsConvertAndReread) {
   AMP_REQUIRE_SHARED();
-  const fs::path shared = test::shared_dir();
-  const std::vector<std::string> cases = selected_cases(shared / "onnx-node-tests-index.json");
-  ASSERT_FALSE(cases.empty());
-  std::map<std::string, std::string> failures;
-  for (const std::string& c : cases) {
-    Status s = convert_and_reread(shared / "onnx-node-tests" / c / "model.onnx");
-    if (!s.is_ok()) failures[c] = s.to_string();
-  }
-  const size_t passed = cases.size() - failures.size();
-  std::cout << "[conformance] node tests converted and re-read: " << passed << " / " << cases.size()
-            << " (" << (100.0 * passed / cases.size()) << "%)\n";
-  for (const auto& [c, why] : failures) std::cout << "  FAIL " << c << ": " << why << "\n";
-  EXPECT_GE(passed * 100, cases.size() * 98) << "below the 98% target";
+  auto expected = test::load_expected_failures();
+  ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
+  const test::ConformanceReport r =
+      test::check_cases("convert", test::select_node_tests(), *expected,
+                        [](const test::NodeTestCase& c) -> std::string {
+                          const Status s = convert_and_reread(c.dir / "model.onnx");
+                          return s.is_ok() ? "" : s.to_string();
+                        });
+  std::cout << "[conformance] convert: " << r.summary() << "\n";
+  EXPECT_GT(r.selected, 0u);
+  EXPECT_TRUE(r.problems.empty()) << r.summary();
 }
 
 TEST(ConversionConformance, RealModelsConvertAndReread) {

@@ -8,13 +8,13 @@
 #include <chrono>
 #include <cstring>
 
-#include "fuzz/load_pipeline.h"
-#include "graph/hostile_models.h"
-#include "graph/serialize/amp_test_util.h"
-#include "ops/shape_inference.h"
-#include "passes/amp/amp_planner.h"
-#include "passes/pipelines.h"
-#include "serialize/amp_writer.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/amp/amp_planner.h"
+#include "graph/passes/pipelines.h"
+#include "graph/serialize/amp_writer.h"
+#include "tests/fuzz/load_pipeline.h"
+#include "tests/graph/hostile_models.h"
+#include "tests/graph/serialize/amp_test_util.h"
 
 namespace amp::graph {
 namespace {

@@ -3,15 +3,15 @@
 // caps are in ir/limits.h and passes/constant_folding.h.
 #include <gtest/gtest.h>
 
-#include "fuzz/load_pipeline.h"
-#include "graph/hostile_models.h"
-#include "graph/serialize/amp_test_util.h"
-#include "ir/limits.h"
-#include "ir/verifier.h"
-#include "onnx/onnx_importer.h"
-#include "ops/shape_inference.h"
-#include "passes/constant_folding.h"
-#include "serialize/amp_reader.h"
+#include "graph/ir/limits.h"
+#include "graph/ir/verifier.h"
+#include "graph/onnx/onnx_importer.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/constant_folding.h"
+#include "graph/serialize/amp_reader.h"
+#include "tests/fuzz/load_pipeline.h"
+#include "tests/graph/hostile_models.h"
+#include "tests/graph/serialize/amp_test_util.h"
 
 namespace amp::graph {
 namespace {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "test_util/shared_data.h"
-#include "test_util/test_models.h"
+#include "tests/test_util/shared_data.h"
+#include "tests/test_util/test_models.h"
 
 namespace amp {
 namespace {

@@ -13,8 +13,8 @@
 #include <random>
 #include <thread>
 
-#include "ir/graph_builder.h"
-#include "serialize/amp_writer.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/serialize/amp_writer.h"
 
 namespace amp {
 namespace {

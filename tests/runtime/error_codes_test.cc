@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "ir/graph_builder.h"
-#include "serialize/amp_writer.h"
-#include "test_util/test_models.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/serialize/amp_writer.h"
+#include "tests/test_util/test_models.h"
 
 namespace amp {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "test_util/test_models.h"
+#include "tests/test_util/test_models.h"
 
 // ASan keeps freed blocks in quarantine (up to 256 MiB), so RSS grows without a leak;
 // there LeakSanitizer does the checking at exit instead.

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "backend/cpu_backend.h"
-#include "execution_plan.h"
-#include "onnx/onnx_importer.h"
-#include "passes/pipelines.h"
-#include "test_util/node_tests.h"
-#include "test_util/shared_data.h"
+#include "graph/onnx/onnx_importer.h"
+#include "graph/passes/pipelines.h"
+#include "runtime/backend/cpu_backend.h"
+#include "runtime/execution_plan.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp {
 namespace {

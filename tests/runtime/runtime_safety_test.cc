@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "amp/engine.h"
-#include "test_util/test_models.h"
+#include "tests/test_util/test_models.h"
 
 namespace amp {
 namespace {

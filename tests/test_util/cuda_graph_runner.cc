@@ -1,13 +1,13 @@
-#include "test_util/cuda_graph_runner.h"
+#include "tests/test_util/cuda_graph_runner.h"
 
 #include <cuda_runtime.h>
 
 #include <memory>
 
-#include "cuda/cuda_check.h"
-#include "cuda/cuda_context.h"
-#include "cuda/cuda_kernels.h"
-#include "ops/shape_inference.h"
+#include "graph/ops/shape_inference.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_context.h"
+#include "kernels/cuda/cuda_kernels.h"
 
 namespace amp::test {
 namespace {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
 
 namespace amp::test {
 

@@ -1,9 +1,9 @@
-#include "test_util/engine_cases.h"
+#include "tests/test_util/engine_cases.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "test_util/node_tests.h"
+#include "tests/test_util/node_tests.h"
 
 namespace amp::test {
 

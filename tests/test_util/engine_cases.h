@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "amp/engine.h"
-#include "ir/tensor_data.h"
+#include "graph/ir/tensor_data.h"
 
 namespace amp::test {
 

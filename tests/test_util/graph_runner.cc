@@ -1,12 +1,15 @@
-#include "test_util/graph_runner.h"
+#include "tests/test_util/graph_runner.h"
+
+#include "graph/onnx/onnx_importer.h"
+#include "tests/test_util/node_tests.h"
 
 #include <cstring>
 
-#include "cpu/cpu_kernels.h"
-#include "ops/shape_inference.h"
-#include "ops/shape_inputs.h"
-#include "passes/constant_folding.h"
-#include "passes/dead_code_elimination.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/ops/shape_inputs.h"
+#include "graph/passes/constant_folding.h"
+#include "graph/passes/dead_code_elimination.h"
+#include "kernels/cpu/cpu_kernels.h"
 
 namespace amp::test {
 
@@ -116,6 +119,27 @@ Result<std::vector<graph::TensorData>> run_graph(
     outs.push_back(std::move(t));
   }
   return outs;
+}
+
+std::string run_node_test_cpu(const NodeTestCase& c, double rtol, double atol) {
+  auto g = graph::import_onnx_file((c.dir / "model.onnx").string());
+  if (!g.is_ok()) return "import: " + g.status().to_string();
+  auto inputs = load_case_tensors(c.dir, "input");
+  if (!inputs.is_ok()) return inputs.status().to_string();
+  auto expected = load_case_tensors(c.dir, "output");
+  if (!expected.is_ok()) return expected.status().to_string();
+  // Inputs are matched to graph inputs in order (the node-test convention).
+  std::map<std::string, graph::TensorData> named;
+  if (inputs->size() < g->inputs.size()) return "fewer input .pb files than graph inputs";
+  for (size_t i = 0; i < g->inputs.size(); ++i) named[g->value(g->inputs[i]).name] = (*inputs)[i];
+  auto outs = run_graph(std::move(*g), named, kernels::Backend::kCpu, 1);
+  if (!outs.is_ok()) return outs.status().to_string();
+  if (outs->size() != expected->size()) return "output count differs";
+  for (size_t i = 0; i < outs->size(); ++i) {
+    std::string why = compare_tensors((*expected)[i], (*outs)[i], rtol, atol);
+    if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
+  }
+  return "";
 }
 
 }  // namespace amp::test

@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "kernel_registry.h"
+#include "graph/ir/graph.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/status.h"
+#include "tests/test_util/node_tests.h"
 
 namespace amp::test {
 
@@ -23,5 +24,9 @@ Result<std::vector<graph::TensorData>> run_graph(
 
 // The registry with every CPU kernel (built once).
 const kernels::KernelRegistry& cpu_registry();
+
+// Imports the case's model, runs it on the CPU through test::run_graph with its inputs,
+// and compares with its outputs. Empty string on pass, else the reason.
+std::string run_node_test_cpu(const NodeTestCase& c, double rtol = 1e-4, double atol = 1e-5);
 
 }  // namespace amp::test

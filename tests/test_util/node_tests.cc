@@ -1,17 +1,19 @@
-#include "test_util/node_tests.h"
+#include "tests/test_util/node_tests.h"
 
 #include <onnx/onnx_pb.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
-#include "onnx/onnx_importer.h"
-#include "onnx/onnx_tensor.h"
-#include "passes/pipelines.h"
-#include "test_util/graph_runner.h"
-#include "test_util/shared_data.h"
+#include "graph/onnx/onnx_importer.h"
+#include "graph/onnx/onnx_tensor.h"
+#include "graph/passes/pipelines.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp::test {
 namespace fs = std::filesystem;
@@ -22,6 +24,19 @@ bool supported_type(const nlohmann::json& t) {
   static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT64",
                                                "INT32", "INT16",   "INT8",     "UINT8",  "BOOL"};
   return t.is_string() && kTypes.count(t.get<std::string>()) != 0;
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const size_t e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+bool listed_for(const ExpectedFailure& f, const std::string& mode) {
+  for (const std::string& m : f.modes)
+    if (m == "*" || m == mode) return true;
+  return false;
 }
 
 }  // namespace
@@ -109,25 +124,82 @@ std::string compare_tensors(const graph::TensorData& e, const graph::TensorData&
   return "";
 }
 
-std::string run_node_test_cpu(const NodeTestCase& c, double rtol, double atol) {
-  auto g = graph::import_onnx_file((c.dir / "model.onnx").string());
-  if (!g.is_ok()) return "import: " + g.status().to_string();
-  auto inputs = load_case_tensors(c.dir, "input");
-  if (!inputs.is_ok()) return inputs.status().to_string();
-  auto expected = load_case_tensors(c.dir, "output");
-  if (!expected.is_ok()) return expected.status().to_string();
-  // Inputs are matched to graph inputs in order (the node-test convention).
-  std::map<std::string, graph::TensorData> named;
-  if (inputs->size() < g->inputs.size()) return "fewer input .pb files than graph inputs";
-  for (size_t i = 0; i < g->inputs.size(); ++i) named[g->value(g->inputs[i]).name] = (*inputs)[i];
-  auto outs = run_graph(std::move(*g), named, kernels::Backend::kCpu, 1);
-  if (!outs.is_ok()) return outs.status().to_string();
-  if (outs->size() != expected->size()) return "output count differs";
-  for (size_t i = 0; i < outs->size(); ++i) {
-    std::string why = compare_tensors((*expected)[i], (*outs)[i], rtol, atol);
-    if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
+Result<std::vector<ExpectedFailure>> load_expected_failures(const std::string& path) {
+  // $AMP_TEST_DATA_DIR wins over the configure-time path (tools/gpu/check.sh runs the
+  // binaries on another machine).
+  const char* env = std::getenv("AMP_TEST_DATA_DIR");
+  const std::string dir = env != nullptr && *env != '\0' ? env : AMP_TEST_DATA_DIR;
+  const std::string file = path.empty() ? dir + "/node_tests_expected_failures.txt" : path;
+  std::ifstream in(file);
+  if (!in) return not_found("cannot open " + file);
+  std::set<std::string> known = {"*"};
+  for (const std::string& m : known_mode_names()) known.insert(m);
+  std::vector<ExpectedFailure> out;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    const std::string where = file + ":" + std::to_string(lineno);
+    const size_t a = line.find('|');
+    const size_t b = a == std::string::npos ? a : line.find('|', a + 1);
+    if (b == std::string::npos)
+      return invalid_argument(where + ": expected 'case | modes | reason'");
+    ExpectedFailure f;
+    f.case_name = trim(line.substr(0, a));
+    f.reason = trim(line.substr(b + 1));
+    std::stringstream modes(line.substr(a + 1, b - a - 1));
+    for (std::string m; std::getline(modes, m, ',');) {
+      m = trim(m);
+      if (!known.count(m)) return invalid_argument(where + ": unknown mode '" + m + "'");
+      f.modes.push_back(m);
+    }
+    if (f.case_name.empty() || f.modes.empty() || f.reason.empty())
+      return invalid_argument(where + ": every entry needs a case, modes and a reason");
+    out.push_back(std::move(f));
   }
-  return "";
+  return out;
 }
 
+std::string ConformanceReport::summary() const {
+  std::ostringstream os;
+  os << passed << " of " << selected << " passed, " << expected_failures << " expected failures, "
+     << problems.size() << " problems";
+  for (const std::string& p : problems) os << "\n  " << p;
+  return os.str();
+}
+
+const std::vector<std::string>& known_mode_names() {
+  static const std::vector<std::string> kNames = {
+      "convert",   "cpu-fp32", "cpu-fp32-constant-inputs", "cpu-fp16", "cpu-bf16", "cuda-fp32",
+      "cuda-fp16", "cuda-bf16"};
+  return kNames;
+}
+
+ConformanceReport check_cases(const std::string& mode, const std::vector<NodeTestCase>& cases,
+                              const std::vector<ExpectedFailure>& expected,
+                              const std::function<std::string(const NodeTestCase&)>& run) {
+  std::map<std::string, const ExpectedFailure*> listed;
+  for (const ExpectedFailure& f : expected)
+    if (listed_for(f, mode)) listed[f.case_name] = &f;
+  ConformanceReport r;
+  r.selected = cases.size();
+  std::set<std::string> seen;
+  for (const NodeTestCase& c : cases) {
+    seen.insert(c.name);
+    const std::string why = run(c);
+    const auto it = listed.find(c.name);
+    if (why.empty()) {
+      ++r.passed;
+      if (it != listed.end())
+        r.problems.push_back(c.name + ": passes now; remove it from the expected failures");
+    } else if (it != listed.end()) {
+      ++r.expected_failures;
+    } else {
+      r.problems.push_back(c.name + ": " + why);
+    }
+  }
+  for (const auto& [name, entry] : listed)
+    if (!seen.count(name))
+      r.problems.push_back(name + ": listed as an expected failure but not a selected case");
+  return r;
+}
 }  // namespace amp::test

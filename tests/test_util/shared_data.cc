@@ -1,4 +1,4 @@
-#include "test_util/shared_data.h"
+#include "tests/test_util/shared_data.h"
 
 #include <cstdlib>
 

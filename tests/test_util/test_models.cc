@@ -1,11 +1,11 @@
-#include "test_util/test_models.h"
+#include "tests/test_util/test_models.h"
 
 #include <random>
 #include <stdexcept>
 #include <vector>
 
-#include "ir/graph_builder.h"
-#include "serialize/amp_writer.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/serialize/amp_writer.h"
 
 namespace amp::test {
 namespace {

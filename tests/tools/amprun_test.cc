@@ -12,9 +12,10 @@
 #include <fstream>
 
 #include "amp/tensor_io.h"
-#include "test_util/node_tests.h"
-#include "test_util/shared_data.h"
-#include "test_util/test_models.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/shared_data.h"
+#include "tests/test_util/test_models.h"
 
 namespace {
 

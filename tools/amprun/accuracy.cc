@@ -1,4 +1,4 @@
-#include "accuracy.h"
+#include "tools/amprun/accuracy.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "amprun_options.h"
+#include "tools/amprun/amprun_options.h"
 
 #include <cstdlib>
 #include <sstream>

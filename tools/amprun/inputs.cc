@@ -1,10 +1,10 @@
-#include "inputs.h"
+#include "tools/amprun/inputs.h"
 
 #include <filesystem>
 #include <random>
 
 #include "amp/tensor_io.h"
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amprun {
 

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <iostream>
 
-#include "accuracy.h"
 #include "amp/engine.h"
 #include "amp/tensor_io.h"
-#include "amprun_options.h"
-#include "inputs.h"
-#include "timing.h"
+#include "tools/amprun/accuracy.h"
+#include "tools/amprun/amprun_options.h"
+#include "tools/amprun/inputs.h"
+#include "tools/amprun/timing.h"
 
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;

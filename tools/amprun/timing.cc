@@ -1,4 +1,4 @@
-#include "timing.h"
+#include "tools/amprun/timing.h"
 
 #include <algorithm>
 #include <atomic>

@@ -16,8 +16,7 @@ if(NOT AMP_ENABLE_CUDA STREQUAL "OFF")
     endif()
     enable_language(CUDA)
     # CMake 3.25 does not know nvcc 13's C++20 dialect flag, so CUDA sources compile as
-    # C++17 (CMake's -std=c++17 lands after amp_cuda_cxx20's -std=c++20 and nvcc keeps the
-    # last; the .cu code is written to C++17). Host .cc files in CUDA targets are C++20.
+    # C++17 (the .cu code is written to C++17); host .cc files in CUDA targets are C++20.
     set(CMAKE_CUDA_STANDARD 17)
     find_package(CUDAToolkit REQUIRED)
     find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include)
@@ -38,7 +37,3 @@ if(NOT AMP_ENABLE_CUDA STREQUAL "OFF")
     set(AMP_CUDA_FOUND_TEXT "OFF (nvcc not found)")
   endif()
 endif()
-
-function(amp_cuda_cxx20 target)
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
-endfunction()

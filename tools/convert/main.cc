@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "onnx/onnx_importer.h"
-#include "summary.h"
+#include "graph/ir/graph.h"
+#include "graph/onnx/onnx_importer.h"
+#include "runtime/common/status.h"
+#include "tools/convert/summary.h"
 
-#include "passes/pipelines.h"
-#include "serialize/amp_writer.h"
+#include "graph/passes/pipelines.h"
+#include "graph/serialize/amp_writer.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "summary.h"
+#include "tools/convert/summary.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ir/graph.h"
+#include "graph/ir/graph.h"
 
 namespace amp::tools {
 

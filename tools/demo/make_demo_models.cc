@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "ir/graph_builder.h"
-#include "ir/verifier.h"
-#include "ops/shape_inference.h"
-#include "serialize/amp_writer.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/ir/verifier.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/serialize/amp_writer.h"
 
 namespace {
 

@@ -109,11 +109,14 @@ TEST_RC=0
 say "running amp_cuda_tests"
 # The bundle's slice of ../shared (node tests, real models with references) when present.
 [[ -d $B/shared ]] && export AMP_SHARED_DIR=$B/shared
+# The expected-failure list of the node tests, from this checkout (the path compiled into
+# the binary is the build machine's).
+export AMP_TEST_DATA_DIR=$REPO/tests/data
 # Two parts, each with its own timeout and XML: GoogleTest writes the XML only when it
 # exits, so one timeout must not take every result with it.
 for part in ops engine; do
-  filter='-EngineCuda.*'
-  [[ $part == engine ]] && filter='EngineCuda.*'
+  filter='-EngineCuda.*:Cuda/CudaNodeConformance.*'
+  [[ $part == engine ]] && filter='EngineCuda.*:Cuda/CudaNodeConformance.*'
   rc=0
   amp_run 150 "$B/bin/amp_cuda_tests" --gtest_brief=1 --gtest_filter="$filter" \
     --gtest_output="xml:$RESULTS/cuda_tests_$part.xml" > "$RESULTS/cuda_tests_$part.log" 2>&1 || rc=$?

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <string>
 
-#include "cpu/cpu_kernels.h"
-#include "ops/op_types.h"
+#include "graph/ops/op_types.h"
+#include "kernels/cpu/cpu_kernels.h"
 #if defined(AMP_HAVE_CUDA)
-#include "cuda/cuda_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 #endif
 
 namespace {

@@ -1,15 +1,15 @@
-#include "passes/amp/amp_planner.h"
+#include "graph/passes/amp/amp_planner.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "common/half.h"
-#include "ir/name_table.h"
-#include "ir/verifier.h"
-#include "passes/amp/cast_cleanup.h"
-#include "passes/amp/casting_checker.h"
-#include "passes/dead_code_elimination.h"
+#include "graph/ir/name_table.h"
+#include "graph/ir/verifier.h"
+#include "graph/passes/amp/cast_cleanup.h"
+#include "graph/passes/amp/casting_checker.h"
+#include "graph/passes/dead_code_elimination.h"
+#include "runtime/common/half.h"
 
 namespace amp::graph {
 namespace {

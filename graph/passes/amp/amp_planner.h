@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "ir/graph.h"
-#include "passes/amp/amp_policy.h"
+#include "graph/ir/graph.h"
+#include "graph/passes/amp/amp_policy.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 

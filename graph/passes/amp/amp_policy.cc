@@ -1,4 +1,4 @@
-#include "passes/amp/amp_policy.h"
+#include "graph/passes/amp/amp_policy.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "passes/amp/cast_cleanup.h"
+#include "graph/passes/amp/cast_cleanup.h"
 
 #include <set>
 

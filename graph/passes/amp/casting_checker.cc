@@ -1,8 +1,8 @@
-#include "passes/amp/casting_checker.h"
+#include "graph/passes/amp/casting_checker.h"
 
 #include <cmath>
 
-#include "common/half.h"
+#include "runtime/common/half.h"
 
 namespace amp::graph {
 namespace {

@@ -1,4 +1,4 @@
-#include "passes/amp/precision_report.h"
+#include "graph/passes/amp/precision_report.h"
 
 #include <nlohmann/json.hpp>
 

@@ -10,8 +10,8 @@
 
 #include <string>
 
-#include "ir/graph.h"
-#include "passes/amp/amp_planner.h"
+#include "graph/ir/graph.h"
+#include "graph/passes/amp/amp_planner.h"
 
 namespace amp::graph {
 

@@ -1,4 +1,4 @@
-#include "backend/cuda/cuda_backend.h"
+#include "runtime/backend/cuda/cuda_backend.h"
 
 #include <cuda_runtime.h>
 
@@ -6,11 +6,11 @@
 #include <utility>
 #include <vector>
 
-#include "backend/cuda/cuda_executor.h"
-#include "backend/cuda/device_memory.h"
-#include "cuda/cuda_check.h"
-#include "cuda/cuda_context.h"
-#include "cuda/cuda_kernels.h"
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_context.h"
+#include "kernels/cuda/cuda_kernels.h"
+#include "runtime/backend/cuda/cuda_executor.h"
+#include "runtime/backend/cuda/device_memory.h"
 
 namespace amp::runtime {
 namespace {

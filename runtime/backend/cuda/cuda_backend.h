@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "backend/backend.h"
+#include "runtime/backend/backend.h"
 
 namespace amp::runtime {
 

@@ -1,4 +1,4 @@
-#include "backend/cuda/cuda_executor.h"
+#include "runtime/backend/cuda/cuda_executor.h"
 
 #include <cuda_runtime.h>
 
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "backend/cuda/device_memory.h"
-#include "backend/cuda/stream_pool.h"
-#include "backend/numerics_check.h"
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
+#include "runtime/backend/cuda/device_memory.h"
+#include "runtime/backend/cuda/stream_pool.h"
+#include "runtime/backend/numerics_check.h"
 
 namespace amp::runtime {
 namespace {

@@ -23,8 +23,8 @@
 
 #include <memory>
 
-#include "backend/backend.h"
-#include "cuda/cuda_context.h"
+#include "kernels/cuda/cuda_context.h"
+#include "runtime/backend/backend.h"
 
 namespace amp::runtime {
 

@@ -1,9 +1,9 @@
-#include "backend/cuda/device_memory.h"
+#include "runtime/backend/cuda/device_memory.h"
 
 #include <cstdio>
 #include <utility>
 
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
 
 namespace amp::runtime::cuda_rt {
 

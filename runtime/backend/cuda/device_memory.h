@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/status.h"
+#include "runtime/common/status.h"
 
 namespace amp::runtime::cuda_rt {
 

@@ -1,10 +1,10 @@
-#include "backend/cuda/stream_pool.h"
+#include "runtime/backend/cuda/stream_pool.h"
 
 #include <mutex>
 #include <vector>
 
-#include "backend/cuda/device_memory.h"
-#include "cuda/cuda_check.h"
+#include "kernels/cuda/cuda_check.h"
+#include "runtime/backend/cuda/device_memory.h"
 
 namespace amp::runtime::cuda_rt {
 namespace {

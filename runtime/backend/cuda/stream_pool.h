@@ -10,8 +10,8 @@
 
 #include <cuda_runtime.h>
 
-#include "common/status.h"
-#include "cuda/cuda_context.h"
+#include "kernels/cuda/cuda_context.h"
+#include "runtime/common/status.h"
 
 namespace amp::runtime::cuda_rt {
 

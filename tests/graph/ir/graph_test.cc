@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "ir/graph_builder.h"
-#include "ir/verifier.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/ir/verifier.h"
 
 namespace amp::graph {
 namespace {

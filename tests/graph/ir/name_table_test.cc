@@ -1,5 +1,5 @@
 // NameTable: O(1) unique names for passes that name one value per node.
-#include "ir/name_table.h"
+#include "graph/ir/name_table.h"
 
 #include <gtest/gtest.h>
 

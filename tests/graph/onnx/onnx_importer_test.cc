@@ -14,9 +14,9 @@
 #include <variant>
 #include <vector>
 
-#include "ir/verifier.h"
-#include "onnx/onnx_importer.h"
-#include "test_util/shared_data.h"
+#include "graph/ir/verifier.h"
+#include "graph/onnx/onnx_importer.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp::graph {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "graph/ops/infer_test_util.h"
+#include "tests/graph/ops/infer_test_util.h"
 
 namespace amp::graph {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "graph/ops/infer_test_util.h"
+#include "tests/graph/ops/infer_test_util.h"
 
 namespace amp::graph {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/ops/infer_test_util.h"
+#include "tests/graph/ops/infer_test_util.h"
 
 namespace amp::graph {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "graph/ops/infer_test_util.h"
+#include "tests/graph/ops/infer_test_util.h"
 
 namespace amp::graph {
 namespace {

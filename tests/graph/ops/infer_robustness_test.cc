@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/ops/infer_test_util.h"
-#include "ops/op_schema.h"
+#include "graph/ops/op_schema.h"
+#include "tests/graph/ops/infer_test_util.h"
 
 namespace amp::graph {
 namespace {

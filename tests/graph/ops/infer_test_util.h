@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "ir/graph_builder.h"
-#include "ops/shape_inference.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/ops/shape_inference.h"
 
 namespace amp::graph {
 

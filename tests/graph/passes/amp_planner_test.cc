@@ -1,15 +1,15 @@
 // The AMP planner, tested XNNPACK-style: build the graph before, run the planner, check
 // the graph after node by node. f16 target unless stated.
-#include "passes/amp/amp_planner.h"
+#include "graph/passes/amp/amp_planner.h"
 
 #include <gtest/gtest.h>
 
-#include "ir/graph_builder.h"
-#include "ir/verifier.h"
-#include "ops/shape_inference.h"
-#include "passes/amp/amp_policy.h"
-#include "passes/amp/cast_cleanup.h"
-#include "passes/amp/precision_report.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/ir/verifier.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/amp/amp_policy.h"
+#include "graph/passes/amp/cast_cleanup.h"
+#include "graph/passes/amp/precision_report.h"
 
 namespace amp::graph {
 namespace {

@@ -1,14 +1,14 @@
 // ConstantFolding and DeadCodeElimination, tested XNNPACK-style: build the graph before,
 // run the pass, compare with the graph expected after.
-#include "passes/constant_folding.h"
+#include "graph/passes/constant_folding.h"
 
 #include <gtest/gtest.h>
 
-#include "ir/graph_builder.h"
-#include "ir/verifier.h"
-#include "ops/shape_inference.h"
-#include "passes/dead_code_elimination.h"
-#include "passes/pipelines.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/ir/verifier.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/dead_code_elimination.h"
+#include "graph/passes/pipelines.h"
 
 namespace amp::graph {
 namespace {

@@ -3,7 +3,7 @@
 // tests/data/fuzz/amp/report_json_invalid_utf8_name.amp).
 #include <gtest/gtest.h>
 
-#include "passes/amp/precision_report.h"
+#include "graph/passes/amp/precision_report.h"
 
 namespace amp::graph {
 namespace {

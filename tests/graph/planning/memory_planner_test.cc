@@ -1,12 +1,12 @@
-#include "planning/memory_planner.h"
+#include "graph/planning/memory_planner.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "ir/graph_builder.h"
-#include "planning/value_memory_plan.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/planning/value_memory_plan.h"
 
 namespace amp::graph {
 namespace {

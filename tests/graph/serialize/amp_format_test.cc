@@ -9,11 +9,11 @@
 #include <fstream>
 #include <random>
 
-#include "amp_test_util.h"
-#include "ir/graph_builder.h"
-#include "ir/verifier.h"
-#include "serialize/amp_reader.h"
-#include "serialize/amp_writer.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/ir/verifier.h"
+#include "graph/serialize/amp_reader.h"
+#include "graph/serialize/amp_writer.h"
+#include "tests/graph/serialize/amp_test_util.h"
 
 namespace amp::graph {
 namespace {

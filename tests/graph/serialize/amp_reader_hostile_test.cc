@@ -7,10 +7,10 @@
 #include <iterator>
 #include <random>
 
-#include "amp_test_util.h"
-#include "ir/graph_builder.h"
-#include "serialize/amp_reader.h"
-#include "serialize/amp_writer.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/serialize/amp_reader.h"
+#include "graph/serialize/amp_writer.h"
+#include "tests/graph/serialize/amp_test_util.h"
 
 namespace amp::graph {
 namespace {

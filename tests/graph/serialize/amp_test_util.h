@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
-#include "schema/model_generated.h"
-#include "serialize/amp_format.h"
+#include "graph/schema/model_generated.h"
+#include "graph/serialize/amp_format.h"
 
 namespace amp::graph::amp_test {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/load_pipeline.h"
+#include "tests/fuzz/load_pipeline.h"
 
 namespace amp::fuzz {
 namespace {

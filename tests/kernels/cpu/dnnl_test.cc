@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
-#include "common/elementwise_functors.h"
-#include "common/half.h"
-#include "cpu/cpu_kernels.h"
-#include "kernel_registry.h"
-#include "test_util/node_tests.h"
-#include "test_util/shared_data.h"
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp {
 namespace {
@@ -1107,33 +1107,6 @@ TEST(DnnlPool, Threads) {
   check_pool(c, true, DType::kF32, false, false, 2, 14001);
   check_pool(c, true, DType::kF16, true, false, 2, 14002);
   check_pool(c, false, DType::kBF16, false, false, 2, 14003);
-}
-
-// ---- ONNX node tests
-// ------------------------------------------------------------------------------
-
-TEST(DnnlNodeTests, OnnxBackendCases) {
-  AMP_REQUIRE_SHARED();
-  std::vector<test::NodeTestCase> cases;
-  try {
-    cases = test::select_node_tests(
-        {"Conv", "ConvTranspose", "MatMul", "Gemm", "MaxPool", "AveragePool"});
-  } catch (const std::exception& e) {
-    FAIL() << "select_node_tests threw: " << e.what();
-  }
-  ASSERT_FALSE(cases.empty());
-  int passed = 0;
-  std::ostringstream failures;
-  for (const auto& c : cases) {
-    const std::string why = test::run_node_test_cpu(c);
-    if (why.empty())
-      ++passed;
-    else
-      failures << "  " << c.name << ": " << why << "\n";
-  }
-  std::cout << "oneDNN family node tests: " << passed << "/" << cases.size() << " passed\n"
-            << failures.str();
-  EXPECT_GE(passed * 100, static_cast<int>(cases.size()) * 95) << failures.str();
 }
 
 }  // namespace

@@ -25,12 +25,12 @@
 #include <string>
 #include <vector>
 
-#include "common/half.h"
-#include "cpu/cpu_kernels.h"
-#include "kernel_registry.h"
-#include "test_util/graph_runner.h"
-#include "test_util/node_tests.h"
-#include "test_util/shared_data.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp {
 namespace {
@@ -1229,69 +1229,6 @@ TEST(ElementwiseRegistry, DtypesAndInPlaceDeclarations) {
   }
   for (OpType op : {OpType::kNot, OpType::kAnd, OpType::kEqual, OpType::kWhere, OpType::kCast})
     EXPECT_TRUE(reg.has(op, Backend::kCpu, DType::kBool)) << graph::op_name(op);
-}
-
-// ---- ONNX node tests
-// -----------------------------------------------------------------------------
-
-// The rules of test::select_node_tests (node_tests.h), tolerant of null fields.
-std::vector<test::NodeTestCase> select_locally(const std::set<std::string>& primary_ops) {
-  static const std::set<std::string> kTypes = {"FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT64",
-                                               "INT32", "INT16",   "INT8",     "UINT8",  "BOOL"};
-  std::vector<test::NodeTestCase> out;
-  const std::filesystem::path shared = test::shared_dir();
-  std::ifstream in(shared / "onnx-node-tests-index.json");
-  const nlohmann::json index = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!index.is_array()) return out;
-  for (const auto& rec : index) {
-    if (!rec.contains("primary_op") || !rec["primary_op"].is_string()) continue;
-    const std::string primary = rec["primary_op"].get<std::string>();
-    if (!primary_ops.count(primary)) continue;
-    bool ok = true, all_float = true;
-    for (const auto& [op, count] : rec.at("ops").items())
-      ok = ok && graph::op_from_name(op).has_value();
-    for (const char* key : {"input_types", "output_types"}) {
-      for (const auto& t : rec.at(key)) {
-        ok = ok && t.is_string() && kTypes.count(t.get<std::string>()) != 0;
-        all_float = all_float && t.is_string() && t.get<std::string>() == "FLOAT";
-      }
-    }
-    if (!ok) continue;
-    const std::string name = rec.at("case").get<std::string>();
-    out.push_back({name, shared / "onnx-node-tests" / name, primary, all_float});
-  }
-  return out;
-}
-
-TEST(ElementwiseNodeTests, OnnxBackendCasesPass) {
-  AMP_REQUIRE_SHARED();
-  const std::set<std::string> ops = {
-      "Abs",   "Neg",     "Exp",       "Log",         "Sqrt",      "Reciprocal", "Erf",  "Sigmoid",
-      "Tanh",  "Relu",    "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu",       "Clip", "Not",
-      "Cast",  "Add",     "Sub",       "Mul",         "Div",       "Pow",        "Max",  "Min",
-      "Equal", "Greater", "Less",      "And",         "Where"};
-  std::vector<test::NodeTestCase> cases;
-  try {
-    cases = test::select_node_tests(ops);
-  } catch (const std::exception& e) {
-    // test_util's selector trips over index records whose primary_op is null; until it
-    // skips them, select here with the same rules.
-    std::cout << "select_node_tests failed (" << e.what() << "); selecting locally\n";
-    cases = select_locally(ops);
-  }
-  ASSERT_FALSE(cases.empty()) << "no node tests selected";
-  int passed = 0;
-  std::string failures;
-  for (const test::NodeTestCase& c : cases) {
-    const std::string why = test::run_node_test_cpu(c);
-    if (why.empty())
-      ++passed;
-    else
-      failures += "  " + c.name + ": " + why + "\n";
-  }
-  std::cout << "elementwise node tests: " << passed << "/" << cases.size() << " passed\n"
-            << failures;
-  EXPECT_GE(passed, static_cast<int>(0.95 * static_cast<double>(cases.size()))) << failures;
 }
 
 }  // namespace

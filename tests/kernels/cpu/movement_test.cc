@@ -26,13 +26,13 @@
 #include <string>
 #include <vector>
 
-#include "common/half.h"
-#include "cpu/cpu_kernels.h"
-#include "kernel_registry.h"
-#include "onnx/onnx_importer.h"
-#include "test_util/graph_runner.h"
-#include "test_util/node_tests.h"
-#include "test_util/shared_data.h"
+#include "graph/onnx/onnx_importer.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/kernel_registry.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/shared_data.h"
 
 namespace amp {
 namespace {
@@ -1187,79 +1187,6 @@ TEST(MovementResize, NearestOnIntegersAndLargeThreaded) {
   // A larger bilinear 2x upsample on 4 threads.
   rc.in = {2, 8, 40, 48};
   for (DType dt : {DType::kF32, DType::kF16}) EXPECT_EQ(check_resize(rc, dt, true, rng, 4), "");
-}
-
-// ---- ONNX node tests ---------------------------------------------------------------------------
-
-const std::set<std::string> kMovementOps = {
-    "Reshape",   "Flatten", "Squeeze",  "Unsqueeze",       "Identity",
-    "Transpose", "Concat",  "Split",    "Slice",           "Gather",
-    "Expand",    "Tile",    "Pad",      "DepthToSpace",    "Resize",
-    "Shape",     "Size",    "Constant", "ConstantOfShape", "Range"};
-
-TEST(MovementNodeTests, OnnxBackendCases) {
-  AMP_REQUIRE_SHARED();
-  const std::vector<test::NodeTestCase> cases = test::select_node_tests(kMovementOps);
-  ASSERT_FALSE(cases.empty());
-  int passed = 0;
-  std::ostringstream failures;
-  for (const test::NodeTestCase& c : cases) {
-    const std::string why = test::run_node_test_cpu(c);
-    if (why.empty())
-      ++passed;
-    else
-      failures << "  " << c.name << ": " << why << "\n";
-  }
-  std::cout << "[movement node tests] " << passed << "/" << cases.size() << " passed\n"
-            << failures.str();
-  EXPECT_GE(passed * 100, static_cast<int>(cases.size()) * 95) << failures.str();
-}
-
-// The same cases with every graph input bound as a constant, the way the engine sees
-// shape-like inputs once shapes are bound and folded: shape inference can then read
-// Slice starts, Pad pads, Resize scales, ... and the kernels take their prepare() path.
-// (The run-time-parameter path is covered by the tests above.)
-std::string run_node_test_inputs_as_constants(const test::NodeTestCase& c) {
-  auto g = graph::import_onnx_file((c.dir / "model.onnx").string());
-  if (!g.is_ok()) return "import: " + g.status().to_string();
-  auto inputs = test::load_case_tensors(c.dir, "input");
-  if (!inputs.is_ok()) return inputs.status().to_string();
-  auto expected = test::load_case_tensors(c.dir, "output");
-  if (!expected.is_ok()) return expected.status().to_string();
-  if (inputs->size() < g->inputs.size()) return "fewer input .pb files than graph inputs";
-  for (size_t i = 0; i < g->inputs.size(); ++i) {
-    graph::Value& v = g->value(g->inputs[i]);
-    v.constant = (*inputs)[i];
-    v.shape = graph::Shape::from_static((*inputs)[i].dims());
-  }
-  g->inputs.clear();
-  auto outs = test::run_graph(std::move(*g), {}, Backend::kCpu, 1);
-  if (!outs.is_ok()) return outs.status().to_string();
-  if (outs->size() != expected->size()) return "output count differs";
-  for (size_t i = 0; i < outs->size(); ++i) {
-    std::string why = test::compare_tensors((*expected)[i], (*outs)[i], 1e-4, 1e-5);
-    if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
-  }
-  return "";
-}
-
-TEST(MovementNodeTests, OnnxBackendCasesInputsAsConstants) {
-  AMP_REQUIRE_SHARED();
-  const std::vector<test::NodeTestCase> cases = test::select_node_tests(kMovementOps);
-  ASSERT_FALSE(cases.empty());
-  int passed = 0;
-  std::ostringstream failures;
-  for (const test::NodeTestCase& c : cases) {
-    const std::string why = run_node_test_inputs_as_constants(c);
-    if (why.empty())
-      ++passed;
-    else
-      failures << "  " << c.name << ": " << why << "\n";
-  }
-  std::cout << "[movement node tests, inputs as constants] " << passed << "/" << cases.size()
-            << " passed\n"
-            << failures.str();
-  EXPECT_GE(passed * 100, static_cast<int>(cases.size()) * 95) << failures.str();
 }
 
 }  // namespace
