@@ -156,7 +156,7 @@ Status canonicalize_batchnorm(Node& n, CanonContext& ctx) {
   return Status::ok();
 }
 
-Status check_cast(const Node& n) {
+Status check_cast(Node& n, CanonContext&) {
   auto to = n.attrs.get_int("to", 0);
   if (!to.is_ok()) return to.status().with_context(label(n));
   if (*to == 0) return invalid_model(label(n) + ": missing attribute 'to'");
@@ -166,175 +166,35 @@ Status check_cast(const Node& n) {
   return Status::ok();
 }
 
+// The ops whose older versions differ from the newest in more than a moved attribute.
+struct Rewrite {
+  OpType op;
+  Status (*fn)(Node&, CanonContext&);
+};
+constexpr Rewrite kRewrites[] = {
+    {OpType::kBatchNormalization, canonicalize_batchnorm},
+    {OpType::kCast, check_cast},
+    {OpType::kClip, canonicalize_clip},
+    {OpType::kPad, canonicalize_pad},
+    {OpType::kResize, canonicalize_resize},
+    {OpType::kSlice, canonicalize_slice},
+};
+
+// Every other op has one form across opsets 7..28 but for the attribute its op table row
+// says older opsets took instead of an input (differences are new optional attributes or
+// inputs whose defaults reproduce the old behaviour, or semantics read from op_version; see
+// README.md).
 Status canonicalize_by_op(Node& n, CanonContext& ctx) {
-  const int v = n.op_version;
-  switch (n.op) {
-    case OpType::kReduceMax:
-    case OpType::kReduceMean:
-    case OpType::kReduceMin:
-      return v < 18 ? ints_attr_to_input(n, ctx, "axes", 1, false) : Status::ok();
-    case OpType::kReduceSum:
-      return v < 13 ? ints_attr_to_input(n, ctx, "axes", 1, false) : Status::ok();
-    case OpType::kSplit:
-      return v < 13 ? ints_attr_to_input(n, ctx, "split", 1, false) : Status::ok();
-    case OpType::kSqueeze:
-      return v < 13 ? ints_attr_to_input(n, ctx, "axes", 1, false) : Status::ok();
-    case OpType::kUnsqueeze:
-      return v < 13 ? ints_attr_to_input(n, ctx, "axes", 1, true) : Status::ok();
-    case OpType::kSlice:
-      return canonicalize_slice(n, ctx);
-    case OpType::kClip:
-      return canonicalize_clip(n, ctx);
-    case OpType::kPad:
-      return canonicalize_pad(n, ctx);
-    case OpType::kResize:
-      return canonicalize_resize(n, ctx);
-    case OpType::kBatchNormalization:
-      return canonicalize_batchnorm(n, ctx);
-    case OpType::kCast:
-      return check_cast(n);
-    // One form across opsets 7..28 (differences are new optional attributes/inputs
-    // whose defaults reproduce the old behaviour, or semantics read from op_version;
-    // see README.md).
-    case OpType::kAbs:
-    case OpType::kAdd:
-    case OpType::kAnd:
-    case OpType::kArgMax:
-    case OpType::kAveragePool:
-    case OpType::kConcat:
-    case OpType::kConstant:
-    case OpType::kConstantOfShape:
-    case OpType::kConv:
-    case OpType::kConvTranspose:
-    case OpType::kDepthToSpace:
-    case OpType::kDiv:
-    case OpType::kEqual:
-    case OpType::kErf:
-    case OpType::kExp:
-    case OpType::kExpand:
-    case OpType::kFlatten:
-    case OpType::kGather:
-    case OpType::kGelu:
-    case OpType::kGemm:
-    case OpType::kGlobalAveragePool:
-    case OpType::kGreater:
-    case OpType::kHardSigmoid:
-    case OpType::kHardSwish:
-    case OpType::kIdentity:
-    case OpType::kInstanceNormalization:
-    case OpType::kLayerNormalization:
-    case OpType::kLeakyRelu:
-    case OpType::kLess:
-    case OpType::kLog:
-    case OpType::kLogSoftmax:
-    case OpType::kMatMul:
-    case OpType::kMax:
-    case OpType::kMaxPool:
-    case OpType::kMin:
-    case OpType::kMul:
-    case OpType::kNeg:
-    case OpType::kNot:
-    case OpType::kPow:
-    case OpType::kRange:
-    case OpType::kReciprocal:
-    case OpType::kRelu:
-    case OpType::kReshape:
-    case OpType::kShape:
-    case OpType::kSigmoid:
-    case OpType::kSize:
-    case OpType::kSoftmax:
-    case OpType::kSqrt:
-    case OpType::kSub:
-    case OpType::kTanh:
-    case OpType::kTile:
-    case OpType::kTranspose:
-    case OpType::kWhere:
-      return Status::ok();
-  }
+  const MovedAttribute moved = moved_attribute(n.op);
+  if (moved.name != nullptr && n.op_version < moved.before_opset)
+    AMP_RETURN_IF_ERROR(
+        ints_attr_to_input(n, ctx, moved.name, static_cast<size_t>(moved.input), moved.required));
+  for (const Rewrite& r : kRewrites)
+    if (r.op == n.op) return r.fn(n, ctx);
   return Status::ok();
 }
 
 }  // namespace
-
-int op_since_version(OpType op) {
-  switch (op) {
-    case OpType::kExpand:
-      return 8;
-    case OpType::kConstantOfShape:
-    case OpType::kErf:
-    case OpType::kWhere:
-      return 9;
-    case OpType::kResize:
-      return 10;
-    case OpType::kRange:
-      return 11;
-    case OpType::kHardSwish:
-      return 14;
-    case OpType::kLayerNormalization:
-      return 17;
-    case OpType::kGelu:
-      return 20;
-    case OpType::kAbs:
-    case OpType::kAdd:
-    case OpType::kAnd:
-    case OpType::kArgMax:
-    case OpType::kAveragePool:
-    case OpType::kBatchNormalization:
-    case OpType::kCast:
-    case OpType::kClip:
-    case OpType::kConcat:
-    case OpType::kConstant:
-    case OpType::kConv:
-    case OpType::kConvTranspose:
-    case OpType::kDepthToSpace:
-    case OpType::kDiv:
-    case OpType::kEqual:
-    case OpType::kExp:
-    case OpType::kFlatten:
-    case OpType::kGather:
-    case OpType::kGemm:
-    case OpType::kGlobalAveragePool:
-    case OpType::kGreater:
-    case OpType::kHardSigmoid:
-    case OpType::kIdentity:
-    case OpType::kInstanceNormalization:
-    case OpType::kLeakyRelu:
-    case OpType::kLess:
-    case OpType::kLog:
-    case OpType::kLogSoftmax:
-    case OpType::kMatMul:
-    case OpType::kMax:
-    case OpType::kMaxPool:
-    case OpType::kMin:
-    case OpType::kMul:
-    case OpType::kNeg:
-    case OpType::kNot:
-    case OpType::kPad:
-    case OpType::kPow:
-    case OpType::kReciprocal:
-    case OpType::kReduceMax:
-    case OpType::kReduceMean:
-    case OpType::kReduceMin:
-    case OpType::kReduceSum:
-    case OpType::kRelu:
-    case OpType::kReshape:
-    case OpType::kShape:
-    case OpType::kSigmoid:
-    case OpType::kSize:
-    case OpType::kSlice:
-    case OpType::kSoftmax:
-    case OpType::kSplit:
-    case OpType::kSqrt:
-    case OpType::kSqueeze:
-    case OpType::kSub:
-    case OpType::kTanh:
-    case OpType::kTile:
-    case OpType::kTranspose:
-    case OpType::kUnsqueeze:
-      return 1;
-  }
-  return 1;
-}
 
 Status canonicalize_node(Node& n, CanonContext& ctx) {
   AMP_RETURN_IF_ERROR(canonicalize_by_op(n, ctx));

@@ -22,9 +22,6 @@ struct CanonContext {
   const std::vector<bool>& used;
 };
 
-// First ai.onnx opset that defines `op` (1 for ops that predate opset 7).
-int op_since_version(OpType op);
-
 // Rewrites `node` in place (node.op_version is the model's opset). kUnsupported names
 // the op, version and attribute for version-specific semantics not implemented;
 // kInvalidModel for a node that breaks its own schema (e.g. a required attr missing).

@@ -230,8 +230,7 @@ class Importer {
 
   std::optional<OpType> onnx_import_op(const std::string& op_type) const {
     std::optional<OpType> op = op_from_name(op_type);
-    if (!op || *op == OpType::kConstant || opset_ < onnx_import::op_since_version(*op))
-      return std::nullopt;
+    if (!op || *op == OpType::kConstant || opset_ < op_since_version(*op)) return std::nullopt;
     return op;
   }
 

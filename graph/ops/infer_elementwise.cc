@@ -48,47 +48,17 @@ Status variadic(const Inputs& in, Outputs& out) {
 
 }  // namespace
 
-Status infer_abs(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_numeric(const Node&, const Inputs& in, Outputs& out) {
   return unary(in, out, DTypeSet::kNumeric);
 }
-Status infer_erf(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kNumeric);
-}
-Status infer_exp(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_float(const Node&, const Inputs& in, Outputs& out) {
   return unary(in, out, DTypeSet::kFloat);
 }
-Status infer_log(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_neg(const Node&, const Inputs& in, Outputs& out) {
+// Neg; Relu accepts signed integers since opset 14.
+Status infer_unary_signed(const Node&, const Inputs& in, Outputs& out) {
   return unary(in, out, DTypeSet::kSignedNumeric);
 }
-Status infer_reciprocal(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_sqrt(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_sigmoid(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_tanh(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-// Relu accepts signed integers since opset 14.
-Status infer_relu(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kSignedNumeric);
-}
-Status infer_hard_sigmoid(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_hard_swish(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_leaky_relu(const Node&, const Inputs& in, Outputs& out) {
-  return unary(in, out, DTypeSet::kFloat);
-}
-Status infer_not(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_bool(const Node&, const Inputs& in, Outputs& out) {
   return unary(in, out, DTypeSet::kBool);
 }
 
@@ -100,28 +70,16 @@ Status infer_gelu(const Node& node, const Inputs& in, Outputs& out) {
   return unary(in, out, DTypeSet::kFloat);
 }
 
-Status infer_add(const Node&, const Inputs& in, Outputs& out) {
+Status infer_binary_numeric(const Node&, const Inputs& in, Outputs& out) {
   return binary(in, out, DTypeSet::kNumeric, std::nullopt);
 }
-Status infer_sub(const Node&, const Inputs& in, Outputs& out) {
-  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
+Status infer_compare_numeric(const Node&, const Inputs& in, Outputs& out) {
+  return binary(in, out, DTypeSet::kNumeric, DType::kBool);
 }
-Status infer_mul(const Node&, const Inputs& in, Outputs& out) {
-  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
-}
-Status infer_div(const Node&, const Inputs& in, Outputs& out) {
-  return binary(in, out, DTypeSet::kNumeric, std::nullopt);
-}
-Status infer_equal(const Node&, const Inputs& in, Outputs& out) {
+Status infer_compare_numeric_or_bool(const Node&, const Inputs& in, Outputs& out) {
   return binary(in, out, DTypeSet::kNumericOrBool, DType::kBool);
 }
-Status infer_greater(const Node&, const Inputs& in, Outputs& out) {
-  return binary(in, out, DTypeSet::kNumeric, DType::kBool);
-}
-Status infer_less(const Node&, const Inputs& in, Outputs& out) {
-  return binary(in, out, DTypeSet::kNumeric, DType::kBool);
-}
-Status infer_and(const Node&, const Inputs& in, Outputs& out) {
+Status infer_logical_binary(const Node&, const Inputs& in, Outputs& out) {
   return binary(in, out, DTypeSet::kBool, DType::kBool);
 }
 
@@ -136,14 +94,10 @@ Status infer_pow(const Node&, const Inputs& in, Outputs& out) {
   return Status::ok();
 }
 
-Status infer_max(const Node&, const Inputs& in, Outputs& out) {
-  return variadic(in, out);
-}
-Status infer_min(const Node&, const Inputs& in, Outputs& out) {
+Status infer_variadic_numeric(const Node&, const Inputs& in, Outputs& out) {
   return variadic(in, out);
 }
 
-// Where(condition, X, Y): bool condition, X and Y of one dtype, all three broadcast.
 Status infer_where(const Node&, const Inputs& in, Outputs& out) {
   for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kBool));

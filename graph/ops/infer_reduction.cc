@@ -87,17 +87,12 @@ Status reduce(const Node& node, const Inputs& in, Outputs& out, DTypeSet set) {
 
 }  // namespace
 
-Status infer_reduce_mean(const Node& node, const Inputs& in, Outputs& out) {
+// ReduceSum, ReduceMean and the other sums over axes.
+Status infer_reduce_numeric(const Node& node, const Inputs& in, Outputs& out) {
   return reduce(node, in, out, DTypeSet::kNumeric);
 }
-Status infer_reduce_sum(const Node& node, const Inputs& in, Outputs& out) {
-  return reduce(node, in, out, DTypeSet::kNumeric);
-}
-// Max and Min accept bool since opset 20.
-Status infer_reduce_max(const Node& node, const Inputs& in, Outputs& out) {
-  return reduce(node, in, out, DTypeSet::kNumericOrBool);
-}
-Status infer_reduce_min(const Node& node, const Inputs& in, Outputs& out) {
+// ReduceMax and ReduceMin accept bool since opset 20.
+Status infer_reduce_numeric_or_bool(const Node& node, const Inputs& in, Outputs& out) {
   return reduce(node, in, out, DTypeSet::kNumericOrBool);
 }
 

@@ -7,12 +7,15 @@
 namespace amp::graph {
 namespace {
 
-// {min_inputs, max_inputs (-1 variadic), min_outputs, max_outputs, rule}
+#define ARITY(min, max) min, max
 constexpr std::array<OpSchema, kOpCount> kSchemas = {{
-#define AMP_OP(name, traits, color) kSchema##name,
+#define AMP_OP(name, traits, color, opsets, inputs, outputs, infer, keep_dtype, shape_inputs, \
+               moved)                                                                         \
+  {inputs, outputs, &infer},
 #include "graph/ops/op_types.def"
 #undef AMP_OP
 }};
+#undef ARITY
 
 }  // namespace
 

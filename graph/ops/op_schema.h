@@ -1,7 +1,7 @@
-// Per-op schema: arity and the shape & dtype inference rule. One table indexed by
-// OpType (static_assert on kOpCount), filled from the op-family files
-// (infer_elementwise.cc, infer_movement.cc, infer_reduction.cc, infer_nn.cc,
-// infer_shape_ops.cc; declarations in infer_rules.h).
+// Per-op schema: arity and the shape & dtype inference rule, one table indexed by OpType
+// and generated from op_types.def (columns inputs, outputs, infer). The rules live in the
+// op-family files (infer_elementwise.cc, infer_movement.cc, infer_reduction.cc,
+// infer_nn.cc, infer_shape_ops.cc; declarations in infer_rules.h).
 //
 // An inference rule sees the node, its inputs (nullptr for an absent optional input;
 // constant data available through Value::constant) and fills one OutputInfo per node
@@ -30,9 +30,9 @@ using InferFn = Status (*)(const Node& node, const std::vector<const Value*>& in
 
 struct OpSchema {
   int min_inputs = 1;
-  int max_inputs = 1;  // -1: variadic
+  int max_inputs = 1;  // kAnyCount: variadic (Concat, Max, Min)
   int min_outputs = 1;
-  int max_outputs = 1;  // kAnyOutputs (INT_MAX) for Split
+  int max_outputs = 1;  // kAnyCount for Split
   InferFn infer = nullptr;
 };
 

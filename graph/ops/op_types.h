@@ -1,20 +1,32 @@
-// OpType, op traits and default AMP colors, all generated from op_types.def.
+// OpType, op traits, default AMP colors and the per-op facts of op_types.def (opset
+// versions, inputs that keep their dtype under AMP, inputs whose values decide shapes),
+// all generated from that one list.
+//
+//   if (has_trait(n.op, kElementwise)) ...
+//   if (opset < op_since_version(op)) return unsupported(...);
+//   if (is_shape_input(n.op, 1)) ...  // Reshape's shape, Reduce* axes, ...
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string_view>
 
 namespace amp::graph {
 
 enum class OpType : int32_t {
-#define AMP_OP(name, traits, color) k##name,
+#define AMP_OP(name, traits, color, opsets, inputs, outputs, infer, keep_dtype, shape_inputs, \
+               moved)                                                                         \
+  k##name,
 #include "graph/ops/op_types.def"
 #undef AMP_OP
 };
 
 inline constexpr int kOpCount = 0
-#define AMP_OP(name, traits, color) +1
+#define AMP_OP(name, traits, color, opsets, inputs, outputs, infer, keep_dtype, shape_inputs, \
+               moved)                                                                         \
+  +1
 #include "graph/ops/op_types.def"
 #undef AMP_OP
     ;
@@ -48,6 +60,37 @@ enum class AmpColor : uint8_t {
   kNever,   // fp32
 };
 
+// The opsets in which an op's versions appeared: bit v for ai.onnx opset v (1..31).
+using OpsetMask = uint32_t;
+constexpr OpsetMask opset_mask(std::initializer_list<int> versions) {
+  OpsetMask m = 0;
+  for (int v : versions) m |= OpsetMask{1} << v;
+  return m;
+}
+
+// A set of input positions (0..31), for the keep_dtype and shape_inputs columns.
+struct InputSet {
+  uint32_t bits = 0;
+  constexpr bool has(size_t i) const { return i < 32 && ((bits >> i) & 1u) != 0; }
+};
+constexpr InputSet input_set(std::initializer_list<int> positions) {
+  InputSet s;
+  for (int i : positions) s.bits |= uint32_t{1} << i;
+  return s;
+}
+
+// An input that older opsets took as an INTS attribute (the `moved` column): before
+// `before_opset`, attribute `name` is input `input`.
+struct MovedAttribute {
+  const char* name = nullptr;  // nullptr: nothing moved
+  int input = 0;
+  int before_opset = 0;
+  bool required = false;
+};
+
+// "Any number" in an ARITY column (variadic inputs of Concat/Max/Min, Split's outputs).
+inline constexpr int kAnyCount = std::numeric_limits<int>::max();
+
 std::string_view op_name(OpType op);
 std::optional<OpType> op_from_name(std::string_view name);
 uint32_t op_traits(OpType op);
@@ -56,5 +99,17 @@ inline bool has_trait(OpType op, OpTrait t) {
 }
 AmpColor default_amp_color(OpType op);
 std::string_view amp_color_name(AmpColor c);
+
+// The first ai.onnx opset that defines `op`.
+int op_since_version(OpType op);
+// The version of `op` a model of `opset` uses: the newest one that appeared at or before
+// it; 0 when the op did not exist yet.
+int op_version_for(OpType op, int opset);
+// Whether float input `index` of `op` keeps its own dtype under AMP (Resize's roi, scales).
+bool keeps_own_dtype(OpType op, size_t index);
+// Whether input `index` of `op` is read for its VALUES to compute output shapes.
+bool is_shape_input(OpType op, size_t index);
+// The attribute older opsets of `op` took instead of an input (name nullptr when none).
+MovedAttribute moved_attribute(OpType op);
 
 }  // namespace amp::graph

@@ -30,15 +30,15 @@ Status infer_node(Graph& g, NodeId id) {
   const OpSchema& schema = op_schema(n.op);
   const int nin = static_cast<int>(n.inputs.size());
   const int nout = static_cast<int>(n.outputs.size());
-  if (nin < schema.min_inputs || (schema.max_inputs >= 0 && nin > schema.max_inputs))
-    return invalid_model(
-        node_context(n) + ": has " + std::to_string(nin) + " inputs, expected " +
-        std::to_string(schema.min_inputs) +
-        (schema.max_inputs < 0 ? " or more" : " to " + std::to_string(schema.max_inputs)));
+  auto expected = [](int min, int max) {
+    return std::to_string(min) + (max == kAnyCount ? " or more" : " to " + std::to_string(max));
+  };
+  if (nin < schema.min_inputs || nin > schema.max_inputs)
+    return invalid_model(node_context(n) + ": has " + std::to_string(nin) + " inputs, expected " +
+                         expected(schema.min_inputs, schema.max_inputs));
   if (nout < schema.min_outputs || nout > schema.max_outputs)
     return invalid_model(node_context(n) + ": has " + std::to_string(nout) + " outputs, expected " +
-                         std::to_string(schema.min_outputs) + " to " +
-                         std::to_string(schema.max_outputs));
+                         expected(schema.min_outputs, schema.max_outputs));
   if (schema.infer == nullptr) return internal_error(node_context(n) + ": no shape inference rule");
 
   std::vector<const Value*> inputs;

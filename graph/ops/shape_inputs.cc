@@ -4,34 +4,6 @@
 
 namespace amp::graph {
 
-bool is_shape_input(OpType op, size_t i) {
-  switch (op) {
-    case OpType::kReshape:
-    case OpType::kExpand:
-    case OpType::kTile:
-    case OpType::kSplit:
-    case OpType::kSqueeze:
-    case OpType::kUnsqueeze:
-    case OpType::kReduceMax:
-    case OpType::kReduceMean:
-    case OpType::kReduceMin:
-    case OpType::kReduceSum:
-      return i == 1;
-    case OpType::kConstantOfShape:
-      return i == 0;
-    case OpType::kSlice:
-      return i >= 1 && i <= 4;
-    case OpType::kPad:
-      return i == 1 || i == 3;
-    case OpType::kResize:
-      return i >= 1 && i <= 3;
-    case OpType::kRange:
-      return i <= 2;
-    default:
-      return false;
-  }
-}
-
 std::vector<size_t> shape_determining_inputs(const Graph& g) {
   std::vector<size_t> out;
   for (size_t k = 0; k < g.inputs.size(); ++k) {

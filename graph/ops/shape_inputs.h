@@ -16,8 +16,8 @@
 
 namespace amp::graph {
 
-// Whether input `index` of `op` is read for its values to compute output shapes.
-bool is_shape_input(OpType op, size_t index);
+// Which inputs of an op decide shapes is a column of op_types.def: is_shape_input(op, i)
+// in op_types.h.
 
 // Graph inputs (positions in g.inputs) that are integers feeding a shape slot of a node.
 std::vector<size_t> shape_determining_inputs(const Graph& g);

@@ -390,6 +390,15 @@ struct GeluTanh {
     return x / (C(1) + math::exp(C(-2) * u));
   }
 };
+// ONNX Gelu: attribute approximate = "none" (erf) or "tanh". The branch is the same for every
+// element of a tensor, so it costs nothing measurable.
+struct Gelu {
+  bool tanh = false;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return tanh ? GeluTanh{}(x) : GeluErf{}(x);
+  }
+};
 template <typename C>
 struct Clip {
   C lo;
@@ -454,6 +463,7 @@ struct Equal {
   AMP_HOST_DEVICE bool operator()(C a, C b) const {
     return a == b;
   }
+  AMP_HOST_DEVICE bool operator()(Bool a, Bool b) const { return (a.v != 0) == (b.v != 0); }
 };
 struct Greater {
   template <typename C>
@@ -466,6 +476,15 @@ struct Less {
   AMP_HOST_DEVICE bool operator()(C a, C b) const {
     return a < b;
   }
+};
+struct And {
+  AMP_HOST_DEVICE bool operator()(Bool a, Bool b) const { return (a.v != 0) && (b.v != 0); }
+};
+
+// ---- Bool functors ----------------------------------------------------------------------
+
+struct Not {
+  AMP_HOST_DEVICE Bool operator()(Bool x) const { return Bool{static_cast<uint8_t>(x.v == 0)}; }
 };
 
 // ---- Fused activations ----------------------------------------------------------------------

@@ -14,7 +14,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
+#include "kernels/common/reduction_types.h"
 #include "runtime/common/host_device.h"
 
 namespace amp::kernels {
@@ -86,6 +88,65 @@ template <typename C>
 AMP_HOST_DEVICE C reduce_min_step(C acc, C x) {
   return (x < acc || is_nan_value(x)) ? x : acc;
 }
+
+// ---- Reducers: the Reduce* ops as (map, step, finish) ----
+// ReduceX(data) = finish(step over map(x) from init<T>(), count). `step` is associative (the
+// tree and warp reductions regroup it); init is step's identity for storage type T and,
+// after finish, the ONNX result of an empty set. C is the accumulator type
+// (reduction_types.h: float for f32/f16/bf16, double for f64, int64_t for integers and bool).
+struct SumReducer {
+  template <typename T>
+  AMP_HOST_DEVICE static reduction::compute_t<T> init() {
+    return reduction::compute_t<T>(0);
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C map(C x) {
+    return x;
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C step(C acc, C x) {
+    return reduce_sum_step(acc, x);
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t) {
+    return acc;
+  }
+};
+struct MeanReducer : SumReducer {
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t count) {
+    return reduce_mean_finish(acc, count);
+  }
+};
+// ReduceMax / ReduceMin: init is the storage type's lowest / highest.
+struct MaxReducer {
+  template <typename T>
+  AMP_HOST_DEVICE static reduction::compute_t<T> init() {
+    return reduction::lowest_of<T>();
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C map(C x) {
+    return x;
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C step(C acc, C x) {
+    return reduce_max_step(acc, x);
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t) {
+    return acc;
+  }
+};
+struct MinReducer : MaxReducer {
+  template <typename T>
+  AMP_HOST_DEVICE static reduction::compute_t<T> init() {
+    return reduction::highest_of<T>();
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C step(C acc, C x) {
+    return reduce_min_step(acc, x);
+  }
+};
 
 // ---- ArgMax ----
 // Whether element x (later in scan order) replaces the current best. NaN counts as the

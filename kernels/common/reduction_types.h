@@ -8,17 +8,15 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "amp/dtype.h"
+#include "kernels/common/elementwise_functors.h"
 #include "runtime/common/half.h"
+#include "runtime/common/host_device.h"
 
 namespace amp::kernels::reduction {
-
-// ONNX bool storage (one byte, 0 or 1) as a distinct type, so stores normalize to 0/1.
-struct BoolByte {
-  uint8_t v;
-};
 
 template <typename T>
 struct ComputeOf {
@@ -62,10 +60,42 @@ constexpr DType dtype_of() {
     return DType::kI32;
   else if constexpr (std::is_same_v<T, int64_t>)
     return DType::kI64;
-  else if constexpr (std::is_same_v<T, BoolByte>)
+  else if constexpr (std::is_same_v<T, ew::Bool>)
     return DType::kBool;
   else
     return DType::kUndefined;
+}
+
+// Storage type lists the reduction family table registers kernels for.
+template <typename... Ts>
+struct TypeList {};
+using FloatTypes = TypeList<float, Half, BFloat16, double>;
+using SumTypes = TypeList<float, Half, BFloat16, double, int32_t, int64_t>;
+using MinMaxTypes =
+    TypeList<float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t, ew::Bool>;
+
+// The largest / smallest value of storage type T in its compute type: the identities of Max
+// and Min, and ONNX's ReduceMax/ReduceMin of an empty set (-inf/+inf for floats, the type's
+// limits for integers, false/true for bool).
+template <typename T>
+AMP_HOST_DEVICE compute_t<T> lowest_of() {
+  using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, ew::Bool>)
+    return 0;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<C>(std::numeric_limits<T>::lowest());
+  else
+    return -std::numeric_limits<C>::infinity();
+}
+template <typename T>
+AMP_HOST_DEVICE compute_t<T> highest_of() {
+  using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, ew::Bool>)
+    return 1;
+  else if constexpr (std::is_integral_v<T>)
+    return static_cast<C>(std::numeric_limits<T>::max());
+  else
+    return std::numeric_limits<C>::infinity();
 }
 
 }  // namespace amp::kernels::reduction

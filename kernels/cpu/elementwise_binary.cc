@@ -1,7 +1,6 @@
-// Binary arithmetic with numpy broadcasting (Add, Sub, Mul, Div) and the variadic Max and
-// Min, on float storage (fp32 arithmetic, f64 in f64) and integers (wrapping; Div
-// truncates, and a zero divisor is an invalid_input error at run). Output 0 may overwrite
-// input 0 when their shapes match.
+// The variadic Max and Min with numpy broadcasting, on float and integer storage. Output 0
+// may overwrite input 0 when their shapes match. (Two-input arithmetic is the family table's,
+// elementwise_family.cc.)
 #include <cstring>
 
 #include "kernels/cpu/cpu_kernels.h"
@@ -26,46 +25,6 @@ void run_binary(const BroadcastPlan& p, const void* a, const void* b, void* out,
   binary_loop(p, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), threads,
               [](T x, T y) { return ew::store<T>(Op{}(ew::load(x), ew::load(y))); });
 }
-
-template <typename Op>
-class ArithKernel final : public Kernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_arity(cfg, 2, 2));
-    dtype_ = cfg.inputs[0].dtype;
-    AMP_RETURN_IF_ERROR(check_numeric(dtype_));
-    AMP_RETURN_IF_ERROR(check_input_dtype(cfg, 1, dtype_));
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, dtype_));
-    AMP_ASSIGN_OR_RETURN(
-        plan_, make_broadcast_plan({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims));
-    divisor_numel_ = cfg.inputs[1].numel();
-    return Status::ok();
-  }
-
-  Status run(const KernelArgs& a) const override {
-    return visit_dtype(dtype_, [&](auto tag) -> Status {
-      using T = typename decltype(tag)::type;
-      if constexpr (kNumeric<T>) {
-        if constexpr (std::is_integral_v<T> && std::is_same_v<Op, ew::Div>) {
-          // Checked up front so the loop stays branch-free; ew::div returns 0 meanwhile.
-          const T* b = a.input<T>(1);
-          if (plan_.numel > 0)
-            for (int64_t i = 0; i < divisor_numel_; ++i)
-              if (b[i] == 0) return invalid_input("integer division by zero");
-        }
-        run_binary<T, Op>(plan_, a.inputs[0], a.inputs[1], a.outputs[0], a.num_threads);
-        return Status::ok();
-      } else {
-        return unexpected_dtype(dtype_);
-      }
-    });
-  }
-
- private:
-  DType dtype_ = DType::kUndefined;
-  BroadcastPlan plan_;
-  int64_t divisor_numel_ = 0;
-};
 
 // Max / Min over 1..N inputs, folded pairwise into the output: out = Op(in0, in1), then
 // out = Op(out, in_k). Exact in any storage type (the result is always one of the inputs).
@@ -124,10 +83,6 @@ class VariadicKernel final : public Kernel {
 
 void register_elementwise_binary(KernelRegistry& r) {
   const std::vector<DType>& numeric = numeric_dtypes();
-  r.add_all(OpType::kAdd, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Add>>(), 0);
-  r.add_all(OpType::kSub, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Sub>>(), 0);
-  r.add_all(OpType::kMul, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Mul>>(), 0);
-  r.add_all(OpType::kDiv, Backend::kCpu, numeric, make_factory<ArithKernel<ew::Div>>(), 0);
   r.add_all(OpType::kMax, Backend::kCpu, numeric, make_factory<VariadicKernel<ew::Max>>(), 0);
   r.add_all(OpType::kMin, Backend::kCpu, numeric, make_factory<VariadicKernel<ew::Min>>(), 0);
 }

@@ -5,10 +5,9 @@
 namespace amp::kernels {
 
 void register_cpu_elementwise_kernels(KernelRegistry& registry) {
-  cpu::register_elementwise_unary(registry);
+  cpu::register_elementwise_family(registry);
   cpu::register_elementwise_clip(registry);
   cpu::register_elementwise_binary(registry);
-  cpu::register_elementwise_compare(registry);
   cpu::register_elementwise_pow(registry);
   cpu::register_elementwise_where(registry);
   cpu::register_elementwise_cast(registry);

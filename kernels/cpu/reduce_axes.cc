@@ -1,4 +1,5 @@
-// ReduceMax, ReduceMin, ReduceSum, ReduceMean over any set of axes.
+// The Reduce* ops over any set of axes (every row of kernels/common/reduction_family.def),
+// one kernel template over the table's reducers (map on load, step, finish on store).
 //
 // Axes come from optional input 1 (the importer's canonical form). When it is a constant
 // the iteration plan is built once in prepare(); otherwise run() reads the i64 axes, builds
@@ -14,14 +15,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-enum class ReduceKind { kMax, kMin, kSum, kMean };
 
 // Marks `axes` (each in [-rank, rank), no repeats) in `flags`. invalid_input on bad axes;
 // prepare() turns that into invalid_model.
@@ -39,27 +39,13 @@ Status axes_to_flags(const int64_t* axes, int64_t n, int rank, bool* flags) {
   return Status::ok();
 }
 
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 void reduce(const ReducePlan& p, const T* x, T* y, int threads) {
   using C = compute_t<T>;
-  C init = C(0);
-  if constexpr (K == ReduceKind::kMax) init = lowest_of<T>();
-  if constexpr (K == ReduceKind::kMin) init = highest_of<T>();
-  auto op = [](C a, C b) {
-    if constexpr (K == ReduceKind::kMax)
-      return reduce_max_step(a, b);
-    else if constexpr (K == ReduceKind::kMin)
-      return reduce_min_step(a, b);
-    else
-      return reduce_sum_step(a, b);
-  };
+  const C init = R::template init<T>();
+  auto op = [](C a, C b) { return R::step(a, b); };
   const int64_t count = p.reduce_size;
-  auto finish = [count](C acc) {
-    if constexpr (K == ReduceKind::kMean)
-      return from_compute<T>(reduce_mean_finish(acc, count));
-    else
-      return from_compute<T>(acc);
-  };
+  auto finish = [count](C acc) { return from_compute<T>(R::finish(acc, count)); };
 
   if (p.inner_reduced) {
     // Each output: contiguous runs of p.inner, one per index over the other reduced dims.
@@ -71,8 +57,9 @@ void reduce(const ReducePlan& p, const T* x, T* y, int threads) {
             C acc = init;
             for (int64_t r = 0; r < p.red_count; ++r) {
               const T* run = base + offset_of(r, p.red_dims, p.red_strides, p.n_red);
-              acc = op(acc, tree_reduce<C>(0, p.inner, init, op,
-                                           [run](int64_t i) { return to_compute(run[i]); }));
+              acc = op(acc, tree_reduce<C>(0, p.inner, init, op, [run](int64_t i) {
+                         return R::map(to_compute(run[i]));
+                       }));
             }
             y[o] = finish(acc);
           }
@@ -101,7 +88,7 @@ void reduce(const ReducePlan& p, const T* x, T* y, int threads) {
             const int64_t r1 = std::min(p.red_count, r0 + kTile);
             for (int64_t r = r0; r < r1; ++r) {
               const T* src = base + offset_of(r, p.red_dims, p.red_strides, p.n_red);
-              for (int64_t j = 0; j < w; ++j) block[j] = op(block[j], to_compute(src[j]));
+              for (int64_t j = 0; j < w; ++j) block[j] = op(block[j], R::map(to_compute(src[j])));
             }
             for (int64_t j = 0; j < w; ++j) total[j] = op(total[j], block[j]);
           }
@@ -112,7 +99,7 @@ void reduce(const ReducePlan& p, const T* x, T* y, int threads) {
       grain_for(p.red_count * std::min(kTile, p.inner)));
 }
 
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 class ReduceKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
@@ -151,13 +138,13 @@ class ReduceKernel : public Kernel {
         if (in_numel_ > 0) std::memcpy(y, x, static_cast<size_t>(in_numel_) * sizeof(T));
         return Status::ok();
       }
-      reduce<T, K>(plan_, x, y, a.num_threads);
+      reduce<T, R>(plan_, x, y, a.num_threads);
       return Status::ok();
     }
     bool flags[kMaxRank];
     AMP_RETURN_IF_ERROR(axes_to_flags(a.input<int64_t>(1), axes_len_, rank_, flags));
     AMP_RETURN_IF_ERROR(check_output_shape(flags));
-    reduce<T, K>(make_reduce_plan(in_dims_.data(), flags, rank_), x, y, a.num_threads);
+    reduce<T, R>(make_reduce_plan(in_dims_.data(), flags, rank_), x, y, a.num_threads);
     return Status::ok();
   }
 
@@ -203,27 +190,10 @@ class ReduceKernel : public Kernel {
   ReducePlan plan_;
 };
 
-template <typename T>
-using ReduceMaxKernel = ReduceKernel<T, ReduceKind::kMax>;
-template <typename T>
-using ReduceMinKernel = ReduceKernel<T, ReduceKind::kMin>;
-template <typename T>
-using ReduceSumKernel = ReduceKernel<T, ReduceKind::kSum>;
-template <typename T>
-using ReduceMeanKernel = ReduceKernel<T, ReduceKind::kMean>;
-
 }  // namespace
 
 void register_cpu_reduce_axes_kernels(KernelRegistry& r) {
-  using graph::OpType;
-  add_typed<ReduceMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t,
-            BoolByte>(r, OpType::kReduceMax);
-  add_typed<ReduceMinKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t,
-            BoolByte>(r, OpType::kReduceMin);
-  add_typed<ReduceSumKernel, float, Half, BFloat16, double, int32_t, int64_t>(r,
-                                                                              OpType::kReduceSum);
-  add_typed<ReduceMeanKernel, float, Half, BFloat16, double, int32_t, int64_t>(r,
-                                                                               OpType::kReduceMean);
+  register_reduction_family<ReduceKernel>(r, Backend::kCpu);
 }
 
 }  // namespace amp::kernels::cpu

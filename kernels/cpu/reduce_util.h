@@ -25,10 +25,11 @@
 namespace amp::kernels::cpu {
 
 // Storage types and their compute types: common/reduction_types.h.
-using reduction::BoolByte;
 using reduction::compute_t;
 using reduction::ComputeOf;
 using reduction::dtype_of;
+using reduction::highest_of;
+using reduction::lowest_of;
 
 // Storage -> compute type. Exact for every pair used here.
 inline float to_compute(float v) {
@@ -55,7 +56,7 @@ inline int64_t to_compute(int32_t v) {
 inline int64_t to_compute(int64_t v) {
   return v;
 }
-inline int64_t to_compute(BoolByte v) {
+inline int64_t to_compute(ew::Bool v) {
   return v.v;
 }
 
@@ -65,35 +66,11 @@ template <typename T>
 inline T from_compute(compute_t<T> v) {
   if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
     return T(v);
-  } else if constexpr (std::is_same_v<T, BoolByte>) {
-    return BoolByte{static_cast<uint8_t>(v != 0)};
+  } else if constexpr (std::is_same_v<T, ew::Bool>) {
+    return ew::Bool{static_cast<uint8_t>(v != 0)};
   } else {
     return static_cast<T>(v);
   }
-}
-
-// The largest / smallest value of T in its compute type: the identities of Max and Min
-// (and the ONNX result of ReduceMax/ReduceMin over an empty set: -inf/+inf for floats,
-// the type's limits for integers, false/true for bool).
-template <typename T>
-inline compute_t<T> lowest_of() {
-  using C = compute_t<T>;
-  if constexpr (std::is_same_v<T, BoolByte>)
-    return 0;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<C>(std::numeric_limits<T>::lowest());
-  else
-    return -std::numeric_limits<C>::infinity();
-}
-template <typename T>
-inline compute_t<T> highest_of() {
-  using C = compute_t<T>;
-  if constexpr (std::is_same_v<T, BoolByte>)
-    return 1;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<C>(std::numeric_limits<T>::max());
-  else
-    return std::numeric_limits<C>::infinity();
 }
 
 // Reduces load(i) for i in [begin, end) with `op` (associative; the identity `init`):

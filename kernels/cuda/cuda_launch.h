@@ -149,49 +149,4 @@ struct OffsetCalc {
 #endif
 };
 
-// ---- Dtype dispatch (host) ----------------------------------------------------------------
-
-template <typename T>
-struct TypeTag {
-  using type = T;
-};
-
-// Calls fn(TypeTag<T>{}) with the storage type of `t` (bool -> ew::Bool, f16 -> Half,
-// bf16 -> BFloat16) and returns its Status. Callers instantiate only what they support
-// with `if constexpr`.
-template <typename Fn>
-Status visit_dtype(DType t, Fn&& fn) {
-  switch (t) {
-    case DType::kF32:
-      return fn(TypeTag<float>{});
-    case DType::kF16:
-      return fn(TypeTag<Half>{});
-    case DType::kBF16:
-      return fn(TypeTag<BFloat16>{});
-    case DType::kF64:
-      return fn(TypeTag<double>{});
-    case DType::kI64:
-      return fn(TypeTag<int64_t>{});
-    case DType::kI32:
-      return fn(TypeTag<int32_t>{});
-    case DType::kI16:
-      return fn(TypeTag<int16_t>{});
-    case DType::kI8:
-      return fn(TypeTag<int8_t>{});
-    case DType::kU8:
-      return fn(TypeTag<uint8_t>{});
-    case DType::kBool:
-      return fn(TypeTag<ew::Bool>{});
-    case DType::kUndefined:
-      break;
-  }
-  return internal_error("CUDA kernel: undefined dtype");
-}
-
-// The error a run() returns for a dtype prepare() should have rejected.
-inline Status unexpected_dtype(DType t) {
-  return internal_error("CUDA kernel: dtype " + std::string(dtype_name(t)) +
-                        " passed prepare() but has no kernel");
-}
-
 }  // namespace amp::cuda

@@ -1,10 +1,7 @@
-// CUDA binary arithmetic with numpy broadcasting (Add, Sub, Mul, Div), the variadic Max and
-// Min, and Pow. Mirrors kernels/cpu/elementwise_binary.cc and elementwise_pow.cc: same
-// dtypes and functors (fp32 arithmetic for f16/bf16, f64 in f64, integers wrap).
-//
-// One difference, forced by the device: the CPU reports an integer division by zero as an
-// invalid_input error; a kernel cannot return a Status without synchronizing, so here the
-// quotient is 0 (ew::div's defined result) and no error is raised.
+// CUDA variadic Max and Min with numpy broadcasting, and Pow. Mirrors
+// kernels/cpu/elementwise_binary.cc and elementwise_pow.cc: same dtypes and functors (fp32
+// arithmetic for f16/bf16, f64 in f64, integers wrap). Two-input arithmetic is the family
+// table's (elementwise_family.cu).
 //
 // Output 0 may overwrite input 0 when their shapes match.
 #include <cstring>
@@ -15,8 +12,6 @@
 namespace amp::kernels::cuda_ew {
 namespace {
 
-using amp::cuda::unexpected_dtype;
-using amp::cuda::visit_dtype;
 using graph::OpType;
 
 template <typename T>
@@ -26,37 +21,6 @@ Status check_numeric(DType t) {
   if (is_float(t) || is_integer(t)) return Status::ok();
   return unsupported("dtype " + std::string(dtype_name(t)) + " is not supported");
 }
-
-template <typename Op>
-class ArithKernel final : public Kernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_arity(cfg, 2, 2));
-    dtype_ = cfg.inputs[0].dtype;
-    AMP_RETURN_IF_ERROR(check_numeric(dtype_));
-    AMP_RETURN_IF_ERROR(check_input_dtype(cfg, 1, dtype_));
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, dtype_));
-    AMP_ASSIGN_OR_RETURN(
-        plan_, make_plan2({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims, true));
-    return Status::ok();
-  }
-
-  Status run(const KernelArgs& a) const override {
-    return visit_dtype(dtype_, [&](auto tag) -> Status {
-      using T = typename decltype(tag)::type;
-      if constexpr (kNumeric<T>) {
-        return launch_map2(plan_, a.input<T>(0), a.input<T>(1), a.output<T>(0), BinaryF<T, Op>{},
-                           static_cast<cudaStream_t>(a.stream));
-      } else {
-        return unexpected_dtype(dtype_);
-      }
-    });
-  }
-
- private:
-  DType dtype_ = DType::kUndefined;
-  BroadcastPlan<2> plan_;
-};
 
 // Max / Min over 1..N inputs, folded pairwise into the output: out = Op(in0, in1), then
 // out = Op(out, in_k), one launch each on the same stream. Exact in any storage type (the
@@ -80,11 +44,11 @@ class VariadicKernel final : public Kernel {
     num_inputs_ = n;
     plans_.clear();
     // Step 0 pairs input 0 with input 1 (with itself when alone: Op(x, x) = x).
-    AMP_ASSIGN_OR_RETURN(BroadcastPlan<2> first,
+    AMP_ASSIGN_OR_RETURN(DevicePlan<2> first,
                          make_plan2({all[0], all[n > 1 ? 1 : 0]}, out_dims, false));
     plans_.push_back(first);
     for (size_t i = 2; i < n; ++i) {
-      AMP_ASSIGN_OR_RETURN(BroadcastPlan<2> p, make_plan2({out_dims, all[i]}, out_dims, true));
+      AMP_ASSIGN_OR_RETURN(DevicePlan<2> p, make_plan2({out_dims, all[i]}, out_dims, true));
       plans_.push_back(p);
     }
     return Status::ok();
@@ -112,7 +76,7 @@ class VariadicKernel final : public Kernel {
  private:
   DType dtype_ = DType::kUndefined;
   size_t num_inputs_ = 0;
-  std::vector<BroadcastPlan<2>> plans_;  // plans_[0]: (in0, in1); plans_[i - 1]: (out, in_i)
+  std::vector<DevicePlan<2>> plans_;  // plans_[0]: (in0, in1); plans_[i - 1]: (out, in_i)
 };
 
 // ---- Pow ------------------------------------------------------------------------------------
@@ -316,7 +280,7 @@ class PowKernel final : public Kernel {
   DType base_ = DType::kUndefined;
   DType exp_ = DType::kUndefined;
   ExpKind kind_ = ExpKind::kFloat;
-  BroadcastPlan<2> plan_;
+  DevicePlan<2> plan_;
   int64_t exp_numel_ = 0;
   bool convert_ = false;      // the exponent's dtype is not the kind's type
   bool scalar_ = false;       // constant scalar exponent, passed by value
@@ -329,10 +293,6 @@ class PowKernel final : public Kernel {
 void register_binary(KernelRegistry& r) {
   const std::vector<DType>& numeric = numeric_dtypes();
   const Backend kCuda = Backend::kCuda;
-  r.add_all(OpType::kAdd, kCuda, numeric, make_factory<ArithKernel<ew::Add>>(), 0);
-  r.add_all(OpType::kSub, kCuda, numeric, make_factory<ArithKernel<ew::Sub>>(), 0);
-  r.add_all(OpType::kMul, kCuda, numeric, make_factory<ArithKernel<ew::Mul>>(), 0);
-  r.add_all(OpType::kDiv, kCuda, numeric, make_factory<ArithKernel<ew::Div>>(), 0);
   r.add_all(OpType::kMax, kCuda, numeric, make_factory<VariadicKernel<ew::Max>>(), 0);
   r.add_all(OpType::kMin, kCuda, numeric, make_factory<VariadicKernel<ew::Min>>(), 0);
   // Looked up by the first float input: Pow(int, float) finds the float kernels, which

@@ -15,8 +15,6 @@
 namespace amp::kernels::cuda_ew {
 namespace {
 
-using amp::cuda::visit_dtype;
-
 template <typename S, typename D>
 struct CastF {
   __device__ __forceinline__ D operator()(S s) const { return dev_cast<D>(s); }

@@ -3,10 +3,10 @@
 // arithmetic inside comes from common/elementwise_functors.h). Include from .cu files only.
 //
 //   map1: out[i] = f(in[i]), contiguous (unary ops, Cast, Clip).
-//   map2: out = f(a, b) over a BroadcastPlan<2>. One merged axis with strides in {0, 1}
+//   map2: out = f(a, b) over a DevicePlan<2>. One merged axis with strides in {0, 1}
 //         takes the linear kernel, vectorized with Pack loads when the pointers allow;
 //         anything else the general kernel (OffsetCalc, 32-bit index math when it fits).
-//   map3: out = f(a, b, c) over a BroadcastPlan<3> (Where), unvectorized.
+//   map3: out = f(a, b, c) over a DevicePlan<3> (Where), unvectorized.
 //
 // Aliasing: each element (each Pack) is read and written by the same thread, so an output
 // may overwrite an input read with the same layout (in-place ops, Max/Min folding into the
@@ -51,8 +51,9 @@ struct UnaryF {
 
 template <typename T, typename Op>
 struct BinaryF {
+  Op op;
   __device__ __forceinline__ T operator()(T a, T b) const {
-    return dev_store<T>(Op{}(dev_load(a), dev_load(b)));
+    return dev_store<T>(op(dev_load(a), dev_load(b)));
   }
 };
 
@@ -141,7 +142,7 @@ __global__ void map2_general_kernel(const A* a, const B* b, O* out, int64_t n, O
 }
 
 template <typename A, typename B, typename O, typename F>
-Status launch_map2(const BroadcastPlan<2>& p, const A* a, const B* b, O* out, const F& f,
+Status launch_map2(const DevicePlan<2>& p, const A* a, const B* b, O* out, const F& f,
                    cudaStream_t stream) {
   const int64_t n = p.numel;
   if (n <= 0) return Status::ok();
@@ -185,8 +186,8 @@ __global__ void map3_kernel(const A* a, const B* b, const C* c, O* out, int64_t 
 }
 
 template <typename A, typename B, typename C, typename O, typename F>
-Status launch_map3(const BroadcastPlan<3>& p, const A* a, const B* b, const C* c, O* out,
-                   const F& f, cudaStream_t stream) {
+Status launch_map3(const DevicePlan<3>& p, const A* a, const B* b, const C* c, O* out, const F& f,
+                   cudaStream_t stream) {
   if (p.numel <= 0) return Status::ok();
   map3_kernel<<<grid_for(p.numel), kThreads, 0, stream>>>(a, b, c, out, p.numel, p.calc, f);
   return launch_status("map3_kernel");

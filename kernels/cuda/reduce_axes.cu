@@ -1,4 +1,6 @@
-// ReduceMax, ReduceMin, ReduceSum, ReduceMean over any set of axes, on the GPU.
+// The Reduce* ops over any set of axes on the GPU (every row of
+// kernels/common/reduction_family.def), one kernel template over the table's reducers (map
+// on load, step to combine, finish on store).
 //
 // Semantics mirror kernels/cpu/reduce_axes.cc: axes from the optional constant input 1
 // (absent or empty: all axes, or a copy with noop_with_empty_axes=1), keepdims, fp32
@@ -20,34 +22,25 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/reduction_family.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda_reduction {
 namespace {
 
-enum class ReduceKind { kMax, kMin, kSum, kMean };
+// The reducer's step as the functor the warp and block reductions combine with.
+template <typename R>
+struct StepOp {
+  template <typename C>
+  __device__ __forceinline__ C operator()(C a, C b) const {
+    return R::step(a, b);
+  }
+};
 
-template <ReduceKind K>
-using op_for = std::conditional_t<K == ReduceKind::kMax, MaxOp,
-                                  std::conditional_t<K == ReduceKind::kMin, MinOp, SumOp>>;
-
-template <typename T, ReduceKind K>
-__host__ __device__ __forceinline__ compute_t<T> identity_for() {
-  if constexpr (K == ReduceKind::kMax)
-    return lowest_of<T>();
-  else if constexpr (K == ReduceKind::kMin)
-    return highest_of<T>();
-  else
-    return compute_t<T>(0);
-}
-
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 __device__ __forceinline__ T finish(compute_t<T> acc, int64_t count) {
-  if constexpr (K == ReduceKind::kMean)
-    return from_compute<T>(reduce_mean_finish(acc, count));
-  else
-    return from_compute<T>(acc);
+  return from_compute<T>(R::finish(acc, count));
 }
 
 struct ReduceParams {
@@ -60,14 +53,14 @@ struct ReduceParams {
 
 // inner_reduced: item = (output o, split s). Units per split: flattened j when flat;
 // elements of the run when red_count == 1; whole runs (r) otherwise.
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 __global__ void reduce_inner_kernel(const T* __restrict__ x, T* __restrict__ y,
                                     compute_t<T>* __restrict__ partial, ReduceParams rp) {
   using C = compute_t<T>;
   __shared__ C scratch[kWarp];
   const ReducePlan& p = rp.p;
-  const op_for<K> op;
-  const C init = identity_for<T, K>();
+  const StepOp<R> op;
+  const C init = R::template init<T>();
   const bool wg = rp.warp_group;
   const int width = wg ? kWarp : static_cast<int>(blockDim.x);
   const int lane = wg ? static_cast<int>(threadIdx.x) % kWarp : static_cast<int>(threadIdx.x);
@@ -79,14 +72,15 @@ __global__ void reduce_inner_kernel(const T* __restrict__ x, T* __restrict__ y,
     const int64_t s = item / p.kept_count;
     const T* base = x + offset_of(o, p.kept_dims, p.kept_strides, p.n_kept);
     C acc = init;
-    auto add = [&](int64_t, C v) { acc = op(acc, v); };
+    auto add = [&](int64_t, C v) { acc = op(acc, R::map(v)); };
     if (rp.flat) {
       const int64_t total = p.red_count * p.inner;
       const int64_t j0 = s * rp.chunk;
       const int64_t j1 = min64(total, j0 + rp.chunk);
       for (int64_t j = j0 + lane; j < j1; j += width) {
         const int64_t r = j / p.inner, i = j % p.inner;
-        acc = op(acc, to_compute(base[offset_of(r, p.red_dims, p.red_strides, p.n_red) + i]));
+        acc =
+            op(acc, R::map(to_compute(base[offset_of(r, p.red_dims, p.red_strides, p.n_red) + i])));
       }
     } else if (p.red_count == 1) {
       const int64_t i0 = s * rp.chunk;
@@ -102,7 +96,7 @@ __global__ void reduce_inner_kernel(const T* __restrict__ x, T* __restrict__ y,
     acc = group_reduce(acc, op, init, scratch, wg);
     if (lane == 0) {
       if (rp.splits == 1)
-        y[o] = finish<T, K>(acc, p.reduce_size);
+        y[o] = finish<T, R>(acc, p.reduce_size);
       else
         partial[s * p.kept_count + o] = acc;
     }
@@ -110,12 +104,12 @@ __global__ void reduce_inner_kernel(const T* __restrict__ x, T* __restrict__ y,
 }
 
 // Inner dim kept: one thread per (output column o, split s), o = row * inner + c.
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 __global__ void reduce_outer_kernel(const T* __restrict__ x, T* __restrict__ y,
                                     compute_t<T>* __restrict__ partial, ReduceParams rp) {
   using C = compute_t<T>;
   const ReducePlan& p = rp.p;
-  const op_for<K> op;
+  const StepOp<R> op;
   const int64_t n_out = p.kept_count * p.inner;
   const int64_t total = n_out * rp.splits;
   for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
@@ -126,27 +120,27 @@ __global__ void reduce_outer_kernel(const T* __restrict__ x, T* __restrict__ y,
     const T* base = x + offset_of(row, p.kept_dims, p.kept_strides, p.n_kept) + c;
     const int64_t r0 = s * rp.chunk;
     const int64_t r1 = min64(p.red_count, r0 + rp.chunk);
-    C acc = identity_for<T, K>();
+    C acc = R::template init<T>();
     for (int64_t r = r0; r < r1; ++r)
-      acc = op(acc, to_compute(base[offset_of(r, p.red_dims, p.red_strides, p.n_red)]));
+      acc = op(acc, R::map(to_compute(base[offset_of(r, p.red_dims, p.red_strides, p.n_red)])));
     if (rp.splits == 1)
-      y[o] = finish<T, K>(acc, p.reduce_size);
+      y[o] = finish<T, R>(acc, p.reduce_size);
     else
       partial[s * n_out + o] = acc;
   }
 }
 
 // Combines the partials [splits, n_out] of the split kernels into the outputs.
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 __global__ void reduce_combine_kernel(const compute_t<T>* __restrict__ partial, T* __restrict__ y,
                                       int64_t n_out, int64_t splits, int64_t count) {
   using C = compute_t<T>;
-  const op_for<K> op;
+  const StepOp<R> op;
   for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < n_out;
        o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    C acc = identity_for<T, K>();
+    C acc = R::template init<T>();
     for (int64_t s = 0; s < splits; ++s) acc = op(acc, partial[s * n_out + o]);
-    y[o] = finish<T, K>(acc, count);
+    y[o] = finish<T, R>(acc, count);
   }
 }
 
@@ -203,7 +197,7 @@ ReduceParams make_params(const ReducePlan& p, int sms) {
   return rp;
 }
 
-template <typename T, ReduceKind K>
+template <typename T, typename R>
 class ReduceKernel : public Kernel {
   using C = compute_t<T>;
 
@@ -273,14 +267,14 @@ class ReduceKernel : public Kernel {
       const int64_t items = p.kept_count * params_.splits;
       const unsigned blocks =
           params_.warp_group ? grid_for(items, kThreads / kWarp) : grid_for(items);
-      reduce_inner_kernel<T, K><<<blocks, kThreads, 0, st>>>(x, y, partial, params_);
+      reduce_inner_kernel<T, R><<<blocks, kThreads, 0, st>>>(x, y, partial, params_);
     } else {
-      reduce_outer_kernel<T, K>
+      reduce_outer_kernel<T, R>
           <<<grid_for(n_out * params_.splits, kThreads), kThreads, 0, st>>>(x, y, partial, params_);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     if (params_.splits > 1) {
-      reduce_combine_kernel<T, K><<<grid_for(n_out, kThreads), kThreads, 0, st>>>(
+      reduce_combine_kernel<T, R><<<grid_for(n_out, kThreads), kThreads, 0, st>>>(
           partial, y, n_out, params_.splits, p.reduce_size);
       AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     }
@@ -312,27 +306,10 @@ class ReduceKernel : public Kernel {
   ReduceParams params_;
 };
 
-template <typename T>
-using ReduceMaxKernel = ReduceKernel<T, ReduceKind::kMax>;
-template <typename T>
-using ReduceMinKernel = ReduceKernel<T, ReduceKind::kMin>;
-template <typename T>
-using ReduceSumKernel = ReduceKernel<T, ReduceKind::kSum>;
-template <typename T>
-using ReduceMeanKernel = ReduceKernel<T, ReduceKind::kMean>;
-
 }  // namespace
 
 void register_reduce_axes_kernels(KernelRegistry& r) {
-  using graph::OpType;
-  add_typed<ReduceMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t,
-            BoolByte>(r, OpType::kReduceMax);
-  add_typed<ReduceMinKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t,
-            BoolByte>(r, OpType::kReduceMin);
-  add_typed<ReduceSumKernel, float, Half, BFloat16, double, int32_t, int64_t>(r,
-                                                                              OpType::kReduceSum);
-  add_typed<ReduceMeanKernel, float, Half, BFloat16, double, int32_t, int64_t>(r,
-                                                                               OpType::kReduceMean);
+  register_reduction_family<ReduceKernel>(r, Backend::kCuda);
 }
 
 }  // namespace amp::kernels::cuda_reduction

@@ -46,10 +46,11 @@ inline constexpr int64_t kWarpRowMax = 1024;
 inline constexpr int64_t kMaxBlocks = 65535;
 
 // Storage types and their compute types: common/reduction_types.h.
-using reduction::BoolByte;
 using reduction::compute_t;
 using reduction::ComputeOf;
 using reduction::dtype_of;
+using reduction::highest_of;
+using reduction::lowest_of;
 
 __host__ __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) {
   return a < b ? a : b;
@@ -84,7 +85,7 @@ __device__ __forceinline__ int64_t to_compute(int32_t v) {
 __device__ __forceinline__ int64_t to_compute(int64_t v) {
   return v;
 }
-__device__ __forceinline__ int64_t to_compute(BoolByte v) {
+__device__ __forceinline__ int64_t to_compute(ew::Bool v) {
   return v.v != 0 ? 1 : 0;
 }
 
@@ -96,8 +97,8 @@ __device__ __forceinline__ T from_compute(compute_t<T> v) {
     return Half::from_bits(__half_as_ushort(__float2half_rn(v)));
   } else if constexpr (std::is_same_v<T, BFloat16>) {
     return BFloat16::from_bits(__bfloat16_as_ushort(__float2bfloat16_rn(v)));
-  } else if constexpr (std::is_same_v<T, BoolByte>) {
-    return BoolByte{static_cast<uint8_t>(v != 0 ? 1 : 0)};
+  } else if constexpr (std::is_same_v<T, ew::Bool>) {
+    return ew::Bool{static_cast<uint8_t>(v != 0 ? 1 : 0)};
   } else {
     return static_cast<T>(v);
   }
@@ -145,29 +146,6 @@ __device__ __forceinline__ void store_float_any(DType t, void* p, int64_t i, dou
       static_cast<float*>(p)[i] = static_cast<float>(v);
       return;
   }
-}
-
-// The identities of Max / Min for storage type T (ONNX's results over an empty set):
-// -inf/+inf for floats, the storage type's limits for integers, false/true for bool.
-template <typename T>
-__host__ __device__ __forceinline__ compute_t<T> lowest_of() {
-  using C = compute_t<T>;
-  if constexpr (std::is_same_v<T, BoolByte>)
-    return 0;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<C>(std::numeric_limits<T>::lowest());
-  else
-    return -std::numeric_limits<C>::infinity();
-}
-template <typename T>
-__host__ __device__ __forceinline__ compute_t<T> highest_of() {
-  using C = compute_t<T>;
-  if constexpr (std::is_same_v<T, BoolByte>)
-    return 1;
-  else if constexpr (std::is_integral_v<T>)
-    return static_cast<C>(std::numeric_limits<T>::max());
-  else
-    return std::numeric_limits<C>::infinity();
 }
 
 // ---- Warp and block reductions ----

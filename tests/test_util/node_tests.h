@@ -23,7 +23,9 @@ struct NodeTestCase {
   std::string name;           // "test_relu"
   std::filesystem::path dir;  // .../onnx-node-tests/test_relu
   std::string primary_op;
-  bool float_io = false;  // every input and output is FLOAT (AMP runs these)
+  // Every output is FLOAT and every float input is FLOAT (integer and bool inputs, such as
+  // axes, indices or conditions, may be there too): the AMP modes run these.
+  bool float_io = false;
 };
 
 // Cases whose primary op is in `primary_ops` (all tier-1 ops when empty), whose ops are

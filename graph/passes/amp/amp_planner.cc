@@ -25,11 +25,6 @@ int64_t numel_or_one(const Value& v) {
   return n;
 }
 
-// Inputs that stay in their own dtype whatever the node computes in.
-bool keeps_own_dtype(OpType op, size_t input) {
-  return op == OpType::kResize && (input == 1 || input == 2);  // roi, scales
-}
-
 std::string color_text(AmpColor c) {
   return std::string(amp_color_name(c));
 }

@@ -122,7 +122,7 @@ TEST(InferRobustness, RandomNodesNeverCrash) {
     const OpSchema& schema = op_schema(op);
     for (int trial = 0; trial < 400; ++trial) {
       InferCase t;
-      const int max_in = schema.max_inputs < 0 ? schema.min_inputs + 3 : schema.max_inputs;
+      const int max_in = schema.max_inputs == kAnyCount ? schema.min_inputs + 3 : schema.max_inputs;
       const int n_in =
           schema.min_inputs +
           static_cast<int>(f.uniform(static_cast<size_t>(max_in - schema.min_inputs + 1)));

@@ -1,10 +1,11 @@
-// Broadcast plans and the shape checks of the elementwise kernels (the arity and dtype
-// checks are common/kernel_params.h, shared with CUDA).
+#include "kernels/common/broadcast_plan.h"
+
+#include <algorithm>
 #include <string>
 
-#include "kernels/cpu/elementwise_cpu.h"
+#include "kernels/common/kernel_params.h"
 
-namespace amp::kernels::cpu {
+namespace amp::kernels {
 
 Result<std::vector<int64_t>> broadcast_dims(const std::vector<std::vector<int64_t>>& shapes) {
   size_t rank = 0;
@@ -95,4 +96,11 @@ Result<BroadcastPlan> make_broadcast_plan_to(const std::vector<std::vector<int64
   return p;
 }
 
-}  // namespace amp::kernels::cpu
+Status check_same_shape(const KernelConfig& cfg) {
+  if (cfg.outputs[0].dims != cfg.inputs[0].dims)
+    return invalid_model("output shape " + dims_to_string(cfg.outputs[0].dims) +
+                         " differs from the input's " + dims_to_string(cfg.inputs[0].dims));
+  return Status::ok();
+}
+
+}  // namespace amp::kernels
