@@ -73,6 +73,16 @@ Status infer_gelu(const Node& node, const Inputs& in, Outputs& out) {
 Status infer_binary_numeric(const Node&, const Inputs& in, Outputs& out) {
   return binary(in, out, DTypeSet::kNumeric, std::nullopt);
 }
+// Mod: integer remainder takes the divisor's sign (fmod=0, Python's %) or the dividend's
+// (fmod=1, C's fmod); float inputs require fmod=1 (ONNX).
+Status infer_mod(const Node& node, const Inputs& in, Outputs& out) {
+  AMP_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.get_int("fmod", 0));
+  if (fmod != 0 && fmod != 1) return invalid_model("attribute 'fmod' must be 0 or 1");
+  AMP_RETURN_IF_ERROR(binary(in, out, DTypeSet::kNumeric, std::nullopt));
+  if (fmod == 0 && is_float(in[0]->dtype))
+    return invalid_model("attribute 'fmod' must be 1 for float inputs");
+  return Status::ok();
+}
 Status infer_compare_numeric(const Node&, const Inputs& in, Outputs& out) {
   return binary(in, out, DTypeSet::kNumeric, DType::kBool);
 }

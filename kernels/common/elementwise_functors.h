@@ -185,6 +185,29 @@ AMP_HOST_DEVICE C div(C a, C b) {
   }
 }
 
+// Remainder. Integers: C's truncated remainder (fmod semantics, the dividend's sign) or,
+// with python_sign, the floor remainder (Python's %, the divisor's sign); a zero divisor
+// gives 0 (the kernel reports it separately) and x % -1 is 0 without overflow. Floats: C's
+// fmod (ONNX requires fmod=1 for floats; the result is exact in the inputs' type).
+template <typename C>
+AMP_HOST_DEVICE C mod(C a, C b, bool python_sign) {
+  if constexpr (std::is_integral_v<C>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed_v<C>) {
+      if (b == static_cast<C>(-1)) return 0;
+      const C r = static_cast<C>(a % b);
+      if (python_sign && r != 0 && ((r < 0) != (b < 0))) return static_cast<C>(r + b);
+      return r;
+    } else {
+      return static_cast<C>(a % b);
+    }
+  } else if constexpr (std::is_same_v<C, float>) {
+    return fmodf(a, b);
+  } else {
+    return ::fmod(a, b);
+  }
+}
+
 // Integer power by squaring, wrapping. Negative exponents give the truncated value of
 // 1 / base^|e|: 1 for base 1, +-1 for base -1, else 0 (0 also for base 0, where the
 // real result is infinite and no integer is right).
@@ -456,6 +479,14 @@ struct Min {
   template <typename C>
   AMP_HOST_DEVICE C operator()(C a, C b) const {
     return a != a ? a : (b != b ? b : (b < a ? b : a));
+  }
+};
+// ONNX Mod: fmod = 0 takes the divisor's sign (integers only), fmod = 1 the dividend's.
+struct Mod {
+  bool fmod = false;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C a, C b) const {
+    return mod(a, b, !fmod);
   }
 };
 struct Equal {

@@ -63,10 +63,18 @@ inline Status configure(ew::Gelu& op, const graph::Attributes& attrs) {
   op.tanh = *approx == "tanh";
   return Status::ok();
 }
+template <>
+inline Status configure(ew::Mod& op, const graph::Attributes& attrs) {
+  AMP_ASSIGN_OR_RETURN(int64_t fmod, attrs.get_int("fmod", 0));
+  if (fmod != 0 && fmod != 1) return invalid_model("attribute 'fmod' must be 0 or 1");
+  op.fmod = fmod == 1;
+  return Status::ok();
+}
+
 // Ops whose integer form divides by input 1: a zero there is the caller's error, reported
 // by backends that can see the divisor before running (the CPU).
 template <typename Op>
-inline constexpr bool kDividesByInput1 = std::is_same_v<Op, ew::Div>;
+inline constexpr bool kDividesByInput1 = std::is_same_v<Op, ew::Div> || std::is_same_v<Op, ew::Mod>;
 
 // ---- Kernels ---------------------------------------------------------------------------------
 
