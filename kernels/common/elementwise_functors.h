@@ -508,6 +508,18 @@ struct Less {
     return a < b;
   }
 };
+struct GreaterOrEqual {
+  template <typename C>
+  AMP_HOST_DEVICE bool operator()(C a, C b) const {
+    return a >= b;
+  }
+};
+struct LessOrEqual {
+  template <typename C>
+  AMP_HOST_DEVICE bool operator()(C a, C b) const {
+    return a <= b;
+  }
+};
 struct And {
   AMP_HOST_DEVICE bool operator()(Bool a, Bool b) const { return (a.v != 0) && (b.v != 0); }
 };
