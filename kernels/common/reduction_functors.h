@@ -118,6 +118,48 @@ struct MeanReducer : SumReducer {
     return reduce_mean_finish(acc, count);
   }
 };
+// ReduceL1: sum |x|.
+struct L1Reducer : SumReducer {
+  template <typename C>
+  AMP_HOST_DEVICE static C map(C x) {
+    if constexpr (std::is_integral_v<C>)  // wraps like the sum (INT64_MIN stays itself)
+      return x < 0 ? static_cast<C>(0ull - static_cast<unsigned long long>(x)) : x;
+    else
+      return x < C(0) ? -x : x;
+  }
+};
+// ReduceSumSquare: sum x^2.
+struct SumSquareReducer : SumReducer {
+  template <typename C>
+  AMP_HOST_DEVICE static C map(C x) {
+    if constexpr (std::is_integral_v<C>)  // wraps like the sum
+      return static_cast<C>(static_cast<unsigned long long>(x) *
+                            static_cast<unsigned long long>(x));
+    else
+      return x * x;
+  }
+};
+// ReduceL2: sqrt(sum x^2), float types only. Squares accumulate in fp32 for f16/bf16
+// storage, so values above 256 (whose squares overflow fp16) are fine.
+struct L2Reducer : SumSquareReducer {
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t) {
+    return math_sqrt(acc);
+  }
+};
+// ReduceLogSumExp: log(sum exp(x)), float types only, as ONNX defines it (no max
+// subtraction: exp overflows the accumulator above ~88 in fp32, ~709 in f64, giving +inf as
+// the reference does). Under AMP the op is NEVER, so it accumulates in fp32 at least.
+struct LogSumExpReducer : SumReducer {
+  template <typename C>
+  AMP_HOST_DEVICE static C map(C x) {
+    return math_exp(x);
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t) {
+    return math_log(acc);
+  }
+};
 // ReduceMax / ReduceMin: init is the storage type's lowest / highest.
 struct MaxReducer {
   template <typename T>
