@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "graph/ir/graph.h"
-#include "graph/planning/value_memory_plan.h"
+#include "graph/planning/memory_planner.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 

@@ -1,8 +1,8 @@
 // Constant evaluation of single nodes, used by ConstantFolding.
 //
-// ConstantEvaluator is an interface so the runtime can plug in its full CPU kernel set
-// (every op, every dtype) while amp_graph, which sits below the kernels, ships a
-// ReferenceEvaluator that covers what load-time folding needs most: shape arithmetic
+// ConstantEvaluator is an interface because amp_graph sits below the kernels: an evaluator
+// backed by the CPU kernel set (every op, every dtype) could replace the one here, but none
+// exists yet. ReferenceEvaluator covers what load-time folding needs most: shape arithmetic
 // (Shape/Size/Gather/Unsqueeze/Concat chains, Range, ConstantOfShape) and the movement
 // and cast ops exporters wrap around weights (Reshape, Transpose, Cast, Squeeze, ...).
 // Plain loops: these tensors are small, and correctness matters more than speed.

@@ -1,137 +1,206 @@
 #include "graph/planning/memory_planner.h"
 
-#include <algorithm>
-#include <map>
-#include <numeric>
+#include <string>
 
 namespace amp::graph {
 namespace {
 
-bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
-  return a.first_step <= b.last_step && b.first_step <= a.last_step;
+Result<size_t> value_bytes(const Value& v) {
+  if (!v.shape || !v.shape->is_static())
+    return invalid_argument("value '" + v.name + "' has no static shape " +
+                            (v.shape ? v.shape->to_string() : std::string("(unknown rank)")) +
+                            "; bind its dims before planning memory");
+  auto n = v.shape->numel();
+  if (!n || static_cast<uint64_t>(*n) > (UINT64_MAX >> 4))
+    return out_of_memory("value '" + v.name + "' is too large: " + v.shape->to_string());
+  return static_cast<size_t>(*n) * dtype_size(v.dtype);
 }
 
-size_t lower_bound(const std::vector<BufferRequest>& reqs, size_t alignment) {
-  int32_t max_step = 0;
-  for (const auto& r : reqs) max_step = std::max(max_step, r.last_step);
-  // Difference array over steps: +bytes at first_step, -bytes after last_step.
-  std::vector<int64_t> delta(static_cast<size_t>(max_step) + 2, 0);
-  for (const auto& r : reqs) {
-    if (r.bytes == 0) continue;
-    const int64_t b = static_cast<int64_t>(align_up(r.bytes, alignment));
-    delta[static_cast<size_t>(r.first_step)] += b;
-    delta[static_cast<size_t>(r.last_step) + 1] -= b;
-  }
-  int64_t live = 0, best = 0;
-  for (int64_t d : delta) {
-    live += d;
-    best = std::max(best, live);
-  }
-  return static_cast<size_t>(best);
+ValueId find_root(std::vector<ValueId>& root, ValueId v) {
+  while (root[static_cast<size_t>(v)] != v) v = root[static_cast<size_t>(v)];
+  return v;
 }
-
-// The placed requests, queryable by lifetime: which of them overlap a given lifetime, in
-// O(log steps + answer) instead of a scan over all placed requests (which made planning
-// quadratic: minutes for a 100,000-node chain). An overlapping request either is live at
-// the query's first step (a stabbing query on a segment tree over steps) or starts later
-// within the query (a range query on first steps); the two sets are disjoint.
-class PlacedIndex {
- public:
-  explicit PlacedIndex(int32_t max_step) {
-    while (leaves_ < static_cast<size_t>(max_step) + 1) leaves_ *= 2;
-    covering_.resize(2 * leaves_);
-  }
-  void add(size_t idx, const BufferRequest& r) {
-    // Iterative segment-tree insertion of [first_step, last_step]: O(log steps) nodes.
-    size_t lo = static_cast<size_t>(r.first_step) + leaves_;
-    size_t hi = static_cast<size_t>(r.last_step) + leaves_ + 1;
-    for (; lo < hi; lo /= 2, hi /= 2) {
-      if (lo & 1) covering_[lo++].push_back(idx);
-      if (hi & 1) covering_[--hi].push_back(idx);
-    }
-    by_first_.emplace(r.first_step, idx);
-  }
-  // Appends every placed request whose lifetime overlaps r's.
-  void overlapping(const BufferRequest& r, std::vector<size_t>& out) const {
-    for (size_t node = static_cast<size_t>(r.first_step) + leaves_; node >= 1; node /= 2)
-      out.insert(out.end(), covering_[node].begin(), covering_[node].end());
-    for (auto it = by_first_.upper_bound(r.first_step);
-         it != by_first_.end() && it->first <= r.last_step; ++it)
-      out.push_back(it->second);
-  }
-
- private:
-  size_t leaves_ = 1;
-  std::vector<std::vector<size_t>> covering_;  // per tree node: requests covering its range
-  std::multimap<int32_t, size_t> by_first_;
-};
 
 }  // namespace
 
-ArenaPlan plan_arena(const std::vector<BufferRequest>& reqs, size_t alignment) {
-  ArenaPlan plan;
-  plan.offsets.assign(reqs.size(), 0);
-  plan.lower_bound_bytes = lower_bound(reqs, alignment);
+Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
+  const size_t nv = g.values.size();
+  const int32_t last_step = static_cast<int32_t>(g.nodes.size()) + 1;
+  MemoryPlan plan;
+  plan.value_offset.assign(nv, kNotInArena);
+  plan.buffer_root.resize(nv);
+  plan.workspace_offset.assign(g.nodes.size(), kNotInArena);
 
-  std::vector<size_t> order(reqs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (reqs[a].bytes != reqs[b].bytes) return reqs[a].bytes > reqs[b].bytes;
-    return reqs[a].first_step < reqs[b].first_step;
-  });
+  std::vector<char> is_graph_input(nv, 0), is_graph_output(nv, 0);
+  for (ValueId v : g.inputs) is_graph_input[static_cast<size_t>(v)] = 1;
+  for (ValueId v : g.outputs) is_graph_output[static_cast<size_t>(v)] = 1;
 
-  int32_t max_step = 0;
-  for (const auto& r : reqs) max_step = std::max(max_step, r.last_step);
-  PlacedIndex placed(max_step);
-  std::vector<size_t> overlapping;
-  for (size_t idx : order) {
-    const BufferRequest& r = reqs[idx];
-    const size_t size = align_up(r.bytes, alignment);
-    if (size == 0) continue;  // zero-byte buffers take no space (offset 0)
-    overlapping.clear();
-    placed.overlapping(r, overlapping);
-    // Placed buffers that are live together never share an offset, so this order (and
-    // the plan) does not depend on the order the index returns them in.
-    std::sort(overlapping.begin(), overlapping.end(),
-              [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
+  std::vector<ValueId>& root = plan.buffer_root;
+  std::vector<int32_t> first(nv, -1), last(nv, -1);
+  std::vector<size_t> bytes(nv, 0);
+  for (size_t i = 0; i < nv; ++i) root[i] = static_cast<ValueId>(i);
 
-    size_t best_offset = 0;
-    size_t best_gap = SIZE_MAX;
-    size_t cursor = 0;  // end of the highest block seen so far
-    for (size_t p : overlapping) {
-      const size_t start = plan.offsets[p];
-      if (start > cursor) {
-        const size_t gap = start - cursor;
-        if (gap >= size && gap < best_gap) {
-          best_gap = gap;
-          best_offset = cursor;
-        }
-      }
-      cursor = std::max(cursor, start + align_up(reqs[p].bytes, alignment));
+  for (size_t i = 0; i < nv; ++i) {
+    const Value& v = g.values[i];
+    if (v.is_constant()) {
+      plan.weights_bytes += v.constant->byte_size();
+      continue;
     }
-    if (best_gap == SIZE_MAX) best_offset = cursor;  // no gap fits: place on top
-    plan.offsets[idx] = best_offset;
-    plan.arena_bytes = std::max(plan.arena_bytes, best_offset + size);
-    placed.add(idx, r);
   }
+  for (ValueId v : g.inputs) {
+    AMP_ASSIGN_OR_RETURN(bytes[static_cast<size_t>(v)], value_bytes(g.value(v)));
+    first[static_cast<size_t>(v)] = 0;
+    last[static_cast<size_t>(v)] = 0;
+  }
+
+  // Last use of each value (before aliasing), to decide in-place eligibility.
+  std::vector<int32_t> last_use(nv, -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].inputs)
+      if (v != kNoValue) last_use[static_cast<size_t>(v)] = static_cast<int32_t>(i) + 1;
+  for (ValueId v : g.outputs) last_use[static_cast<size_t>(v)] = last_step;
+
+  // Per buffer root: the last step any sharing value is read, and whether a graph input or
+  // output shares it (then it is never overwritten in place).
+  std::vector<int32_t> root_last_use = last_use;
+  std::vector<char> root_pinned(nv, 0);
+  for (size_t i = 0; i < nv; ++i) root_pinned[i] = is_graph_input[i] || is_graph_output[i];
+  auto join = [&](ValueId v, ValueId r) {
+    const size_t vs = static_cast<size_t>(v), rs = static_cast<size_t>(r);
+    root[vs] = r;
+    root_last_use[rs] = std::max(root_last_use[rs], root_last_use[vs]);
+    root_pinned[rs] = root_pinned[rs] || root_pinned[vs];
+  };
+
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    const int32_t step = static_cast<int32_t>(i) + 1;
+    for (ValueId v : n.inputs) {
+      if (v == kNoValue || g.value(v).is_constant()) continue;
+      ValueId r = find_root(root, v);
+      last[static_cast<size_t>(r)] = std::max(last[static_cast<size_t>(r)], step);
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      ValueId out = n.outputs[k];
+      if (out == kNoValue) continue;
+      const size_t o = static_cast<size_t>(out);
+      AMP_ASSIGN_OR_RETURN(bytes[o], value_bytes(g.value(out)));
+      first[o] = step;
+      last[o] = step;
+      if (k != 0 || n.inputs.empty() || is_graph_output[o]) continue;
+
+      // 2. views share their input's buffer.
+      ValueId in0 = n.inputs[0];
+      const bool in0_arena = in0 != kNoValue && !g.value(in0).is_constant();
+      if (in0_arena && has_trait(n.op, kView) && !is_graph_output[static_cast<size_t>(in0)] &&
+          bytes[static_cast<size_t>(in0)] == bytes[o]) {
+        join(out, find_root(root, in0));
+        continue;
+      }
+      // 3. in place, where the kernel allows and the input dies here.
+      if (!opt.in_place_input) continue;
+      const int k_in = opt.in_place_input(n);
+      if (k_in < 0 || static_cast<size_t>(k_in) >= n.inputs.size()) continue;
+      ValueId src = n.inputs[static_cast<size_t>(k_in)];
+      if (src == kNoValue || g.value(src).is_constant()) continue;
+      const ValueId r = find_root(root, src);
+      const size_t rs = static_cast<size_t>(r);
+      // The whole buffer (every value sharing it) must die at this step, and no other
+      // input of this node may read it.
+      bool dies_here = !root_pinned[rs] && root_last_use[rs] == step;
+      for (size_t j = 0; j < n.inputs.size() && dies_here; ++j) {
+        if (static_cast<int>(j) == k_in || n.inputs[j] == kNoValue ||
+            g.value(n.inputs[j]).is_constant())
+          continue;
+        if (find_root(root, n.inputs[j]) == r) dies_here = false;
+      }
+      if (dies_here && bytes[rs] == bytes[o]) join(out, r);
+    }
+  }
+  for (ValueId v : g.outputs) {
+    if (g.value(v).is_constant()) continue;
+    ValueId r = find_root(root, v);
+    last[static_cast<size_t>(r)] = last_step;
+  }
+
+  // 4. requests per root buffer, then per workspace.
+  std::vector<BufferRequest> reqs;
+  std::vector<ValueId> req_value;
+  for (size_t i = 0; i < nv; ++i) {
+    if (first[i] < 0) continue;  // constant, or never defined (absent outputs)
+    const ValueId r = find_root(root, static_cast<ValueId>(i));
+    root[i] = r;
+    plan.activation_bytes += bytes[i];
+    if (r != static_cast<ValueId>(i)) {
+      // Aliases extend the root's life.
+      last[static_cast<size_t>(r)] = std::max(last[static_cast<size_t>(r)], last[i]);
+      continue;
+    }
+  }
+  for (size_t i = 0; i < nv; ++i) {
+    if (first[i] < 0 || root[i] != static_cast<ValueId>(i)) continue;
+    reqs.push_back({bytes[i], first[i], std::max(first[i], last[i])});
+    req_value.push_back(static_cast<ValueId>(i));
+  }
+  std::vector<NodeId> req_node;
+  if (opt.workspace_bytes) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const size_t ws = opt.workspace_bytes(static_cast<NodeId>(i));
+      if (ws == 0) continue;
+      const int32_t step = static_cast<int32_t>(i) + 1;
+      reqs.push_back({ws, step, step});
+      req_node.push_back(static_cast<NodeId>(i));
+    }
+  }
+  ArenaPlan arena = plan_arena(reqs, opt.alignment);
+  plan.arena_bytes = arena.arena_bytes;
+  plan.lower_bound_bytes = arena.lower_bound_bytes;
+  for (size_t k = 0; k < req_value.size(); ++k)
+    plan.value_offset[static_cast<size_t>(req_value[k])] = static_cast<int64_t>(arena.offsets[k]);
+  for (size_t k = 0; k < req_node.size(); ++k)
+    plan.workspace_offset[static_cast<size_t>(req_node[k])] =
+        static_cast<int64_t>(arena.offsets[req_value.size() + k]);
+  for (size_t i = 0; i < nv; ++i)
+    if (first[i] >= 0 && root[i] != static_cast<ValueId>(i))
+      plan.value_offset[i] = plan.value_offset[static_cast<size_t>(root[i])];
   return plan;
 }
 
-bool arena_plan_is_valid(const std::vector<BufferRequest>& reqs, const ArenaPlan& plan,
-                         size_t alignment) {
-  if (plan.offsets.size() != reqs.size()) return false;
-  for (size_t i = 0; i < reqs.size(); ++i) {
-    if (reqs[i].bytes == 0) continue;
-    if (plan.offsets[i] % alignment != 0) return false;
-    if (plan.offsets[i] + reqs[i].bytes > plan.arena_bytes) return false;
-    for (size_t j = i + 1; j < reqs.size(); ++j) {
-      if (reqs[j].bytes == 0 || !lifetimes_overlap(reqs[i], reqs[j])) continue;
-      const size_t a0 = plan.offsets[i], a1 = a0 + reqs[i].bytes;
-      const size_t b0 = plan.offsets[j], b1 = b0 + reqs[j].bytes;
-      if (a0 < b1 && b0 < a1) return false;
+Status check_memory_plan(const Graph& g, const MemoryPlan& plan) {
+  const size_t nv = g.values.size();
+  const int32_t end = static_cast<int32_t>(g.nodes.size()) + 1;
+  std::vector<int32_t> def(nv, -1), last(nv, -1);
+  for (ValueId v : g.inputs) def[static_cast<size_t>(v)] = last[static_cast<size_t>(v)] = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const int32_t step = static_cast<int32_t>(i) + 1;
+    for (ValueId v : g.nodes[i].outputs)
+      if (v != kNoValue) def[static_cast<size_t>(v)] = last[static_cast<size_t>(v)] = step;
+    for (ValueId v : g.nodes[i].inputs)
+      if (v != kNoValue)
+        last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], step);
+  }
+  for (ValueId v : g.outputs) last[static_cast<size_t>(v)] = end;
+  std::vector<size_t> bytes(nv, 0);
+  for (size_t i = 0; i < nv; ++i) {
+    if (plan.value_offset[i] == kNotInArena || def[i] < 0) continue;
+    AMP_ASSIGN_OR_RETURN(bytes[i], value_bytes(g.values[i]));
+    if (static_cast<size_t>(plan.value_offset[i]) + bytes[i] > plan.arena_bytes)
+      return internal_error("value '" + g.values[i].name + "' lies outside the arena");
+  }
+  for (size_t a = 0; a < nv; ++a) {
+    if (plan.value_offset[a] == kNotInArena || def[a] < 0 || bytes[a] == 0) continue;
+    for (size_t b = a + 1; b < nv; ++b) {
+      if (plan.value_offset[b] == kNotInArena || def[b] < 0 || bytes[b] == 0) continue;
+      if (plan.buffer_root[a] == plan.buffer_root[b]) continue;
+      if (!(def[a] <= last[b] && def[b] <= last[a])) continue;
+      const size_t a0 = static_cast<size_t>(plan.value_offset[a]);
+      const size_t b0 = static_cast<size_t>(plan.value_offset[b]);
+      if (a0 < b0 + bytes[b] && b0 < a0 + bytes[a])
+        return internal_error("values '" + g.values[a].name + "' and '" + g.values[b].name +
+                              "' are live together but share arena bytes");
     }
   }
-  return true;
+  return Status::ok();
 }
 
 }  // namespace amp::graph

@@ -1,52 +1,56 @@
-// Arena memory planning: place buffers with known lifetimes at offsets in one arena so
-// that buffers alive at the same time never overlap, using few bytes.
+// plan_memory: where every activation of a graph lives in the one arena of an
+// ExecutionContext. Runs after the AMP planner (so fp16/bf16 values take half the bytes and
+// cast outputs are values like any other).
 //
-// Input: a list of BufferRequests {bytes, first_step, last_step} (inclusive steps in
-// execution order). Output: an offset per request, the arena size, and the lower bound
-// max over steps of the live bytes (no placement can use fewer bytes than that).
-//
-// Algorithm: greedy by size, best fit (the TFLite "greedy by size" planner; Pisarchyk &
-// Lee, "Efficient Memory Management for Deep Neural Net Inference", 2020):
-//   1. sort requests by size, largest first (ties: earlier first_step, then index);
-//   2. for each request, collect the already-placed requests whose lifetimes overlap it,
-//      ordered by offset; walk the gaps between them and take the smallest gap that fits
-//      (best fit); if none fits, place it after the highest overlapping one;
-//   3. offsets and sizes are rounded up to `alignment`.
-// It is not optimal (the problem is NP-hard); on the CNNs we measured it lands within a
-// few percent of the lower bound. The overlapping requests of step 2 come from an interval
-// index (O(log steps + k)), so the cost is O(n log n + sum of k log k) for k overlapping
-// requests each: near-linear for chains, quadratic only when most buffers are live at
-// once (then k ~ n; e.g. 100,000 graph outputs).
-// Requests must satisfy 0 <= first_step <= last_step.
+// Algorithm:
+//   1. Steps: graph inputs are written at step 0, node i runs at step i+1, graph outputs
+//      are read at the last step (so they outlive everything and are never overwritten).
+//   2. Aliases: the output of a view op (Reshape, Flatten, Squeeze, Unsqueeze, Identity:
+//      trait kView) shares its input's buffer, unless either is a graph output or the input
+//      is a constant. Aliased values form one buffer ("root") whose lifetime covers all.
+//   3. In place: where the kernel declares that output 0 may overwrite input k
+//      (`in_place_input`), input k's buffer dies at this node, sizes match, and neither is a
+//      graph input or output, the output joins input k's buffer.
+//   4. One BufferRequest per root, plus one per node workspace (live for that step only),
+//      placed by plan_arena (greedy by size, best fit; arena_planner.h).
+// Constants never take arena space: they live in the weights pool (weights_bytes).
+// Every value needs a static shape here: bind symbolic dims first.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
+#include <functional>
 #include <vector>
+
+#include "graph/ir/graph.h"
+#include "graph/planning/arena_planner.h"
+#include "runtime/common/status.h"
 
 namespace amp::graph {
 
-struct BufferRequest {
-  size_t bytes = 0;
-  int32_t first_step = 0;  // step that writes it
-  int32_t last_step = 0;   // last step that reads it (inclusive)
+struct MemoryPlanOptions {
+  size_t alignment = 64;  // 64 on CPU (AVX-512 lines), 256 on CUDA
+  // Input index whose buffer output 0 may overwrite, or -1. Null: no in-place.
+  std::function<int(const Node&)> in_place_input;
+  // Workspace bytes a node's kernel needs during its step. Null: none.
+  std::function<size_t(NodeId)> workspace_bytes;
 };
 
-struct ArenaPlan {
-  std::vector<size_t> offsets;  // one per request
+inline constexpr int64_t kNotInArena = -1;
+
+struct MemoryPlan {
+  std::vector<int64_t> value_offset;      // per value; kNotInArena for constants/absent
+  std::vector<ValueId> buffer_root;       // per value: the value whose buffer it uses
+  std::vector<int64_t> workspace_offset;  // per node; kNotInArena when none
   size_t arena_bytes = 0;
-  size_t lower_bound_bytes = 0;  // max over steps of the aligned live bytes
+  size_t lower_bound_bytes = 0;
+  size_t weights_bytes = 0;
+  size_t activation_bytes = 0;  // sum of all activation buffers without any sharing
 };
 
-ArenaPlan plan_arena(const std::vector<BufferRequest>& requests, size_t alignment);
+Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& options);
 
-// Checks that no two requests with overlapping lifetimes overlap in memory, and that all
-// lie inside the arena and are aligned. Used by tests and debug builds.
-bool arena_plan_is_valid(const std::vector<BufferRequest>& requests, const ArenaPlan& plan,
-                         size_t alignment);
-
-inline size_t align_up(size_t v, size_t a) {
-  return (v + a - 1) / a * a;
-}
+// Independent check of a plan (tests, debug builds): any two values in different buffers
+// whose lifetimes [written, last read] overlap must not overlap in bytes, and every value
+// must lie inside the arena. O(values^2). Errors name the two values.
+Status check_memory_plan(const Graph& g, const MemoryPlan& plan);
 
 }  // namespace amp::graph

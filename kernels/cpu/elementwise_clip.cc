@@ -5,51 +5,19 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/common/clip_bounds.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {
 
-template <typename T>
-T read_scalar(const void* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-struct Bound {
-  bool present = false;
-  bool constant = false;
-  alignas(8) uint8_t bytes[8] = {};  // the constant's value, in the input's dtype
-};
-
 class ClipKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 3));
+    AMP_ASSIGN_OR_RETURN(bounds_, read_clip_bounds(cfg));
     dtype_ = cfg.inputs[0].dtype;
-    if (!is_float(dtype_) && !is_integer(dtype_))
-      return unsupported("dtype " + std::string(dtype_name(dtype_)) + " is not supported");
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, dtype_));
-    if (cfg.outputs[0].dims != cfg.inputs[0].dims)
-      return invalid_model("output shape differs from the input's");
     n_ = cfg.outputs[0].numel();
-    for (size_t i = 1; i < 3; ++i) {
-      Bound& b = bounds_[i - 1];
-      b = Bound{};
-      if (i >= cfg.inputs.size() || !cfg.inputs[i].present) continue;
-      const TensorDesc& d = cfg.inputs[i];
-      AMP_RETURN_IF_ERROR(check_input_dtype(cfg, i, dtype_));
-      if (d.numel() != 1)
-        return invalid_model(std::string(i == 1 ? "min" : "max") + " has " +
-                             std::to_string(d.numel()) + " elements, expected a scalar");
-      b.present = true;
-      if (d.constant_data) {
-        b.constant = true;
-        std::memcpy(b.bytes, d.constant_data, dtype_size(dtype_));
-      }
-    }
     return Status::ok();
   }
 
@@ -85,7 +53,7 @@ class ClipKernel final : public Kernel {
 
   DType dtype_ = DType::kUndefined;
   int64_t n_ = 0;
-  Bound bounds_[2];
+  ClipBounds bounds_;
 };
 
 }  // namespace

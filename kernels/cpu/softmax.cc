@@ -1,9 +1,5 @@
-// Softmax and LogSoftmax, max-subtracted, in fp32 (f64 for f64).
-//
-// Opset >= 13 (and nodes without an opset, op_version 0): normalize along `axis` (default
-// -1). Opset < 13: the input is viewed as 2-D [prod(dims[:axis]), prod(dims[axis:])] with
-// `axis` default 1, and each whole row is normalized. Both become [outer, len, inner] with
-// the normalized dim in the middle (inner = 1 for the old form).
+// Softmax and LogSoftmax, max-subtracted, in fp32 (f64 for f64), over the [outer, len,
+// inner] view of kernels/common/softmax_geometry.h (the opset rules live there, once).
 //
 // Three passes per row: max, sum of exp(x - max) (pairwise), then the outputs. f32/f64
 // outputs hold exp(x - max) between passes 2 and 3; f16/bf16 recompute it so nothing is
@@ -12,6 +8,7 @@
 #include <type_traits>
 
 #include "kernels/common/reduction_functors.h"
+#include "kernels/common/softmax_geometry.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
 
@@ -23,34 +20,10 @@ class SoftmaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
-    const int32_t opset = cfg.node->op_version;
-    const bool coerce_2d = opset > 0 && opset < 13;
-    AMP_ASSIGN_OR_RETURN(int64_t axis, cfg.node->attrs.get_int("axis", coerce_2d ? 1 : -1));
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (rank == 0) {
-      // A scalar is one row of length 1 (the old 2-D view [1, 1]); any axis but 0/-1 is bad.
-      if (axis != 0 && axis != -1) return invalid_model("axis out of range for a scalar");
-      outer_ = len_ = inner_ = 1;
-      return Status::ok();
-    }
-    if (coerce_2d) {
-      // The old form also allows axis == rank (all dims in the outer part).
-      if (axis < -rank || axis > rank)
-        return invalid_model("axis " + std::to_string(axis) + " is out of range for rank " +
-                             std::to_string(rank));
-      const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-      outer_ = dims_product(dims, 0, a);
-      len_ = dims_product(dims, a, dims.size());
-      inner_ = 1;
-      return Status::ok();
-    }
-    AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis_attr(axis, rank, "axis"));
-    const size_t ax = static_cast<size_t>(a);
-    outer_ = dims_product(dims, 0, ax);
-    len_ = dims[ax];
-    inner_ = dims_product(dims, ax + 1, dims.size());
+    AMP_ASSIGN_OR_RETURN(SoftmaxGeometry g, softmax_geometry(cfg));
+    outer_ = g.outer;
+    len_ = g.len;
+    inner_ = g.inner;
     return Status::ok();
   }
 

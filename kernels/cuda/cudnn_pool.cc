@@ -1,5 +1,5 @@
 // MaxPool and AveragePool on the GPU, 1-D to 3-D: cuDNN pooling where its semantics are
-// ONNX's, AMPRT's own kernel (cudnn_pool_kernels.cu) elsewhere. Window rules as in
+// ONNX's, AMPRT's own kernel (pool_kernels.cu) elsewhere. Window rules as in
 // kernels/cpu/dnnl_pool.cc (see its header comment).
 //
 // cuDNN's legacy pooling takes one pad per axis (symmetric), no dilation, floors the
@@ -15,7 +15,7 @@
 #include "kernels/common/pool_params.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cudnn_common.h"
-#include "kernels/cuda/cudnn_pool_kernels.h"
+#include "kernels/cuda/pool_kernels.h"
 
 namespace amp::kernels::cuda_library {
 namespace {

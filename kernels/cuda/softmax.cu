@@ -11,6 +11,7 @@
 // reduction_functors.h's, so every output is the CPU's up to summation order; f16/bf16
 // round once, on store.
 // inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
+#include "kernels/common/softmax_geometry.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -79,33 +80,10 @@ class SoftmaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
-    const int32_t opset = cfg.node->op_version;
-    const bool coerce_2d = opset > 0 && opset < 13;
-    AMP_ASSIGN_OR_RETURN(int64_t axis, cfg.node->attrs.get_int("axis", coerce_2d ? 1 : -1));
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    if (rank == 0) {
-      if (axis != 0 && axis != -1) return invalid_model("axis out of range for a scalar");
-      outer_ = len_ = inner_ = 1;
-      return Status::ok();
-    }
-    if (coerce_2d) {
-      // The old form also allows axis == rank (all dims in the outer part).
-      if (axis < -rank || axis > rank)
-        return invalid_model("axis " + std::to_string(axis) + " is out of range for rank " +
-                             std::to_string(rank));
-      const size_t a = static_cast<size_t>(axis < 0 ? axis + rank : axis);
-      outer_ = dims_product(dims, 0, a);
-      len_ = dims_product(dims, a, dims.size());
-      inner_ = 1;
-      return Status::ok();
-    }
-    AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis_attr(axis, rank, "axis"));
-    const size_t ax = static_cast<size_t>(a);
-    outer_ = dims_product(dims, 0, ax);
-    len_ = dims[ax];
-    inner_ = dims_product(dims, ax + 1, dims.size());
+    AMP_ASSIGN_OR_RETURN(SoftmaxGeometry g, softmax_geometry(cfg));
+    outer_ = g.outer;
+    len_ = g.len;
+    inner_ = g.inner;
     return Status::ok();
   }
 

@@ -9,7 +9,7 @@
 #include "graph/passes/amp/amp_planner.h"
 #include "graph/passes/amp/precision_report.h"
 #include "graph/passes/pipelines.h"
-#include "graph/planning/value_memory_plan.h"
+#include "graph/planning/memory_planner.h"
 #include "graph/serialize/amp_reader.h"
 #include "graph/serialize/amp_writer.h"
 

@@ -1,4 +1,4 @@
-#include "graph/planning/memory_planner.h"
+#include "graph/planning/arena_planner.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <random>
 
 #include "graph/ir/graph_builder.h"
-#include "graph/planning/value_memory_plan.h"
+#include "graph/planning/memory_planner.h"
 
 namespace amp::graph {
 namespace {

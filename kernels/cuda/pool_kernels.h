@@ -1,4 +1,4 @@
-// AMPRT's own pooling kernels (cudnn_pool_kernels.cu), for the MaxPool / AveragePool
+// AMPRT's own pooling kernels (pool_kernels.cu), for the MaxPool / AveragePool
 // configurations cuDNN's pooling does not express the ONNX way (cudnn_pool.cc says which):
 // dilations, asymmetric or ceil_mode-extended windows, the Indices output, bf16 and 8-bit
 // inputs. One thread per output element; the window loops and the counting rules are

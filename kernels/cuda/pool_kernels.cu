@@ -1,4 +1,4 @@
-// AMPRT's own MaxPool / AveragePool kernels (cudnn_pool_kernels.h): one thread per output
+// AMPRT's own MaxPool / AveragePool kernels (pool_kernels.h): one thread per output
 // element, the window walked exactly as kernels/cpu/dnnl_pool.cc walks it, so the GPU and
 // CPU agree on every edge rule (ignored padding for max, the count_include_pad extent,
 // ceil_mode windows, flattened Indices).
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/cudnn_pool_kernels.h"
+#include "kernels/cuda/pool_kernels.h"
 
 namespace amp::kernels::cuda_library {
 namespace {
