@@ -1,7 +1,7 @@
-// The elementwise kernels, written once for every backend: UnaryKernel, BinaryKernel and
-// CompareKernel do prepare() (arity, dtypes, shapes, the broadcast plan, the functor's
-// attributes) and the dtype dispatch; run() hands typed pointers to the backend's executor,
-// which owns only the loops:
+// The elementwise kernels, written once for every backend: UnaryKernel and BroadcastKernel
+// (binary arithmetic and comparisons) do prepare() (arity, dtypes, shapes, the broadcast plan, the
+// functor's attributes) and the dtype dispatch; run() hands typed pointers to the backend's
+// executor, which owns only the loops:
 //
 //   struct Exec {
 //     static constexpr Backend kBackend = Backend::kCpu;
@@ -106,14 +106,15 @@ class UnaryKernel final : public Kernel {
   int64_t n_ = 0;
 };
 
-template <typename Exec, typename Op, DTypeGroup kGroup>
-class BinaryKernel final : public Kernel {
+// Binary arithmetic (out dtype = the inputs') and comparisons (kBoolOutput: out is bool).
+template <typename Exec, typename Op, DTypeGroup kGroup, bool kBoolOutput>
+class BroadcastKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_arity(cfg, 2, 2));
     dtype_ = cfg.inputs[0].dtype;
     AMP_RETURN_IF_ERROR(check_input_dtype(cfg, 1, dtype_));
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, dtype_));
+    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, kBoolOutput ? DType::kBool : dtype_));
     AMP_ASSIGN_OR_RETURN(
         BroadcastPlan p,
         make_broadcast_plan({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims));
@@ -124,10 +125,12 @@ class BinaryKernel final : public Kernel {
   Status run(const KernelArgs& a) const override {
     return visit_dtype(dtype_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
-      if constexpr (in_group<T>(kGroup)) {
-        return Exec::binary(plan_, op_, a.input<T>(0), a.input<T>(1), a.output<T>(0), y_numel_, a);
-      } else {
+      if constexpr (!in_group<T>(kGroup)) {
         return unexpected_dtype(dtype_);
+      } else if constexpr (kBoolOutput) {
+        return Exec::compare(plan_, op_, a.input<T>(0), a.input<T>(1), a.output<ew::Bool>(0), a);
+      } else {
+        return Exec::binary(plan_, op_, a.input<T>(0), a.input<T>(1), a.output<T>(0), y_numel_, a);
       }
     });
   }
@@ -139,37 +142,6 @@ class BinaryKernel final : public Kernel {
   int64_t y_numel_ = 0;
 };
 
-template <typename Exec, typename Op, DTypeGroup kGroup>
-class CompareKernel final : public Kernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_arity(cfg, 2, 2));
-    dtype_ = cfg.inputs[0].dtype;
-    AMP_RETURN_IF_ERROR(check_input_dtype(cfg, 1, dtype_));
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, DType::kBool));
-    AMP_ASSIGN_OR_RETURN(
-        BroadcastPlan p,
-        make_broadcast_plan({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims));
-    AMP_ASSIGN_OR_RETURN(plan_, Exec::plan(p));
-    return configure(op_, node_attrs(cfg));
-  }
-  Status run(const KernelArgs& a) const override {
-    return visit_dtype(dtype_, [&](auto tag) -> Status {
-      using T = typename decltype(tag)::type;
-      if constexpr (in_group<T>(kGroup)) {
-        return Exec::compare(plan_, op_, a.input<T>(0), a.input<T>(1), a.output<ew::Bool>(0), a);
-      } else {
-        return unexpected_dtype(dtype_);
-      }
-    });
-  }
-
- private:
-  Op op_{};
-  DType dtype_ = DType::kUndefined;
-  typename Exec::Plan plan_{};
-};
-
 // Registers every row of elementwise_family.def with executor Exec.
 template <typename Exec>
 void register_elementwise_family(KernelRegistry& r) {
@@ -179,10 +151,10 @@ void register_elementwise_family(KernelRegistry& r) {
             make_factory<UnaryKernel<Exec, functor, DTypeGroup::dtypes>>(), 0);
 #define AMP_EW_BINARY(op, functor, dtypes)                                \
   r.add_all(OpType::k##op, Exec::kBackend, dtypes_of(DTypeGroup::dtypes), \
-            make_factory<BinaryKernel<Exec, functor, DTypeGroup::dtypes>>(), 0);
+            make_factory<BroadcastKernel<Exec, functor, DTypeGroup::dtypes, false>>(), 0);
 #define AMP_EW_COMPARE(op, functor, dtypes)                               \
   r.add_all(OpType::k##op, Exec::kBackend, dtypes_of(DTypeGroup::dtypes), \
-            make_factory<CompareKernel<Exec, functor, DTypeGroup::dtypes>>());
+            make_factory<BroadcastKernel<Exec, functor, DTypeGroup::dtypes, true>>());
 #include "kernels/common/elementwise_family.def"
 #undef AMP_EW_UNARY
 #undef AMP_EW_BINARY

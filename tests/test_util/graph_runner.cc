@@ -122,24 +122,14 @@ Result<std::vector<graph::TensorData>> run_graph(
 }
 
 std::string run_node_test_cpu(const NodeTestCase& c, double rtol, double atol) {
-  auto g = graph::import_onnx_file((c.dir / "model.onnx").string());
-  if (!g.is_ok()) return "import: " + g.status().to_string();
-  auto inputs = load_case_tensors(c.dir, "input");
-  if (!inputs.is_ok()) return inputs.status().to_string();
-  auto expected = load_case_tensors(c.dir, "output");
-  if (!expected.is_ok()) return expected.status().to_string();
-  // Inputs are matched to graph inputs in order (the node-test convention).
+  auto lc = load_case(c);
+  if (!lc.is_ok()) return lc.status().to_string();
   std::map<std::string, graph::TensorData> named;
-  if (inputs->size() < g->inputs.size()) return "fewer input .pb files than graph inputs";
-  for (size_t i = 0; i < g->inputs.size(); ++i) named[g->value(g->inputs[i]).name] = (*inputs)[i];
-  auto outs = run_graph(std::move(*g), named, kernels::Backend::kCpu, 1);
+  for (size_t i = 0; i < lc->graph.inputs.size(); ++i)
+    named[lc->graph.value(lc->graph.inputs[i]).name] = lc->inputs[i];
+  auto outs = run_graph(std::move(lc->graph), named, kernels::Backend::kCpu, 1);
   if (!outs.is_ok()) return outs.status().to_string();
-  if (outs->size() != expected->size()) return "output count differs";
-  for (size_t i = 0; i < outs->size(); ++i) {
-    std::string why = compare_tensors((*expected)[i], (*outs)[i], rtol, atol);
-    if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
-  }
-  return "";
+  return compare_outputs(lc->expected, *outs, rtol, atol);
 }
 
 }  // namespace amp::test

@@ -3,7 +3,6 @@
 #include <map>
 
 #include "amp/engine.h"
-#include "graph/onnx/onnx_importer.h"
 #include "tests/test_util/engine_cases.h"
 #include "tests/test_util/graph_runner.h"
 
@@ -67,27 +66,18 @@ Tolerance tolerance_for(const ModeSpec& s, const std::string& case_name) {
 // shape inference then reads Slice starts, Pad pads, Resize scales, ... and the kernels
 // take their prepare() path. "" on pass.
 std::string run_with_constant_inputs(const NodeTestCase& c, Tolerance tol) {
-  auto g = graph::import_onnx_file((c.dir / "model.onnx").string());
-  if (!g.is_ok()) return "import: " + g.status().to_string();
-  auto inputs = load_case_tensors(c.dir, "input");
-  if (!inputs.is_ok()) return inputs.status().to_string();
-  auto expected = load_case_tensors(c.dir, "output");
-  if (!expected.is_ok()) return expected.status().to_string();
-  if (inputs->size() < g->inputs.size()) return "fewer input .pb files than graph inputs";
-  for (size_t i = 0; i < g->inputs.size(); ++i) {
-    graph::Value& v = g->value(g->inputs[i]);
-    v.constant = (*inputs)[i];
-    v.shape = graph::Shape::from_static((*inputs)[i].dims());
+  auto lc = load_case(c);
+  if (!lc.is_ok()) return lc.status().to_string();
+  graph::Graph& g = lc->graph;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    graph::Value& v = g.value(g.inputs[i]);
+    v.constant = lc->inputs[i];
+    v.shape = graph::Shape::from_static(lc->inputs[i].dims());
   }
-  g->inputs.clear();
-  auto outs = run_graph(std::move(*g), {}, kernels::Backend::kCpu, 1);
+  g.inputs.clear();
+  auto outs = run_graph(std::move(g), {}, kernels::Backend::kCpu, 1);
   if (!outs.is_ok()) return outs.status().to_string();
-  if (outs->size() != expected->size()) return "output count differs";
-  for (size_t i = 0; i < outs->size(); ++i) {
-    std::string why = compare_tensors((*expected)[i], (*outs)[i], tol.rtol, tol.atol);
-    if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
-  }
-  return "";
+  return compare_outputs(lc->expected, *outs, tol.rtol, tol.atol);
 }
 
 }  // namespace

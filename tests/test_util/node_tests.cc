@@ -127,6 +127,27 @@ std::string compare_tensors(const graph::TensorData& e, const graph::TensorData&
   return "";
 }
 
+Result<LoadedCase> load_case(const NodeTestCase& c) {
+  LoadedCase lc;
+  AMP_ASSIGN_OR_RETURN(lc.graph, graph::import_onnx_file((c.dir / "model.onnx").string()));
+  AMP_ASSIGN_OR_RETURN(lc.inputs, load_case_tensors(c.dir, "input"));
+  AMP_ASSIGN_OR_RETURN(lc.expected, load_case_tensors(c.dir, "output"));
+  if (lc.inputs.size() < lc.graph.inputs.size())
+    return invalid_argument("fewer input .pb files than graph inputs");
+  return lc;
+}
+
+std::string compare_outputs(const std::vector<graph::TensorData>& expected,
+                            const std::vector<graph::TensorData>& actual, double rtol,
+                            double atol) {
+  if (actual.size() != expected.size()) return "output count differs";
+  for (size_t i = 0; i < actual.size(); ++i) {
+    std::string why = compare_tensors(expected[i], actual[i], rtol, atol);
+    if (!why.empty()) return "output " + std::to_string(i) + ": " + why;
+  }
+  return "";
+}
+
 Result<std::vector<ExpectedFailure>> load_expected_failures(const std::string& path) {
   // $AMP_TEST_DATA_DIR wins over the configure-time path (tools/gpu/check.sh runs the
   // binaries on another machine).

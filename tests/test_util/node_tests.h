@@ -38,6 +38,20 @@ Result<std::vector<graph::TensorData>> load_case_tensors(const std::filesystem::
 // Reads one TensorProto .pb file.
 Result<graph::TensorData> load_tensor_pb(const std::filesystem::path& path);
 
+// A case's model imported, with its inputs and expected outputs (inputs match the graph
+// inputs in order: the node-test convention). An error when a file is missing or there are
+// fewer input files than graph inputs.
+struct LoadedCase {
+  graph::Graph graph;
+  std::vector<graph::TensorData> inputs;
+  std::vector<graph::TensorData> expected;
+};
+Result<LoadedCase> load_case(const NodeTestCase& c);
+
+// Compares every output with compare_tensors: "" when all match, else "output i: why".
+std::string compare_outputs(const std::vector<graph::TensorData>& expected,
+                            const std::vector<graph::TensorData>& actual, double rtol, double atol);
+
 // Compares element-wise: |a - e| <= atol + rtol * |e|; NaN matches only NaN; integer and
 // bool tensors must match exactly. Empty string on success, else the first mismatch.
 std::string compare_tensors(const graph::TensorData& expected, const graph::TensorData& actual,
