@@ -589,23 +589,19 @@ TEST(CudaElementwiseWhere, EveryElementSizeAndBroadcast) {
 
 // ---- Registry -------------------------------------------------------------------------------
 
-// The CUDA backend registers every elementwise op for the dtypes the CPU backend does, so
-// the AMP planner's choice never depends on the device. Runs without a GPU.
-TEST(CudaElementwiseRegistry, SameDtypesAsCpu) {
+// The CUDA backend registers every op of the table for the dtypes the CPU backend does, so
+// the AMP planner's choice never depends on the device, and a new op cannot be left out of
+// one backend. Runs without a GPU.
+TEST(CudaRegistry, EveryOpHasTheDtypesTheCpuHas) {
   const kernels::KernelRegistry& cuda = test::cuda_registry();
   const kernels::KernelRegistry& cpu = test::cpu_registry();
-  for (OpType op :
-       {OpType::kAbs,       OpType::kNeg,        OpType::kExp,       OpType::kLog,
-        OpType::kSqrt,      OpType::kReciprocal, OpType::kErf,       OpType::kSigmoid,
-        OpType::kTanh,      OpType::kRelu,       OpType::kLeakyRelu, OpType::kHardSigmoid,
-        OpType::kHardSwish, OpType::kGelu,       OpType::kClip,      OpType::kNot,
-        OpType::kCast,      OpType::kAdd,        OpType::kSub,       OpType::kMul,
-        OpType::kDiv,       OpType::kPow,        OpType::kMax,       OpType::kMin,
-        OpType::kEqual,     OpType::kGreater,    OpType::kLess,      OpType::kAnd,
-        OpType::kWhere})
+  for (int i = 0; i < graph::kOpCount; ++i) {
+    const OpType op = static_cast<OpType>(i);
+    EXPECT_FALSE(cpu.dtypes_for(op, kernels::Backend::kCpu).empty()) << graph::op_name(op);
     EXPECT_EQ(cuda.dtypes_for(op, kernels::Backend::kCuda),
               cpu.dtypes_for(op, kernels::Backend::kCpu))
         << graph::op_name(op);
+  }
 }
 
 }  // namespace

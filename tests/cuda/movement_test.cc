@@ -1090,23 +1090,5 @@ TEST(CudaMovementShapeOps, ShapeSizeConstantOfShapeRangeConstant) {
                 {}, "Range " + std::string(dtype_name(dt)));
 }
 
-// ---- Registry ---------------------------------------------------------------------------------
-
-// The CUDA backend registers every movement op for the dtypes the CPU backend does. Runs
-// without a GPU.
-TEST(CudaMovementRegistry, SameDtypesAsCpu) {
-  const kernels::KernelRegistry& cuda = test::cuda_registry();
-  const kernels::KernelRegistry& cpu = test::cpu_registry();
-  for (OpType op : {OpType::kReshape,      OpType::kFlatten,  OpType::kSqueeze,
-                    OpType::kUnsqueeze,    OpType::kIdentity, OpType::kTranspose,
-                    OpType::kDepthToSpace, OpType::kConcat,   OpType::kSplit,
-                    OpType::kSlice,        OpType::kGather,   OpType::kExpand,
-                    OpType::kTile,         OpType::kPad,      OpType::kResize,
-                    OpType::kShape,        OpType::kSize,     OpType::kConstantOfShape,
-                    OpType::kRange,        OpType::kConstant})
-    EXPECT_EQ(cuda.dtypes_for(op, Backend::kCuda), cpu.dtypes_for(op, Backend::kCpu))
-        << graph::op_name(op);
-}
-
 }  // namespace
 }  // namespace amp

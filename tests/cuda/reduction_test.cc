@@ -404,21 +404,7 @@ TEST(CudaReduction, GlobalAveragePool) {
   }
 }
 
-// The two tests below need no GPU: registration and prepare() are host code.
-TEST(CudaReduction, RegistersTheDtypesTheCpuRegisters) {
-  for (OpType op :
-       {OpType::kReduceMax, OpType::kReduceMin, OpType::kReduceSum, OpType::kReduceMean,
-        OpType::kArgMax, OpType::kSoftmax, OpType::kLogSoftmax, OpType::kLayerNormalization,
-        OpType::kInstanceNormalization, OpType::kBatchNormalization, OpType::kGlobalAveragePool}) {
-    const std::vector<DType> cpu = test::cpu_registry().dtypes_for(op, kernels::Backend::kCpu);
-    const std::vector<DType> gpu = test::cuda_registry().dtypes_for(op, kernels::Backend::kCuda);
-    EXPECT_EQ(cpu, gpu) << op_name(op);
-    for (DType t : kFloatTypes)
-      EXPECT_TRUE(test::cuda_registry().has(op, kernels::Backend::kCuda, t))
-          << op_name(op) << " " << dtype_name(t);
-  }
-}
-
+// Needs no GPU: prepare() is host code.
 TEST(CudaReduction, RuntimeAxesAreUnsupportedNotWrong) {
   // Reading run-time axes would need a device-to-host copy inside run(): prepare() says no.
   graph::Node node;
