@@ -18,8 +18,6 @@
 // with shared helpers in infer_util.h.
 #pragma once
 
-#include <limits>
-
 #include "graph/ops/op_schema.h"
 
 namespace amp::graph {

@@ -20,6 +20,7 @@
 #include "amp/dtype.h"
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/kernel.h"
+#include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "runtime/common/status.h"
 
@@ -100,8 +101,7 @@ constexpr bool in_group(DTypeGroup g) {
 // The DTypes of a group, for registration.
 inline std::vector<DType> dtypes_of(DTypeGroup g) {
   std::vector<DType> out;
-  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI64, DType::kI32,
-                  DType::kI16, DType::kI8, DType::kU8, DType::kBool}) {
+  for (DType t : all_dtypes()) {
     bool member = false;
     (void)visit_dtype(t, [&](auto tag) -> Status {
       member = in_group<typename decltype(tag)::type>(g);

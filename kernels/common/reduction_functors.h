@@ -65,18 +65,12 @@ AMP_HOST_DEVICE int64_t reduce_mean_finish(int64_t sum, int64_t count) {
 }
 
 // ---- ReduceMax / ReduceMin ----
-// Identities are the ONNX results for an empty set: -inf / +inf for floats, the lowest /
-// highest value of the type otherwise (the integer kernels accumulate in int64 and clamp
-// these to the storage type when storing).
+// The identity of Max in a float compute type (-inf), for Softmax's row maximum; the Reduce*
+// kernels take the storage type's limits from lowest_of / highest_of (reduction_types.h).
 template <typename C>
 AMP_HOST_DEVICE C reduce_identity_max() {
   return std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
                                               : std::numeric_limits<C>::lowest();
-}
-template <typename C>
-AMP_HOST_DEVICE C reduce_identity_min() {
-  return std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity()
-                                              : std::numeric_limits<C>::max();
 }
 // NaN wins once seen (numpy.max semantics): the accumulator keeps a NaN because no
 // comparison with it is true.

@@ -29,15 +29,6 @@
 namespace amp::kernels::cuda_reduction {
 namespace {
 
-// The reducer's step as the functor the warp and block reductions combine with.
-template <typename R>
-struct StepOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return R::step(a, b);
-  }
-};
-
 template <typename T, typename R>
 __device__ __forceinline__ T finish(compute_t<T> acc, int64_t count) {
   return from_compute<T>(R::finish(acc, count));

@@ -199,24 +199,17 @@ __device__ __forceinline__ C group_reduce(C v, Op op, C identity, C* scratch, bo
   return warp_group ? warp_reduce(v, op) : block_reduce(v, op, identity, scratch);
 }
 
-struct MaxOp {
+// A reducer's step (reduction_functors.h) as the functor warp and block reductions combine
+// with.
+template <typename R>
+struct StepOp {
   template <typename C>
   __device__ __forceinline__ C operator()(C a, C b) const {
-    return reduce_max_step(a, b);
+    return R::step(a, b);
   }
 };
-struct MinOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return reduce_min_step(a, b);
-  }
-};
-struct SumOp {
-  template <typename C>
-  __device__ __forceinline__ C operator()(C a, C b) const {
-    return reduce_sum_step(a, b);
-  }
-};
+using MaxOp = StepOp<MaxReducer>;
+using SumOp = StepOp<SumReducer>;
 
 // Calls f(i, value) for i = lane, lane + stride, ... < n of a contiguous row, reading 16
 // bytes at a time when the row is 16-byte aligned and n is a multiple of the vector width
