@@ -45,6 +45,23 @@ TEST(InferElementwise, IntegerFriendlyUnaryOps) {
   EXPECT_TRUE(contains(t.error(OpType::kNot, {x}), "expected bool"));
 }
 
+// Mod's fmod is validated where the model is read: 0 or 1, and 1 for float inputs (ONNX).
+TEST(InferElementwise, ModRejectsABadFmod) {
+  InferCase t;
+  ValueId a = t.input(DType::kI32, {2, 3});
+  ValueId b = t.input(DType::kI32, {3});
+  ASSERT_OK(t.run(OpType::kMod, {a, b}));
+  EXPECT_EQ(t.shape(), "[2,3]");
+  ASSERT_OK(t.run(OpType::kMod, {a, b}, attrs({{"fmod", int64_t{1}}})));
+  EXPECT_TRUE(contains(t.error(OpType::kMod, {a, b}, attrs({{"fmod", int64_t{2}}})),
+                       "attribute 'fmod' must be 0 or 1"));
+  ValueId x = t.input(DType::kF32, {3});
+  EXPECT_TRUE(
+      contains(t.error(OpType::kMod, {x, x}), "attribute 'fmod' must be 1 for float inputs"));
+  ASSERT_OK(t.run(OpType::kMod, {x, x}, attrs({{"fmod", int64_t{1}}})));
+  EXPECT_EQ(t.dtype(), DType::kF32);
+}
+
 TEST(InferElementwise, BroadcastStatic) {
   InferCase t;
   ValueId a = t.input(DType::kF32, {2, 1, 4});

@@ -726,6 +726,38 @@ TEST(ElementwiseBinary, IntegerDivisionByZeroIsInvalidInput) {
   EXPECT_TRUE(std::isinf(raw<float>(*f)[0]));
 }
 
+// Mod: fmod=0 takes the divisor's sign (Python's %), fmod=1 the dividend's (C's fmod); x % -1
+// is 0 at INT_MIN without overflow; a zero divisor is invalid_input like Div's; an fmod
+// other than 0 or 1 is rejected in prepare too.
+TEST(ElementwiseBinary, ModSignsEdgesAndErrors) {
+  const int32_t mn = std::numeric_limits<int32_t>::min();
+  Tensor a = make_raw<int32_t>(DType::kI32, {5}, {7, -7, 7, -7, mn});
+  Tensor b = make_raw<int32_t>(DType::kI32, {5}, {3, 3, -3, -3, -1});
+  RunOptions python_sign;
+  auto r0 = run_op(OpType::kMod, {a, b}, DType::kI32, {5}, python_sign);
+  ASSERT_TRUE(r0.is_ok()) << r0.status().to_string();
+  EXPECT_EQ(raw<int32_t>(*r0), (std::vector<int32_t>{1, 2, -2, -1, 0}));
+  RunOptions c_sign;
+  c_sign.attrs.set("fmod", int64_t{1});
+  auto r1 = run_op(OpType::kMod, {a, b}, DType::kI32, {5}, c_sign);
+  ASSERT_TRUE(r1.is_ok()) << r1.status().to_string();
+  EXPECT_EQ(raw<int32_t>(*r1), (std::vector<int32_t>{1, -1, 1, -1, 0}));
+
+  Tensor fa = make(DType::kF32, {2}, {5.5f, -5.5f});
+  Tensor fb = make(DType::kF32, {2}, {2.0f, 2.0f});
+  auto f = run_op(OpType::kMod, {fa, fb}, DType::kF32, {2}, c_sign);
+  ASSERT_TRUE(f.is_ok()) << f.status().to_string();
+  EXPECT_EQ(raw<float>(*f), (std::vector<float>{1.5f, -1.5f}));
+
+  Tensor zero = make_raw<int32_t>(DType::kI32, {5}, {3, 0, 3, 3, 3});
+  auto z = run_op(OpType::kMod, {a, zero}, DType::kI32, {5}, python_sign);
+  EXPECT_EQ(z.status().code(), ErrorCode::kInvalidInput) << z.status().to_string();
+  RunOptions bad;
+  bad.attrs.set("fmod", int64_t{2});
+  auto e = run_op(OpType::kMod, {a, b}, DType::kI32, {5}, bad);
+  EXPECT_EQ(e.status().code(), ErrorCode::kInvalidModel) << e.status().to_string();
+}
+
 TEST(ElementwiseBinary, InPlaceAndThreadsAgree) {
   Rng rng;
   Tensor a = random_tensor(rng, DType::kF16, {8, 64, 130}, -3, 3);
