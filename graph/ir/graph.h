@@ -33,6 +33,7 @@
 #include "graph/ir/attribute.h"
 #include "graph/ir/shape.h"
 #include "graph/ir/tensor_data.h"
+#include "graph/ops/op_attrs.h"
 #include "graph/ops/op_types.h"
 
 namespace amp::graph {
@@ -57,6 +58,9 @@ struct Node {
   std::vector<ValueId> inputs;   // kNoValue for an absent optional input
   std::vector<ValueId> outputs;  // kNoValue for an unused optional output
   Attributes attrs;
+  // What shape inference read from attrs, validated and resolved (graph/ops/op_attrs.h).
+  // Derived data: refilled by every infer_node, not serialized, not compared by ==.
+  OpAttrs resolved;
 };
 
 struct Metadata {

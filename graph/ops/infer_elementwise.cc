@@ -48,21 +48,21 @@ Status variadic(const Inputs& in, Outputs& out) {
 
 }  // namespace
 
-Status infer_unary_numeric(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return unary(in, out, DTypeSet::kNumeric);
 }
-Status infer_unary_float(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_float(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return unary(in, out, DTypeSet::kFloat);
 }
 // Neg; Relu accepts signed integers since opset 14.
-Status infer_unary_signed(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_signed(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return unary(in, out, DTypeSet::kSignedNumeric);
 }
-Status infer_unary_bool(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unary_bool(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return unary(in, out, DTypeSet::kBool);
 }
 
-Status infer_gelu(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_gelu(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   // The kernel picks the formula from 'approximate'; an unknown value is malformed.
   AMP_ASSIGN_OR_RETURN(std::string approx, node.attrs.get_string("approximate", "none"));
   if (approx != "none" && approx != "tanh")
@@ -70,12 +70,12 @@ Status infer_gelu(const Node& node, const Inputs& in, Outputs& out) {
   return unary(in, out, DTypeSet::kFloat);
 }
 
-Status infer_binary_numeric(const Node&, const Inputs& in, Outputs& out) {
+Status infer_binary_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return binary(in, out, DTypeSet::kNumeric, std::nullopt);
 }
 // Mod: integer remainder takes the divisor's sign (fmod=0, Python's %) or the dividend's
 // (fmod=1, C's fmod); float inputs require fmod=1 (ONNX).
-Status infer_mod(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_mod(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.get_int("fmod", 0));
   if (fmod != 0 && fmod != 1) return invalid_model("attribute 'fmod' must be 0 or 1");
   AMP_RETURN_IF_ERROR(binary(in, out, DTypeSet::kNumeric, std::nullopt));
@@ -83,18 +83,18 @@ Status infer_mod(const Node& node, const Inputs& in, Outputs& out) {
     return invalid_model("attribute 'fmod' must be 1 for float inputs");
   return Status::ok();
 }
-Status infer_compare_numeric(const Node&, const Inputs& in, Outputs& out) {
+Status infer_compare_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return binary(in, out, DTypeSet::kNumeric, DType::kBool);
 }
-Status infer_compare_numeric_or_bool(const Node&, const Inputs& in, Outputs& out) {
+Status infer_compare_numeric_or_bool(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return binary(in, out, DTypeSet::kNumericOrBool, DType::kBool);
 }
-Status infer_logical_binary(const Node&, const Inputs& in, Outputs& out) {
+Status infer_logical_binary(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return binary(in, out, DTypeSet::kBool, DType::kBool);
 }
 
 // Pow's exponent may have another numeric dtype than the base; the result is the base's.
-Status infer_pow(const Node&, const Inputs& in, Outputs& out) {
+Status infer_pow(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kFloatOrI32I64));
@@ -104,11 +104,11 @@ Status infer_pow(const Node&, const Inputs& in, Outputs& out) {
   return Status::ok();
 }
 
-Status infer_variadic_numeric(const Node&, const Inputs& in, Outputs& out) {
+Status infer_variadic_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return variadic(in, out);
 }
 
-Status infer_where(const Node&, const Inputs& in, Outputs& out) {
+Status infer_where(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kBool));
   AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kAny));
@@ -119,7 +119,7 @@ Status infer_where(const Node&, const Inputs& in, Outputs& out) {
 }
 
 // Cast: the output dtype is attribute 'to', an ONNX TensorProto.DataType number.
-Status infer_cast(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_cast(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kAny));
   if (!node.attrs.has("to")) return invalid_model("attribute 'to' is required");
@@ -133,7 +133,7 @@ Status infer_cast(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // Clip(input, min, max): min and max are optional scalars of the input's dtype.
-Status infer_clip(const Node&, const Inputs& in, Outputs& out) {
+Status infer_clip(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kNumeric));
   for (size_t i = 1; i < 3; ++i) {

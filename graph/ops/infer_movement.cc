@@ -87,7 +87,7 @@ Status check_same_count(const Shape& in, const Shape& out) {
 
 }  // namespace
 
-Status infer_identity(const Node&, const Inputs& in, Outputs& out) {
+Status infer_identity(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kAny));
   set_output(out, 0, in[0]->dtype, in[0]->shape);
@@ -96,7 +96,7 @@ Status infer_identity(const Node&, const Inputs& in, Outputs& out) {
 
 // Reshape(data, shape): 0 copies the input dim (or is a literal 0 with allowzero=1,
 // opset 14+), -1 is inferred from the element count.
-Status infer_reshape(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_reshape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& data = *in[0];
@@ -162,7 +162,7 @@ Status infer_reshape(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // Flatten: [d0..d(axis-1)] x [d(axis)..] -> 2-D. Negative axis from opset 11.
-Status infer_flatten(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_flatten(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -186,7 +186,7 @@ Status infer_flatten(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // Squeeze(data, axes?): without axes, removes every dim of static size 1.
-Status infer_squeeze(const Node&, const Inputs& in, Outputs& out) {
+Status infer_squeeze(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -245,7 +245,7 @@ Status infer_squeeze(const Node&, const Inputs& in, Outputs& out) {
 }
 
 // Unsqueeze(data, axes): axes index the output, whose rank is rank(data) + len(axes).
-Status infer_unsqueeze(const Node&, const Inputs& in, Outputs& out) {
+Status infer_unsqueeze(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -286,7 +286,7 @@ Status infer_unsqueeze(const Node&, const Inputs& in, Outputs& out) {
 }
 
 // Transpose(perm): perm must be a permutation of 0..rank-1; default reverses the dims.
-Status infer_transpose(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -321,7 +321,7 @@ Status infer_transpose(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // Concat(axis): one dtype and rank; dims off the axis must agree; the axis dims add up.
-Status infer_concat(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   for (size_t i = 0; i < in.size(); ++i) {
     AMP_RETURN_IF_ERROR(require_input(in, i));
     if (i == 0)
@@ -387,7 +387,7 @@ Status infer_concat(const Node& node, const Inputs& in, Outputs& out) {
 
 // Split(input, split?): sizes from the input, else num_outputs (opset 18) or the number
 // of outputs equal parts; opset 18 lets the last part be smaller (ceil-sized chunks).
-Status infer_split(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_split(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -498,7 +498,7 @@ Dim slice_symbolic(const Dim& d, int64_t start, int64_t end, int64_t step) {
 }  // namespace
 
 // Slice(data, starts, ends, axes?, steps?).
-Status infer_slice(const Node&, const Inputs& in, Outputs& out) {
+Status infer_slice(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -566,7 +566,7 @@ Status infer_slice(const Node&, const Inputs& in, Outputs& out) {
 }
 
 // Gather(data, indices, axis): data.shape[:axis] + indices.shape + data.shape[axis+1:].
-Status infer_gather(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_gather(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -601,7 +601,7 @@ Status infer_gather(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // Expand(input, shape): the input broadcast against `shape` (both ways, numpy rules).
-Status infer_expand(const Node&, const Inputs& in, Outputs& out) {
+Status infer_expand(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -638,7 +638,7 @@ Status infer_expand(const Node&, const Inputs& in, Outputs& out) {
 }
 
 // Tile(input, repeats): dim i times repeats[i].
-Status infer_tile(const Node&, const Inputs& in, Outputs& out) {
+Status infer_tile(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -681,7 +681,7 @@ Status infer_tile(const Node&, const Inputs& in, Outputs& out) {
 
 // Pad(data, pads, constant_value?, axes?) with mode constant | reflect | edge | wrap.
 // pads = [begin_0.., end_0..] per padded axis; negative pads crop.
-Status infer_pad(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_pad(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -738,12 +738,9 @@ Status infer_pad(const Node& node, const Inputs& in, Outputs& out) {
     }
     const std::string where =
         "axis " + std::to_string(axes[i]) + " of size " + std::to_string(d.value);
-    // Reflect mirrors without repeating the edge, so it needs more than `pad` elements;
-    // edge and wrap need at least one element to copy.
-    if (mode == "reflect" && (begin >= d.value || end >= d.value) && (begin > 0 || end > 0))
-      return invalid_model("reflect pads " + std::to_string(begin) + ", " + std::to_string(end) +
-                           " must be smaller than " + where);
-    if ((mode == "edge" || mode == "wrap") && d.value == 0 && (begin > 0 || end > 0))
+    // reflect, edge and wrap need at least one element to copy; pads longer than the axis
+    // repeat the pattern, as numpy.pad (the ONNX reference) does.
+    if (mode != "constant" && d.value == 0 && (begin > 0 || end > 0))
       return invalid_model(mode + " padding of empty " + where);
     std::optional<int64_t> s = checked_add(d.value, begin);
     if (s) s = checked_add(*s, end);
@@ -758,7 +755,7 @@ Status infer_pad(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // DepthToSpace(blocksize, mode DCR|CRD): [N, C, H, W] -> [N, C/b^2, H*b, W*b].
-Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -848,7 +845,7 @@ Result<int64_t> scaled_dim(int64_t d, double scale) {
 
 // Resize(X, roi?, scales?, sizes?): exactly one of scales and sizes; `axes` restricts
 // them to some dims; keep_aspect_ratio_policy rescales `sizes` by one common factor.
-Status infer_resize(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_resize(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));

@@ -1,16 +1,18 @@
 // Shape & dtype inference for the neural-network ops: Conv, ConvTranspose, MaxPool,
 // AveragePool, GlobalAveragePool, MatMul, Gemm, BatchNormalization (inference form),
-// InstanceNormalization, LayerNormalization, Softmax, LogSoftmax.
+// InstanceNormalization, LayerNormalization, Softmax, LogSoftmax, and their typed records
+// (op_attrs.h).
 //
-// Window ops (conv and pools) share one reader for kernel_shape/strides/dilations/pads/
-// auto_pad and one output-size formula (ONNX Operators.md); spatial dims that are
-// symbolic give unnamed symbolic outputs.
+// Window ops (conv and pools) read and resolve their window through window_geometry.h;
+// spatial dims that are symbolic give unnamed symbolic outputs.
 #include <algorithm>
+#include <cfloat>
 #include <cstdint>
 #include <string>
 
 #include "graph/ops/infer_rules.h"
 #include "graph/ops/infer_util.h"
+#include "graph/ops/window_geometry.h"
 
 namespace amp::graph {
 namespace {
@@ -18,119 +20,39 @@ namespace {
 using Inputs = std::vector<const Value*>;
 using Outputs = std::vector<OutputInfo>;
 
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
-
-struct Window {
-  std::vector<int64_t> kernel;  // empty when it comes from a weight with symbolic dims
-  std::vector<int64_t> strides;
-  std::vector<int64_t> dilations;
-  std::vector<int64_t> pads;  // [begin_0.., end_0..]
-  AutoPad auto_pad = AutoPad::kNotSet;
-  bool ceil_mode = false;
-};
-
-Result<bool> read_flag(const Node& node, const std::string& name, int64_t def) {
-  AMP_ASSIGN_OR_RETURN(int64_t v, node.attrs.get_int(name, def));
-  if (v != 0 && v != 1)
-    return invalid_model("attribute '" + name + "' is " + std::to_string(v) + ", expected 0 or 1");
-  return v == 1;
-}
-
-// An ints attribute of `size` entries, each >= `min`; `def` fills it when absent.
-Result<std::vector<int64_t>> read_ints(const Node& node, const std::string& name, size_t size,
-                                       int64_t def, int64_t min) {
-  if (!node.attrs.has(name)) return std::vector<int64_t>(size, def);
-  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> v, node.attrs.get_ints(name));
-  if (v.size() != size)
-    return invalid_model("attribute '" + name + "' has " + std::to_string(v.size()) +
-                         " entries, expected " + std::to_string(size));
-  for (int64_t x : v)
-    if (x < min)
-      return invalid_model("attribute '" + name + "' " + ints_to_string(v) +
-                           " has an entry below " + std::to_string(min));
-  return v;
-}
-
-// Reads the window attributes for `n` spatial axes. `use_dilations` is false for ops
-// without the attribute (treated as all 1s).
-Result<Window> read_window(const Node& node, size_t n, bool use_dilations) {
-  Window w;
-  AMP_ASSIGN_OR_RETURN(w.strides, read_ints(node, "strides", n, 1, 1));
-  if (use_dilations) {
-    AMP_ASSIGN_OR_RETURN(w.dilations, read_ints(node, "dilations", n, 1, 1));
+// The activation FuseActivation attached (fused_activation.h), ONNX defaults for absent
+// parameters; unsupported for an unknown name.
+Result<FusedActivation> read_fused_activation(const Node& node) {
+  AMP_ASSIGN_OR_RETURN(const std::string name, node.attrs.get_string("fused_activation", ""));
+  FusedActivation a;
+  float def_alpha = 0.0f, def_beta = 0.0f;
+  if (name.empty()) {
+    return a;
+  } else if (name == "Relu") {
+    a.kind = ActivationKind::kRelu;
+  } else if (name == "LeakyRelu") {
+    a.kind = ActivationKind::kLeakyRelu;
+    def_alpha = 0.01f;
+  } else if (name == "Clip") {
+    a.kind = ActivationKind::kClip;
+    def_alpha = -FLT_MAX;
+    def_beta = FLT_MAX;
+  } else if (name == "Sigmoid") {
+    a.kind = ActivationKind::kSigmoid;
+  } else if (name == "Tanh") {
+    a.kind = ActivationKind::kTanh;
+  } else if (name == "HardSigmoid") {
+    a.kind = ActivationKind::kHardSigmoid;
+    def_alpha = 0.2f;
+    def_beta = 0.5f;
+  } else if (name == "HardSwish") {
+    a.kind = ActivationKind::kHardSwish;
   } else {
-    w.dilations.assign(n, 1);
+    return unsupported("fused_activation '" + name + "' is not supported");
   }
-  AMP_ASSIGN_OR_RETURN(w.pads, read_ints(node, "pads", 2 * n, 0, 0));
-  AMP_ASSIGN_OR_RETURN(std::string ap, node.attrs.get_string("auto_pad", "NOTSET"));
-  if (ap == "NOTSET") {
-    w.auto_pad = AutoPad::kNotSet;
-  } else if (ap == "SAME_UPPER") {
-    w.auto_pad = AutoPad::kSameUpper;
-  } else if (ap == "SAME_LOWER") {
-    w.auto_pad = AutoPad::kSameLower;
-  } else if (ap == "VALID") {
-    w.auto_pad = AutoPad::kValid;
-  } else {
-    return invalid_model("attribute 'auto_pad' is '" + ap +
-                         "', expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
-  }
-  if (w.auto_pad != AutoPad::kNotSet) {
-    // Explicit zero pads next to auto_pad are harmless and common in exported models.
-    for (int64_t p : w.pads)
-      if (p != 0) return invalid_model("attribute 'pads' cannot be used together with auto_pad");
-  }
-  return w;
-}
-
-Result<std::vector<int64_t>> read_kernel_attr(const Node& node, size_t n) {
-  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> k, node.attrs.get_ints("kernel_shape"));
-  if (k.size() != n)
-    return invalid_model("attribute 'kernel_shape' has " + std::to_string(k.size()) +
-                         " entries for " + std::to_string(n) + " spatial axes");
-  for (int64_t v : k)
-    if (v <= 0)
-      return invalid_model("attribute 'kernel_shape' " + ints_to_string(k) + " must be positive");
-  return k;
-}
-
-// (k - 1) * dilation + 1: the extent the kernel covers.
-Result<int64_t> dilated_kernel(int64_t k, int64_t dilation) {
-  std::optional<int64_t> e = checked_mul(k - 1, dilation);
-  if (e) e = checked_add(*e, 1);
-  if (!e) return overflow_error("the dilated kernel size");
-  return *e;
-}
-
-// One spatial output size of a convolution or pool (ONNX Operators.md, Conv/MaxPool).
-// ceil_mode drops a last window that would start in the end padding, as PyTorch and
-// ONNX Runtime do.
-Result<Dim> window_output(const Dim& in, const Window& w, size_t i) {
-  if (!in.is_static() || w.kernel.empty()) return Dim();
-  const int64_t x = in.value;
-  const int64_t s = w.strides[i];
-  if (w.auto_pad == AutoPad::kSameUpper || w.auto_pad == AutoPad::kSameLower)
-    return Dim(x / s + (x % s != 0 ? 1 : 0));  // ceil(x / s)
-  AMP_ASSIGN_OR_RETURN(int64_t k, dilated_kernel(w.kernel[i], w.dilations[i]));
-  const size_t n = w.kernel.size();
-  const int64_t pad_begin = w.auto_pad == AutoPad::kValid ? 0 : w.pads[i];
-  const int64_t pad_end = w.auto_pad == AutoPad::kValid ? 0 : w.pads[i + n];
-  std::optional<int64_t> padded = checked_add(x, pad_begin);
-  if (padded) padded = checked_add(*padded, pad_end);
-  if (!padded) return overflow_error("the padded input size");
-  if (*padded < k)
-    return invalid_model("kernel extent " + std::to_string(k) +
-                         " is larger than the padded input " + std::to_string(*padded) +
-                         " on spatial axis " + std::to_string(i));
-  const int64_t span = *padded - k;
-  int64_t out = span / s + 1;
-  if (w.ceil_mode && span % s != 0) {
-    ++out;
-    // The last window must start inside the input or the begin padding.
-    std::optional<int64_t> last_start = checked_mul(out - 1, s);
-    if (!last_start || *last_start >= x + pad_begin) --out;  // x + pad_begin <= padded
-  }
-  return Dim(out);
+  AMP_ASSIGN_OR_RETURN(a.alpha, node.attrs.get_float("fused_alpha", def_alpha));
+  AMP_ASSIGN_OR_RETURN(a.beta, node.attrs.get_float("fused_beta", def_beta));
+  return a;
 }
 
 // Rank of a window op's output from whichever of X or W has a known shape.
@@ -156,22 +78,28 @@ Status check_channel_vector(const Value& v, size_t index, const Dim& channels) {
   return Status::ok();
 }
 
-// Shared by Conv and ConvTranspose: X, W, B dtypes and ranks, and group.
-Result<int64_t> check_conv_inputs(const Node& node, const Inputs& in) {
+// Shared by Conv and ConvTranspose: X, W, B dtypes and ranks, group and the fused
+// activation, into a record whose window is still unread.
+Result<ConvAttrs> check_conv_inputs(const Node& node, const Inputs& in, bool transpose) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kFloat));
   AMP_RETURN_IF_ERROR(check_same_dtype(*in[1], 1, *in[0], 0));
-  if (const Value* b = optional_input(in, 2))
+  ConvAttrs a;
+  a.transpose = transpose;
+  if (const Value* b = optional_input(in, 2)) {
     AMP_RETURN_IF_ERROR(check_same_dtype(*b, 2, *in[0], 0));
+    a.has_bias = true;
+  }
   AMP_RETURN_IF_ERROR(check_window_rank(*in[0], 0));
   AMP_RETURN_IF_ERROR(check_window_rank(*in[1], 1));
   if (in[0]->shape && in[1]->shape && in[0]->shape->rank() != in[1]->shape->rank())
     return invalid_model("input 0 " + in[0]->shape->to_string() + " and weight " +
                          in[1]->shape->to_string() + " have different ranks");
-  AMP_ASSIGN_OR_RETURN(int64_t group, node.attrs.get_int("group", 1));
-  if (group <= 0) return invalid_model("attribute 'group' is " + std::to_string(group));
-  return group;
+  AMP_ASSIGN_OR_RETURN(a.group, node.attrs.get_int("group", 1));
+  if (a.group <= 0) return invalid_model("attribute 'group' is " + std::to_string(a.group));
+  AMP_ASSIGN_OR_RETURN(a.act, read_fused_activation(node));
+  return a;
 }
 
 // The kernel from kernel_shape, checked against W's spatial dims; or W's dims when
@@ -190,7 +118,7 @@ Result<std::vector<int64_t>> conv_kernel(const Node& node, const Shape& w, size_
       if (k <= 0) return invalid_model("weight " + w.to_string() + " has an empty kernel");
     return from_w;
   }
-  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> k, read_kernel_attr(node, n));
+  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> k, read_kernel_shape(node, n));
   for (size_t i = 0; i < n; ++i)
     if (w.dims[i + 2].is_static() && w.dims[i + 2].value != k[i])
       return invalid_model("attribute 'kernel_shape' " + ints_to_string(k) +
@@ -198,24 +126,61 @@ Result<std::vector<int64_t>> conv_kernel(const Node& node, const Shape& w, size_
   return k;
 }
 
+// The output's batch/channel dims, then one spatial dim per axis from `resolve_axis(i,
+// in)`, symbolic where the input's is (or the kernel is unknown). Records the window's
+// in/out sizes once every axis is static.
+template <typename ResolveAxis>
+Result<Shape> window_output(const Shape& x, const Dim& channels, Window& w,
+                            ResolveAxis resolve_axis) {
+  Shape result({x.dims[0], channels});
+  std::vector<int64_t> in_sp, out_sp;
+  for (size_t i = 0; i < w.rank(); ++i) {
+    const Dim& d = x.dims[i + 2];
+    if (!d.is_static() || w.kernel.empty()) {
+      result.dims.emplace_back();
+      continue;
+    }
+    AMP_ASSIGN_OR_RETURN(int64_t o, resolve_axis(i, d.value));
+    in_sp.push_back(d.value);
+    out_sp.push_back(o);
+    result.dims.emplace_back(o);
+  }
+  if (out_sp.size() == w.rank()) {
+    w.in_spatial = std::move(in_sp);
+    w.out_spatial = std::move(out_sp);
+  }
+  return result;
+}
+
+// A window op's output when X or W has no shape: the rank when either tells it.
+std::optional<Shape> unknown_window_output(const Value& x, const Value& w, const Dim& m) {
+  std::optional<size_t> r = known_rank(x, &w);
+  if (!r) return std::nullopt;
+  Shape s = unknown_dims(*r);
+  if (x.shape) s.dims[0] = x.shape->dims[0];
+  s.dims[1] = m;
+  return s;
+}
+
+// Static batch / channel counts into the record (prepare-time consumers need them).
+void record_channels(ConvAttrs& a, const Shape& x, const Dim& m) {
+  if (x.dims[0].is_static()) a.n = x.dims[0].value;
+  if (x.dims[1].is_static()) a.c = x.dims[1].value;
+  if (m.is_static()) a.m = m.value;
+}
+
 }  // namespace
 
 // Conv(X [N, C, D...], W [M, C/group, k...], B [M]) -> [N, M, out...].
-Status infer_conv(const Node& node, const Inputs& in, Outputs& out) {
-  AMP_ASSIGN_OR_RETURN(int64_t group, check_conv_inputs(node, in));
+Status infer_conv(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_ASSIGN_OR_RETURN(ConvAttrs a, check_conv_inputs(node, in, /*transpose=*/false));
   const Value& x = *in[0];
   const Value& w = *in[1];
   if (!x.shape || !w.shape) {
-    std::optional<size_t> r = known_rank(x, &w);
-    std::optional<Shape> s;
-    if (r) {
-      s = unknown_dims(*r);
-      if (x.shape) s->dims[0] = x.shape->dims[0];
-      if (w.shape) s->dims[1] = w.shape->dims[0];
-    }
-    set_output(out, 0, x.dtype, std::move(s));
+    set_output(out, 0, x.dtype, unknown_window_output(x, w, w.shape ? w.shape->dims[0] : Dim()));
     return Status::ok();
   }
+  const int64_t group = a.group;
   const size_t n = x.shape->rank() - 2;
   const Dim& c = x.shape->dims[1];
   const Dim& m = w.shape->dims[0];
@@ -233,24 +198,23 @@ Status infer_conv(const Node& node, const Inputs& in, Outputs& out) {
                          " are not a multiple of group " + std::to_string(group));
   if (const Value* b = optional_input(in, 2)) AMP_RETURN_IF_ERROR(check_channel_vector(*b, 2, m));
 
-  AMP_ASSIGN_OR_RETURN(Window win, read_window(node, n, /*use_dilations=*/true));
-  AMP_ASSIGN_OR_RETURN(win.kernel, conv_kernel(node, *w.shape, n));
-  Shape result;
-  result.dims.push_back(x.shape->dims[0]);
-  result.dims.push_back(m);
-  for (size_t i = 0; i < n; ++i) {
-    AMP_ASSIGN_OR_RETURN(Dim d, window_output(x.shape->dims[i + 2], win, i));
-    result.dims.push_back(d);
-  }
+  AMP_ASSIGN_OR_RETURN(a.window, read_window(node, n, /*use_dilations=*/true));
+  AMP_ASSIGN_OR_RETURN(a.window.kernel, conv_kernel(node, *w.shape, n));
+  Window& win = a.window;
+  AMP_ASSIGN_OR_RETURN(Shape result, window_output(*x.shape, m, win, [&](size_t i, int64_t size) {
+                         return resolve_forward_axis(win, i, size);
+                       }));
+  record_channels(a, *x.shape, m);
   set_output(out, 0, x.dtype, std::move(result));
+  attrs = std::move(a);
   return Status::ok();
 }
 
-// ConvTranspose(X [N, C, D...], W [C, M/group, k...], B [M]) -> [N, M, out...] with
-// out = stride * (in - 1) + output_padding + dilated kernel - pads, or in * stride for
-// SAME_*, or output_shape when given.
-Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out) {
-  AMP_ASSIGN_OR_RETURN(int64_t group, check_conv_inputs(node, in));
+// ConvTranspose(X [N, C, D...], W [C, M/group, k...], B [M]) -> [N, M, out...]
+// (window_geometry.h has the output sizes and pads).
+Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_ASSIGN_OR_RETURN(ConvAttrs a, check_conv_inputs(node, in, /*transpose=*/true));
+  const int64_t group = a.group;
   const Value& x = *in[0];
   const Value& w = *in[1];
   Dim m;  // output channels: W[1] * group
@@ -262,14 +226,7 @@ Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out) {
     m = w.shape->dims[1];
   }
   if (!x.shape || !w.shape) {
-    std::optional<size_t> r = known_rank(x, &w);
-    std::optional<Shape> s;
-    if (r) {
-      s = unknown_dims(*r);
-      if (x.shape) s->dims[0] = x.shape->dims[0];
-      s->dims[1] = m;
-    }
-    set_output(out, 0, x.dtype, std::move(s));
+    set_output(out, 0, x.dtype, unknown_window_output(x, w, m));
     return Status::ok();
   }
   const size_t n = x.shape->rank() - 2;
@@ -283,58 +240,37 @@ Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out) {
                          " are not a multiple of group " + std::to_string(group));
   if (const Value* b = optional_input(in, 2)) AMP_RETURN_IF_ERROR(check_channel_vector(*b, 2, m));
 
-  AMP_ASSIGN_OR_RETURN(Window win, read_window(node, n, /*use_dilations=*/true));
-  AMP_ASSIGN_OR_RETURN(win.kernel, conv_kernel(node, *w.shape, n));
-  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, read_ints(node, "output_padding", n, 0, 0));
+  AMP_ASSIGN_OR_RETURN(a.window, read_window(node, n, /*use_dilations=*/true));
+  AMP_ASSIGN_OR_RETURN(a.window.kernel, conv_kernel(node, *w.shape, n));
+  Window& win = a.window;
+  AMP_ASSIGN_OR_RETURN(a.output_padding, read_int_list(node, "output_padding", n, 0, 0));
   for (size_t i = 0; i < n; ++i) {
     // A larger output_padding would add rows no input reaches (PyTorch rejects it too).
-    if (out_pad[i] >= std::max(win.strides[i], win.dilations[i]))
-      return invalid_model("attribute 'output_padding' " + ints_to_string(out_pad) +
+    if (a.output_padding[i] >= std::max(win.strides[i], win.dilations[i]))
+      return invalid_model("attribute 'output_padding' " + ints_to_string(a.output_padding) +
                            " must be smaller than the stride or the dilation");
   }
-  Shape result;
-  result.dims.push_back(x.shape->dims[0]);
-  result.dims.push_back(m);
+  std::vector<int64_t> output_shape;
   if (node.attrs.has("output_shape")) {
-    // The pads are derived from it; only the spatial dims are given.
-    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> os, read_ints(node, "output_shape", n, 1, 1));
-    for (int64_t v : os) result.dims.emplace_back(v);
-    set_output(out, 0, x.dtype, std::move(result));
-    return Status::ok();
+    AMP_ASSIGN_OR_RETURN(output_shape, read_int_list(node, "output_shape", n, 1, 1));
   }
-  for (size_t i = 0; i < n; ++i) {
-    const Dim& d = x.shape->dims[i + 2];
-    if (!d.is_static() || win.kernel.empty()) {
-      result.dims.emplace_back();
-      continue;
-    }
-    const int64_t s = win.strides[i];
-    std::optional<int64_t> v;
-    if (win.auto_pad == AutoPad::kSameUpper || win.auto_pad == AutoPad::kSameLower) {
-      v = checked_mul(d.value, s);
-    } else {
-      AMP_ASSIGN_OR_RETURN(int64_t k, dilated_kernel(win.kernel[i], win.dilations[i]));
-      const bool valid = win.auto_pad == AutoPad::kValid;
-      v = checked_mul(s, d.value - 1);
-      if (v) v = checked_add(*v, out_pad[i]);
-      if (v) v = checked_add(*v, k);
-      if (v && !valid) v = checked_sub(*v, win.pads[i]);
-      if (v && !valid) v = checked_sub(*v, win.pads[i + n]);
-    }
-    if (!v) return overflow_error("the output size");
-    if (*v < 0)
-      return invalid_model("pads " + ints_to_string(win.pads) +
-                           " exceed the output on spatial axis " + std::to_string(i));
-    result.dims.emplace_back(*v);
-  }
+  AMP_ASSIGN_OR_RETURN(Shape result, window_output(*x.shape, m, win, [&](size_t i, int64_t size) {
+                         std::optional<int64_t> given;
+                         if (!output_shape.empty()) given = output_shape[i];
+                         return resolve_transposed_axis(win, i, size, a.output_padding[i], given);
+                       }));
+  // output_shape fixes the spatial dims even where the input's are symbolic.
+  for (size_t i = 0; i < output_shape.size(); ++i) result.dims[i + 2] = Dim(output_shape[i]);
+  record_channels(a, *x.shape, m);
   set_output(out, 0, x.dtype, std::move(result));
+  attrs = std::move(a);
   return Status::ok();
 }
 
 namespace {
 
 // MaxPool and AveragePool: kernel_shape is required and sets the rank.
-Status pool(const Node& node, const Inputs& in, Outputs& out, bool is_max) {
+Status pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs, bool is_max) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, is_max ? DTypeSet::kFloatOr8Bit : DTypeSet::kFloat));
@@ -343,44 +279,48 @@ Status pool(const Node& node, const Inputs& in, Outputs& out, bool is_max) {
   AMP_ASSIGN_OR_RETURN(std::vector<int64_t> ks, node.attrs.get_ints("kernel_shape"));
   const size_t n = x.shape ? x.shape->rank() - 2 : ks.size();
   if (n == 0) return invalid_model("attribute 'kernel_shape' is empty");
-  // AveragePool has dilations from opset 19; MaxPool from opset 10.
-  const bool dilations = is_max ? node.op_version >= 10 : node.op_version >= 19;
-  AMP_ASSIGN_OR_RETURN(Window win, read_window(node, n, dilations));
-  AMP_ASSIGN_OR_RETURN(win.kernel, read_kernel_attr(node, n));
+  PoolAttrs a;
+  a.is_max = is_max;
+  a.with_indices = is_max && node.outputs.size() > 1 && node.outputs[1] != kNoValue;
+  // AveragePool has dilations from opset 19; MaxPool from opset 10 (op_version 0, a node
+  // built without an opset, counts as new).
+  const int32_t v = node.op_version;
+  const bool dilations = v == 0 || (is_max ? v >= 10 : v >= 19);
+  AMP_ASSIGN_OR_RETURN(a.window, read_window(node, n, dilations));
+  Window& win = a.window;
+  AMP_ASSIGN_OR_RETURN(win.kernel, read_kernel_shape(node, n));
   AMP_ASSIGN_OR_RETURN(win.ceil_mode, read_flag(node, "ceil_mode", 0));
   if (is_max) {
-    AMP_ASSIGN_OR_RETURN(bool order, read_flag(node, "storage_order", 0));
-    (void)order;  // validated only: it changes Indices' values, not shapes
+    AMP_ASSIGN_OR_RETURN(a.col_major_indices, read_flag(node, "storage_order", 0));
   } else {
-    AMP_ASSIGN_OR_RETURN(bool include_pad, read_flag(node, "count_include_pad", 0));
-    (void)include_pad;
+    AMP_ASSIGN_OR_RETURN(a.count_include_pad, read_flag(node, "count_include_pad", 0));
   }
   std::optional<Shape> result;
   if (!x.shape) {
     result = unknown_dims(n + 2);
   } else {
-    result = Shape({x.shape->dims[0], x.shape->dims[1]});
-    for (size_t i = 0; i < n; ++i) {
-      AMP_ASSIGN_OR_RETURN(Dim d, window_output(x.shape->dims[i + 2], win, i));
-      result->dims.push_back(d);
-    }
+    AMP_ASSIGN_OR_RETURN(
+        result, window_output(*x.shape, x.shape->dims[1], win, [&](size_t i, int64_t size) {
+          return resolve_forward_axis(win, i, size);
+        }));
   }
   set_output(out, 0, x.dtype, result);
   if (is_max) set_output(out, 1, DType::kI64, result);  // Indices
+  attrs = std::move(a);
   return Status::ok();
 }
 
 }  // namespace
 
-Status infer_max_pool(const Node& node, const Inputs& in, Outputs& out) {
-  return pool(node, in, out, /*is_max=*/true);
+Status infer_max_pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return pool(node, in, out, attrs, /*is_max=*/true);
 }
-Status infer_average_pool(const Node& node, const Inputs& in, Outputs& out) {
-  return pool(node, in, out, /*is_max=*/false);
+Status infer_average_pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return pool(node, in, out, attrs, /*is_max=*/false);
 }
 
 // GlobalAveragePool: [N, C, D...] -> [N, C, 1...].
-Status infer_global_average_pool(const Node&, const Inputs& in, Outputs& out) {
+Status infer_global_average_pool(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
@@ -397,7 +337,10 @@ Status infer_global_average_pool(const Node&, const Inputs& in, Outputs& out) {
 
 // MatMul with numpy semantics: a 1-D A is [1, K] and a 1-D B is [K, 1], the added dim
 // removed again from the result; batch dims broadcast.
-Status infer_mat_mul(const Node&, const Inputs& in, Outputs& out) {
+Status infer_mat_mul(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  MatMulAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.act, read_fused_activation(node));
+  attrs = rec;
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& a = *in[0];
@@ -432,7 +375,7 @@ Status infer_mat_mul(const Node&, const Inputs& in, Outputs& out) {
 }
 
 // Gemm(A, B, C?): op(A) [M, K] x op(B) [K, N] (+ C broadcast to [M, N]).
-Status infer_gemm(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_gemm(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& a = *in[0];
@@ -441,8 +384,13 @@ Status infer_gemm(const Node& node, const Inputs& in, Outputs& out) {
   AMP_RETURN_IF_ERROR(check_same_dtype(b, 1, a, 0));
   const Value* c = optional_input(in, 2);
   if (c != nullptr) AMP_RETURN_IF_ERROR(check_same_dtype(*c, 2, a, 0));
-  AMP_ASSIGN_OR_RETURN(bool trans_a, read_flag(node, "transA", 0));
-  AMP_ASSIGN_OR_RETURN(bool trans_b, read_flag(node, "transB", 0));
+  GemmAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.trans_a, read_flag(node, "transA", 0));
+  AMP_ASSIGN_OR_RETURN(rec.trans_b, read_flag(node, "transB", 0));
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float("alpha", 1.0f));
+  AMP_ASSIGN_OR_RETURN(rec.beta, node.attrs.get_float("beta", 1.0f));
+  AMP_ASSIGN_OR_RETURN(rec.act, read_fused_activation(node));
+  const bool trans_a = rec.trans_a, trans_b = rec.trans_b;
   for (size_t i = 0; i < 2; ++i) {
     const Value& v = *in[i];
     if (v.shape && v.shape->rank() != 2)
@@ -475,11 +423,26 @@ Status infer_gemm(const Node& node, const Inputs& in, Outputs& out) {
     }
   }
   set_output(out, 0, a.dtype, Shape({m, n}));
+  attrs = rec;
   return Status::ok();
 }
 
+namespace {
+
+// BatchNormalization's and InstanceNormalization's record: epsilon, split at the channels.
+Result<NormAttrs> channel_norm_attrs(const Node& node, const Value& x) {
+  NormAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.epsilon, node.attrs.get_float("epsilon", 1e-5f));
+  if (x.shape) {
+    if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, 1)) rec.geometry = *g;
+  }
+  return rec;
+}
+
+}  // namespace
+
 // BatchNormalization, inference form only: Y = scale * (X - mean) / sqrt(var + eps) + B.
-Status infer_batch_normalization(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_batch_normalization(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   for (size_t i = 0; i < 5; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
@@ -502,12 +465,15 @@ Status infer_batch_normalization(const Node& node, const Inputs& in, Outputs& ou
     return invalid_model("input 0 must have rank >= 2 (N, C, ...), got " + x.shape->to_string());
   const Dim channels = x.shape ? x.shape->dims[1] : Dim();
   for (size_t i = 1; i < 5; ++i) AMP_RETURN_IF_ERROR(check_channel_vector(*in[i], i, channels));
+  AMP_ASSIGN_OR_RETURN(NormAttrs rec, channel_norm_attrs(node, x));
   set_output(out, 0, x.dtype, x.shape);
+  attrs = rec;
   return Status::ok();
 }
 
 // InstanceNormalization(input [N, C, D...], scale [C], B [C]).
-Status infer_instance_normalization(const Node&, const Inputs& in, Outputs& out) {
+Status infer_instance_normalization(const Node& node, const Inputs& in, Outputs& out,
+                                    OpAttrs& attrs) {
   for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
@@ -516,13 +482,15 @@ Status infer_instance_normalization(const Node&, const Inputs& in, Outputs& out)
   AMP_RETURN_IF_ERROR(check_window_rank(x, 0));
   const Dim channels = x.shape ? x.shape->dims[1] : Dim();
   for (size_t i = 1; i < 3; ++i) AMP_RETURN_IF_ERROR(check_channel_vector(*in[i], i, channels));
+  AMP_ASSIGN_OR_RETURN(NormAttrs rec, channel_norm_attrs(node, x));
   set_output(out, 0, x.dtype, x.shape);
+  attrs = rec;
   return Status::ok();
 }
 
 // LayerNormalization(X, Scale, B?; axis): normalizes over X.shape[axis:]. The optional
 // Mean and InvStdDev outputs keep X.shape[:axis] with 1s after, in the stash_type dtype.
-Status infer_layer_normalization(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_layer_normalization(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -532,6 +500,8 @@ Status infer_layer_normalization(const Node& node, const Inputs& in, Outputs& ou
   if (bias != nullptr) AMP_RETURN_IF_ERROR(check_same_dtype(*bias, 2, x, 0));
   AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", -1));
   AMP_ASSIGN_OR_RETURN(int64_t stash, node.attrs.get_int("stash_type", 1));
+  NormAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.epsilon, node.attrs.get_float("epsilon", 1e-5f));
   std::optional<DType> stash_dtype;
   if (stash > 0 && stash <= INT32_MAX) stash_dtype = dtype_from_onnx(static_cast<int32_t>(stash));
   if (!stash_dtype || !is_float(*stash_dtype))
@@ -566,37 +536,45 @@ Status infer_layer_normalization(const Node& node, const Inputs& in, Outputs& ou
   set_output(out, 0, x.dtype, x.shape);
   set_output(out, 1, *stash_dtype, stats);
   set_output(out, 2, *stash_dtype, stats);
+  rec.axis = a;
+  rec.stash_type = static_cast<int32_t>(stash);
+  if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, a, /*rows=*/true)) rec.geometry = *g;
+  attrs = rec;
   return Status::ok();
 }
 
 namespace {
 
-// Softmax and LogSoftmax: shape unchanged; axis defaults to -1 from opset 13, 1 before.
-Status softmax(const Node& node, const Inputs& in, Outputs& out) {
+// Softmax and LogSoftmax: shape unchanged; axis defaults to -1 from opset 13, 1 before
+// (op_version 0, a node built without an opset, counts as new).
+Status softmax(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
-  AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", node.op_version >= 13 ? -1 : 1));
+  const bool rows = node.op_version > 0 && node.op_version < 13;
+  AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", rows ? 1 : -1));
+  SoftmaxAttrs rec;
   if (x.shape) {
     const int64_t r = static_cast<int64_t>(x.shape->rank());
+    int64_t a = r;
     // Opset < 13 coerces to 2-D at `axis`, which may equal the rank (all in one row).
-    if (node.op_version < 13 && axis == r && r > 0) {
-      // accepted
-    } else {
-      AMP_RETURN_IF_ERROR(normalize_axis(axis, r).status());
+    if (!(rows && axis == r && r > 0)) {
+      AMP_ASSIGN_OR_RETURN(a, normalize_axis(axis, r));
     }
+    if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, a, rows)) rec.geometry = *g;
   }
   set_output(out, 0, x.dtype, x.shape);
+  attrs = rec;
   return Status::ok();
 }
 
 }  // namespace
 
-Status infer_softmax(const Node& node, const Inputs& in, Outputs& out) {
-  return softmax(node, in, out);
+Status infer_softmax(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return softmax(node, in, out, attrs);
 }
-Status infer_log_softmax(const Node& node, const Inputs& in, Outputs& out) {
-  return softmax(node, in, out);
+Status infer_log_softmax(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return softmax(node, in, out, attrs);
 }
 
 }  // namespace amp::graph

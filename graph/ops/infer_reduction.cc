@@ -23,13 +23,6 @@ Shape reduce_shape(const Shape& in, const std::vector<char>& reduced, bool keepd
   return out;
 }
 
-Result<bool> read_flag(const Node& node, const std::string& name, int64_t def) {
-  AMP_ASSIGN_OR_RETURN(int64_t v, node.attrs.get_int(name, def));
-  if (v != 0 && v != 1)
-    return invalid_model("attribute '" + name + "' is " + std::to_string(v) + ", expected 0 or 1");
-  return v == 1;
-}
-
 Status reduce(const Node& node, const Inputs& in, Outputs& out, DTypeSet set) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
@@ -88,22 +81,22 @@ Status reduce(const Node& node, const Inputs& in, Outputs& out, DTypeSet set) {
 }  // namespace
 
 // ReduceSum, ReduceMean and the other sums over axes.
-Status infer_reduce_numeric(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_reduce_numeric(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   return reduce(node, in, out, DTypeSet::kNumeric);
 }
 // ReduceMax and ReduceMin accept bool since opset 20.
-Status infer_reduce_numeric_or_bool(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_reduce_numeric_or_bool(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   return reduce(node, in, out, DTypeSet::kNumericOrBool);
 }
 
-Status infer_arg_max(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_arg_max(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));
   AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 0));
-  AMP_ASSIGN_OR_RETURN(bool keepdims, read_flag(node, "keepdims", 1));
-  AMP_ASSIGN_OR_RETURN(bool select_last, read_flag(node, "select_last_index", 0));
-  (void)select_last;  // validated only; it changes values, not shapes
+  ArgReduceAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.keepdims, read_flag(node, "keepdims", 1));
+  AMP_ASSIGN_OR_RETURN(rec.select_last_index, read_flag(node, "select_last_index", 0));
   if (!x.shape) {
     set_output(out, 0, DType::kI64, std::nullopt);
     return Status::ok();
@@ -114,7 +107,10 @@ Status infer_arg_max(const Node& node, const Inputs& in, Outputs& out) {
   AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis(axis, static_cast<int64_t>(r)));
   std::vector<char> reduced(r, 0);
   reduced[static_cast<size_t>(a)] = 1;
-  set_output(out, 0, DType::kI64, reduce_shape(*x.shape, reduced, keepdims));
+  set_output(out, 0, DType::kI64, reduce_shape(*x.shape, reduced, rec.keepdims));
+  rec.axis = a;
+  if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, a)) rec.geometry = *g;
+  attrs = rec;
   return Status::ok();
 }
 

@@ -24,7 +24,7 @@ namespace amp::graph {
 
 #define AMP_INFER_FN(fn)                                               \
   Status fn(const Node& node, const std::vector<const Value*>& inputs, \
-            std::vector<OutputInfo>& outputs)
+            std::vector<OutputInfo>& outputs, OpAttrs& attrs)
 
 // Declared from the table itself: every rule op_types.def names, once per row (repeated
 // declarations of a shared rule are harmless).

@@ -24,7 +24,7 @@ int64_t clamp_shape_index(int64_t v, int64_t r) {
 }  // namespace
 
 // Shape(data; start, end from opset 15) -> 1-D i64 of the selected dims.
-Status infer_shape(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -49,7 +49,7 @@ Status infer_shape(const Node& node, const Inputs& in, Outputs& out) {
 }
 
 // Size(data) -> i64 scalar.
-Status infer_size(const Node&, const Inputs& in, Outputs& out) {
+Status infer_size(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kAny));
   set_output(out, 0, DType::kI64, Shape());
@@ -58,7 +58,7 @@ Status infer_size(const Node&, const Inputs& in, Outputs& out) {
 
 // Constant: the importer folds these into constant values, but a node that survives
 // (or comes from elsewhere) is inferred from its one value attribute.
-Status infer_constant(const Node& node, const Inputs&, Outputs& out) {
+Status infer_constant(const Node& node, const Inputs&, Outputs& out, OpAttrs&) {
   static const char* const kUnsupported[] = {"sparse_value", "value_string", "value_strings"};
   for (const char* name : kUnsupported)
     if (node.attrs.has(name))
@@ -94,7 +94,7 @@ Status infer_constant(const Node& node, const Inputs&, Outputs& out) {
 }
 
 // ConstantOfShape(shape) filled with the one-element 'value' tensor (default f32 0).
-Status infer_constant_of_shape(const Node& node, const Inputs& in, Outputs& out) {
+Status infer_constant_of_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& shape_v = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(shape_v, 0, DTypeSet::kI64));
@@ -156,7 +156,7 @@ Result<int64_t> float_range_length(DType t, double start, double limit, double d
 
 // Range(start, limit, delta): scalars of one dtype; the length is known when all three
 // are constants.
-Status infer_range(const Node&, const Inputs& in, Outputs& out) {
+Status infer_range(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
   const DType t = in[0]->dtype;
   if (!range_dtype(t))

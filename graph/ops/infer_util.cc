@@ -263,4 +263,41 @@ std::string ints_to_string(const std::vector<int64_t>& v) {
   return s + "]";
 }
 
+Result<std::vector<int64_t>> read_int_list(const Node& node, const std::string& name, size_t size,
+                                           int64_t def, int64_t min) {
+  if (!node.attrs.has(name)) return std::vector<int64_t>(size, def);
+  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> v, node.attrs.get_ints(name));
+  if (v.size() != size)
+    return invalid_model("attribute '" + name + "' has " + std::to_string(v.size()) +
+                         " entries, expected " + std::to_string(size));
+  for (int64_t x : v)
+    if (x < min)
+      return invalid_model("attribute '" + name + "' " + ints_to_string(v) +
+                           " has an entry below " + std::to_string(min));
+  return v;
+}
+
+Result<bool> read_flag(const Node& node, const std::string& name, int64_t def) {
+  AMP_ASSIGN_OR_RETURN(int64_t v, node.attrs.get_int(name, def));
+  if (v != 0 && v != 1)
+    return invalid_model("attribute '" + name + "' is " + std::to_string(v) + ", expected 0 or 1");
+  return v == 1;
+}
+
+std::optional<AxisGeometry> axis_geometry(const Shape& s, int64_t axis, bool rows) {
+  if (!s.is_static()) return std::nullopt;
+  AxisGeometry g;
+  for (size_t i = 0; i < s.rank(); ++i) {
+    const int64_t d = s.dims[i].value;
+    const int64_t a = static_cast<int64_t>(i);
+    if (a < axis)
+      g.outer *= d;
+    else if (a == axis || rows)
+      g.len *= d;
+    else
+      g.inner *= d;
+  }
+  return g;
+}
+
 }  // namespace amp::graph

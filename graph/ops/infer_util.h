@@ -102,6 +102,17 @@ Status overflow_error(const std::string& what);
 void set_output(std::vector<OutputInfo>& outputs, size_t k, DType dtype,
                 std::optional<Shape> shape);
 
+// [outer, len, inner] around `axis` (normalized) of a static shape: len = dims[axis], or
+// the product of dims[axis:] when `rows` (the 2-D row view); nullopt while any dim is
+// symbolic.
+std::optional<AxisGeometry> axis_geometry(const Shape& s, int64_t axis, bool rows = false);
+
+// An ints attribute of `size` entries, each >= `min`; `def` fills it when absent.
+Result<std::vector<int64_t>> read_int_list(const Node& node, const std::string& name, size_t size,
+                                           int64_t def, int64_t min);
+// An int attribute that must be 0 or 1.
+Result<bool> read_flag(const Node& node, const std::string& name, int64_t def);
+
 // "[1, 2, 3]" for messages.
 std::string ints_to_string(const std::vector<int64_t>& v);
 

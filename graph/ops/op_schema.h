@@ -5,7 +5,8 @@
 //
 // An inference rule sees the node, its inputs (nullptr for an absent optional input;
 // constant data available through Value::constant) and fills one OutputInfo per node
-// output. It validates what it reads: wrong arity, dtypes the op does not accept,
+// output, and the node's typed attribute record (op_attrs.h) where the op has one. It
+// validates what it reads: wrong arity, dtypes the op does not accept,
 // incompatible shapes, out-of-range axes and bad attributes are errors naming the
 // problem (the caller adds the node's name). Symbolic dims propagate by name where the
 // rule allows (broadcast of "N" with "N" or 1 gives "N"); otherwise an unnamed symbolic
@@ -26,7 +27,7 @@ struct OutputInfo {
 };
 
 using InferFn = Status (*)(const Node& node, const std::vector<const Value*>& inputs,
-                           std::vector<OutputInfo>& outputs);
+                           std::vector<OutputInfo>& outputs, OpAttrs& attrs);
 
 struct OpSchema {
   int min_inputs = 1;

@@ -45,7 +45,8 @@ Status infer_node(Graph& g, NodeId id) {
   inputs.reserve(n.inputs.size());
   for (ValueId v : n.inputs) inputs.push_back(v == kNoValue ? nullptr : &g.value(v));
   std::vector<OutputInfo> outs(n.outputs.size());
-  AMP_RETURN_IF_ERROR(schema.infer(n, inputs, outs).with_context(node_context(n)));
+  OpAttrs resolved;
+  AMP_RETURN_IF_ERROR(schema.infer(n, inputs, outs, resolved).with_context(node_context(n)));
 
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k] == kNoValue) continue;
@@ -63,6 +64,7 @@ Status infer_node(Graph& g, NodeId id) {
     // ConstantOfShape can make huge outputs from small constants).
     AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_context(n)));
   }
+  n.resolved = std::move(resolved);
   return Status::ok();
 }
 

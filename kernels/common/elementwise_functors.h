@@ -22,6 +22,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "graph/ops/fused_activation.h"
 #include "runtime/common/half.h"
 #include "runtime/common/host_device.h"
 
@@ -532,28 +533,11 @@ struct Not {
 
 // ---- Fused activations ----------------------------------------------------------------------
 
-// The activations a Conv / Gemm epilogue may apply, with their parameters: alpha is
-// LeakyRelu's slope, HardSigmoid's alpha, Clip's min; beta is HardSigmoid's beta, Clip's
-// max. One switch per element; fine for an epilogue, the elementwise kernels use the
-// functors directly.
-enum class ActivationKind : uint8_t {
-  kNone,
-  kRelu,
-  kLeakyRelu,
-  kSigmoid,
-  kTanh,
-  kHardSigmoid,
-  kHardSwish,
-  kGeluErf,
-  kGeluTanh,
-  kClip,
-};
-
-struct Activation {
-  ActivationKind kind = ActivationKind::kNone;
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
+// The activations a Conv / Gemm / MatMul epilogue may apply (graph/ops/fused_activation.h).
+// One switch per element; fine for an epilogue, the elementwise kernels use the functors
+// directly.
+using ActivationKind = graph::ActivationKind;
+using Activation = graph::FusedActivation;
 
 AMP_HOST_DEVICE float apply_activation(const Activation& a, float x) {
   switch (a.kind) {

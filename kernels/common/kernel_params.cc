@@ -5,11 +5,29 @@
 #include <optional>
 #include <utility>
 
+#include "kernels/common/reduce_plan.h"
+
 namespace amp::kernels {
 
 const graph::Attributes& node_attrs(const KernelConfig& cfg) {
   static const graph::Attributes kEmpty;
   return cfg.node ? cfg.node->attrs : kEmpty;
+}
+
+Status check_io(const KernelConfig& cfg, DType t, DType out) {
+  if (out == DType::kUndefined) out = t;
+  if (cfg.inputs.empty() || !cfg.inputs[0].present) return invalid_model("input 0 is missing");
+  if (cfg.outputs.empty() || !cfg.outputs[0].present) return invalid_model("output 0 is missing");
+  if (cfg.inputs[0].dtype != t)
+    return invalid_model("input 0 has dtype " + std::string(dtype_name(cfg.inputs[0].dtype)) +
+                         ", this kernel takes " + std::string(dtype_name(t)));
+  if (cfg.outputs[0].dtype != out)
+    return invalid_model("output 0 has dtype " + std::string(dtype_name(cfg.outputs[0].dtype)) +
+                         ", expected " + std::string(dtype_name(out)));
+  if (cfg.inputs[0].rank() > static_cast<size_t>(kReduceMaxRank))
+    return unsupported("input rank " + std::to_string(cfg.inputs[0].rank()) + " exceeds " +
+                       std::to_string(kReduceMaxRank));
+  return Status::ok();
 }
 
 Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs) {

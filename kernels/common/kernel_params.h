@@ -1,13 +1,14 @@
-// prepare()-time helpers every backend's kernels use alike: the node's attributes, arity
+// prepare()-time helpers every backend's kernels use alike: the node's typed record, arity
 // and dtype checks, integer parameter tensors, axis normalization, messages, and the
 // part sizes of a Split. Host code only (compiles as C++17 for nvcc too).
 //
 //   AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 2));
-//   AMP_ASSIGN_OR_RETURN(int64_t axis, node_attrs(cfg).get_int("axis", 0));
+//   AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* a, resolved_attrs<graph::SoftmaxAttrs>(cfg));
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "amp/dtype.h"
@@ -23,9 +24,41 @@ const graph::Attributes& node_attrs(const KernelConfig& cfg);
 // The op name of the node being prepared, for messages ("Slice").
 std::string op_label(const KernelConfig& cfg);
 
+// The node's typed record (graph/ops/op_attrs.h), which shape inference filled: kernels
+// read attributes there, never from the raw attribute map. internal_error when the node
+// was not inferred (a runner that skipped infer_node) or holds another op's record.
+template <typename A>
+Result<const A*> resolved_attrs(const KernelConfig& cfg) {
+  const A* a = cfg.node != nullptr ? std::get_if<A>(&cfg.node->resolved) : nullptr;
+  if (a == nullptr)
+    return internal_error(op_label(cfg) +
+                          ": the node has no resolved attributes (shape inference did not run)");
+  return a;
+}
+
+// resolved_attrs for ops whose output has the input's shape (Softmax, the norms), after
+// checking output 0's dims against input 0's.
+template <typename A>
+Result<const A*> same_shape_attrs(const KernelConfig& cfg) {
+  if (cfg.inputs.empty() || cfg.outputs.empty() || cfg.outputs[0].dims != cfg.inputs[0].dims)
+    return invalid_model(op_label(cfg) + ": output shape differs from input");
+  return resolved_attrs<A>(cfg);
+}
+
 // Requires between min_inputs and max_inputs inputs, the first min_inputs present, and
 // a present output 0.
 Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs);
+
+// The common preconditions of single-input kernels: input 0 and output 0 present with
+// dtype `t` (output 0 dtype `out` when given), rank <= kReduceMaxRank (reduce_plan.h).
+Status check_io(const KernelConfig& cfg, DType t, DType out = DType::kUndefined);
+
+// Product of dims[begin, end).
+inline int64_t dims_product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end; ++i) p *= dims[i];
+  return p;
+}
 
 // Requires cfg.inputs[i].dtype (cfg.outputs[0].dtype) == want.
 Status check_input_dtype(const KernelConfig& cfg, size_t i, DType want);

@@ -38,7 +38,6 @@
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
 #include "kernels/common/elementwise_functors.h"
-#include "kernels/common/fused_activation.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 

@@ -18,21 +18,17 @@
 //         buffer, and the store rounds to f16 once. Constant weights are widened once in
 //         prepare().
 //
-// ConvTranspose pads: the output sizes are the node's inferred output dims. With
-// output_shape or SAME_* auto_pad the total padding
-//   total = s (in - 1) + output_padding + e - out
-// is split as the ONNX reference does (floor halves; the larger half at the end for
-// SAME_UPPER, at the beginning otherwise); with explicit pads the begin pad is taken as
-// given. The end pad handed to oneDNN is whatever makes the sizes agree (negative when
-// output_padding or output_shape extends the output; oneDNN accepts that). oneDNN
+// Geometry: the window shape inference resolved (graph/ops/window_geometry.h has the pad
+// rules). ConvTranspose: the end pad handed to oneDNN is whatever makes the sizes agree
+// (negative when output_padding or output_shape extends the output; oneDNN accepts that). oneDNN
 // rejects a negative begin pad (output_shape asking for more than the natural size with
 // SAME_UPPER): then the primitive computes the output without those leading positions
 // into an f32 workspace buffer, and the store shifts it into place, filling the leading
 // positions (which no input reaches) with act(bias).
 #include <algorithm>
 
-#include "kernels/common/conv_params.h"
-#include "kernels/common/window_geometry.h"
+#include "kernels/common/kernel_params.h"
+#include "kernels/common/window_op_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
@@ -42,10 +38,6 @@ namespace {
 
 using dnnl::memory;
 using dt = memory::data_type;
-
-int64_t floor_half(int64_t t) {
-  return t >= 0 ? t / 2 : -((-t + 1) / 2);
-}
 
 class ConvKernel final : public Kernel {
  public:
@@ -62,7 +54,7 @@ class ConvKernel final : public Kernel {
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
   Status prepare_impl(const KernelConfig& cfg);
-  Status geometry(const KernelConfig& cfg, const Window& w);
+  Status geometry(const graph::Window& w);
   // Creates the primitive descriptor; throws dnnl::error when oneDNN has no implementation.
   dnnl::primitive_desc create_pd(dt compute, dt dst_type) const;
   Status run_impl(const KernelArgs& a) const;
@@ -95,72 +87,28 @@ class ConvKernel final : public Kernel {
   int64_t src_numel_ = 0, dnnl_dst_numel_ = 0, out_numel_ = 0;
 };
 
-Status ConvKernel::geometry(const KernelConfig& cfg, const Window& win) {
+// oneDNN floors out = (in + l + r - e) / s + 1 like ONNX, so a forward window's resolved
+// pads go as they are. A transposed window's end pad is whatever makes oneDNN's sizes agree
+// (its output_padding folds into it); a negative begin pad shifts the output (header).
+Status ConvKernel::geometry(const graph::Window& win) {
   const size_t sp = win.rank();
-  const std::vector<int64_t>& od = cfg.outputs[0].dims;
-  if (od.size() != sp + 2 || od[0] != n_ || od[1] != m_)
-    return invalid_model(op() + ": output dims " + dims_string(od) + " should be [" +
-                         std::to_string(n_) + ", " + std::to_string(m_) + ", ...] of rank " +
-                         std::to_string(sp + 2));
-  out_sp_.assign(od.begin() + 2, od.end());
+  out_sp_ = win.out_spatial;
   dnnl_out_sp_ = out_sp_;
   shift_.assign(sp, 0);
   strides_.assign(win.strides.begin(), win.strides.end());
   dilations_.resize(sp);
-  pad_l_.resize(sp);
-  pad_r_.resize(sp);
   for (size_t i = 0; i < sp; ++i) dilations_[i] = win.dilations[i] - 1;  // oneDNN: 0 = dense
-
-  if (!transpose_) {
-    Window w = win;
-    AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> expect,
-                         resolve_forward(w, in_sp_, /*ceil_mode=*/false, op()));
-    if (expect != out_sp_)
-      return invalid_model(op() + ": output spatial dims " + dims_string(out_sp_) +
-                           " disagree with the attributes, which give " + dims_string(expect));
-    // oneDNN floors out = (in + l + r - e) / s + 1 like ONNX, so the pads go as they are.
-    pad_l_.assign(w.pad_begin.begin(), w.pad_begin.end());
-    pad_r_.assign(w.pad_end.begin(), w.pad_end.end());
-    return Status::ok();
-  }
-
-  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_pad,
-                       cfg.node->attrs.get_ints("output_padding", std::vector<int64_t>(sp, 0)));
-  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_shape,
-                       cfg.node->attrs.get_ints("output_shape", {}));
-  if (out_pad.size() != sp)
-    return invalid_model(op() + ": output_padding should have " + std::to_string(sp) + " values");
-  if (!out_shape.empty() && out_shape.size() < sp)
-    return invalid_model(op() + ": output_shape " + dims_string(out_shape) + " is too short");
+  pad_l_.assign(win.pad_begin.begin(), win.pad_begin.end());
+  pad_r_.assign(win.pad_end.begin(), win.pad_end.end());
+  if (!transpose_) return Status::ok();
   for (size_t i = 0; i < sp; ++i) {
-    const int64_t e = win.effective_kernel(i), s = win.strides[i];
-    const int64_t natural = s * (in_sp_[i] - 1) + e;
-    const int64_t out = out_sp_[i];
-    if (!out_shape.empty() && out_shape[out_shape.size() - sp + i] != out)
-      return invalid_model(op() + ": output_shape " + dims_string(out_shape) +
-                           " disagrees with the output dims " + dims_string(out_sp_));
-    int64_t pl = 0;
-    if (!out_shape.empty() || win.auto_pad == AutoPad::kSameUpper ||
-        win.auto_pad == AutoPad::kSameLower) {
-      const int64_t total = natural + out_pad[i] - out;
-      pl = win.auto_pad == AutoPad::kSameUpper ? floor_half(total) : total - floor_half(total);
-    } else if (win.auto_pad == AutoPad::kNotSet) {
-      pl = win.pad_begin[i];
-      const int64_t expect = natural + out_pad[i] - win.pad_begin[i] - win.pad_end[i];
-      if (expect != out)
-        return invalid_model(op() + ": output dim " + std::to_string(out) + " of spatial axis " +
-                             std::to_string(i) + " disagrees with the attributes, which give " +
-                             std::to_string(expect));
-    } else if (natural + out_pad[i] != out) {  // VALID
-      return invalid_model(op() + ": output dim " + std::to_string(out) +
-                           " disagrees with auto_pad VALID, which gives " +
-                           std::to_string(natural + out_pad[i]));
-    }
+    const int64_t natural = win.strides[i] * (in_sp_[i] - 1) + win.effective_kernel(i);
+    int64_t pl = win.pad_begin[i];
     if (pl < 0) {
       shift_[i] = -pl;
       shifted_ = true;
       pl = 0;
-      dnnl_out_sp_[i] = out - shift_[i];
+      dnnl_out_sp_[i] = out_sp_[i] - shift_[i];
       if (dnnl_out_sp_[i] < 1)
         return unsupported(op() + ": output_shape larger than the input can reach");
     }
@@ -183,7 +131,7 @@ dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
-  (void)append_activation(po, act_);  // kinds were validated by read_fused_activation
+  (void)append_activation(po, act_);  // kinds were validated by shape inference
   attr.set_post_ops(po);
   const auto prop = dnnl::prop_kind::forward_inference;
   if (transpose_) {
@@ -197,22 +145,22 @@ dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
 }
 
 Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
-  AMP_ASSIGN_OR_RETURN(const ConvParams p, read_conv_params(cfg, transpose_, op()));
+  AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   dtype_ = cfg.inputs[0].dtype;
   if (dtype_ != DType::kF32 && dtype_ != DType::kF16 && dtype_ != DType::kBF16)
     return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
                        " (the oneDNN kernel takes f32, f16, bf16)");
-  has_bias_ = p.has_bias;
-  group_ = p.group;
-  act_ = p.act;
-  n_ = p.n;
-  c_ = p.c;
-  m_ = p.m;
-  in_sp_ = p.in_spatial;
+  has_bias_ = p->has_bias;
+  group_ = p->group;
+  act_ = p->act;
+  n_ = p->n;
+  c_ = p->c;
+  m_ = p->m;
+  in_sp_ = p->window.in_spatial;
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
-  const std::vector<int64_t>& kernel = p.kernel;
-  AMP_RETURN_IF_ERROR(geometry(cfg, p.window));
+  const std::vector<int64_t>& kernel = p->window.kernel;
+  AMP_RETURN_IF_ERROR(geometry(p->window));
 
   out_numel_ = cfg.outputs[0].numel();
   if (out_numel_ == 0) {

@@ -22,8 +22,7 @@
 // stays in its plain (possibly transposed) layout.
 #include <algorithm>
 
-#include "kernels/common/matmul_params.h"
-#include "kernels/common/window_geometry.h"
+#include "kernels/common/matmul_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
@@ -138,7 +137,7 @@ dnnl::primitive_desc MatMulKernel::create_pd(dt compute, dt dst_type, bool b_con
   if (alpha_ != 1.0f) attr.set_output_scales(0, {alpha_});
   dnnl::post_ops po;
   if (c_prefill_) po.append_sum(1.0f);
-  (void)append_activation(po, act_);  // kinds were validated by read_fused_activation
+  (void)append_activation(po, act_);  // kinds were validated by shape inference
   attr.set_post_ops(po);
   if (c_as_bias_) {
     const memory::desc bias = plain_desc({1, n_}, dt::f32);
@@ -149,19 +148,11 @@ dnnl::primitive_desc MatMulKernel::create_pd(dt compute, dt dst_type, bool b_con
 }
 
 Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
-  const size_t max_inputs = gemm_ ? 3 : 2;
-  if (cfg.inputs.size() < 2 || cfg.inputs.size() > max_inputs || cfg.outputs.size() != 1 ||
-      !cfg.inputs[0].present || !cfg.inputs[1].present || !cfg.outputs[0].present)
-    return invalid_model(op() +
-                         (gemm_ ? ": expects inputs (A, B[, C])" : ": expects inputs (A, B)") +
-                         " and one output");
+  AMP_ASSIGN_OR_RETURN(act_, check_matmul_io(cfg, gemm_));
   dtype_ = cfg.inputs[0].dtype;
   if (dtype_ != DType::kF32 && dtype_ != DType::kF16 && dtype_ != DType::kBF16)
     return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
                        " (the oneDNN kernel takes f32, f16, bf16)");
-  if (cfg.inputs[1].dtype != dtype_ || cfg.outputs[0].dtype != dtype_)
-    return invalid_model(op() + ": A, B and Y must share one dtype");
-  AMP_ASSIGN_OR_RETURN(act_, read_fused_activation(*cfg.node));
   AMP_RETURN_IF_ERROR(gemm_ ? gemm_geometry(cfg) : matmul_geometry(cfg));
   a_numel_ = cfg.inputs[0].numel();
   b_numel_ = cfg.inputs[1].numel();

@@ -1,8 +1,8 @@
 // MaxPool and AveragePool, 1-D to 3-D: oneDNN pooling_v2 (dilated pooling) where its
 // semantics equal ONNX's, a plain loop elsewhere.
 //
-// Window semantics (ONNX; common/window_geometry.h for sizes): output position o on an axis covers
-// input positions o s - pad_begin + j d, j < k. Positions outside the input are padding:
+// Window semantics (ONNX; graph/ops/window_geometry.h for sizes): output position o on an axis
+// covers input positions o s - pad_begin + j d, j < k. Positions outside the input are padding:
 // MaxPool ignores them; AveragePool divides by the number of positions inside the input,
 // or with count_include_pad by the number inside the padded extent
 // [-pad_begin, in + pad_end) -- positions that ceil_mode adds past that extent never
@@ -21,8 +21,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "kernels/common/pool_params.h"
-#include "kernels/common/window_geometry.h"
+#include "kernels/common/pool_geometry.h"
+#include "kernels/common/window_op_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
@@ -32,15 +32,6 @@ namespace {
 
 using dnnl::memory;
 using dt = memory::data_type;
-
-// Geometry right-aligned into 3 spatial axes (leading axes of size 1 for 1-D / 2-D).
-struct PoolGeom {
-  int64_t planes = 0;  // N * C
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1};
-  int64_t d[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, pe[3] = {0, 0, 0};
-  size_t spatial = 0;
-  bool col_major_indices = false;
-};
 
 // Max and argmax over one window; compute type C (float for float storage, int for ints).
 template <typename T>
@@ -63,12 +54,12 @@ T store_c(compute_of<T> v) {
 }
 
 // Flattened index of input position (z, y, x) within its plane, as ONNX's Indices.
-int64_t plane_index(const PoolGeom& g, int64_t z, int64_t y, int64_t x) {
+int64_t plane_index(const PoolGeometry& g, int64_t z, int64_t y, int64_t x) {
   if (!g.col_major_indices) return (z * g.in[1] + y) * g.in[2] + x;
   // Column-major over the real spatial axes: the first spatial axis varies fastest.
   const int64_t pos[3] = {z, y, x};
   int64_t idx = 0, stride = 1;
-  for (size_t a = 3 - g.spatial; a < 3; ++a) {
+  for (int a = 3 - g.spatial; a < 3; ++a) {
     idx += pos[a] * stride;
     stride *= g.in[a];
   }
@@ -76,7 +67,7 @@ int64_t plane_index(const PoolGeom& g, int64_t z, int64_t y, int64_t x) {
 }
 
 template <typename T>
-void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* indices, int threads) {
+void max_pool_loop(const PoolGeometry& g, const T* x, T* y, int64_t* indices, int threads) {
   using C = compute_of<T>;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
@@ -119,7 +110,7 @@ void max_pool_loop(const PoolGeom& g, const T* x, T* y, int64_t* indices, int th
 }
 
 template <typename T>
-void avg_pool_loop(const PoolGeom& g, bool include_pad, const T* x, T* y, int threads) {
+void avg_pool_loop(const PoolGeometry& g, bool include_pad, const T* x, T* y, int threads) {
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(out_plane, 1));
@@ -177,7 +168,7 @@ class PoolKernel final : public Kernel {
   Status prepare_impl(const KernelConfig& cfg);
   // Creates the oneDNN primitive when it applies; false when the loop must run instead.
   bool try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
-                const Window& w, const std::vector<int64_t>& pad_r);
+                const graph::Window& w, const std::vector<int64_t>& pad_r);
   Status run_impl(const KernelArgs& a) const;
 
   const bool max_;
@@ -185,7 +176,7 @@ class PoolKernel final : public Kernel {
   bool include_pad_ = false;
   bool with_indices_ = false;
   bool empty_ = false;
-  PoolGeom geom_;
+  PoolGeometry geom_;
   bool use_dnnl_ = false;
   dnnl::primitive prim_;
   memory::desc src_md_, dst_md_, scratch_md_;
@@ -194,7 +185,7 @@ class PoolKernel final : public Kernel {
 };
 
 bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
-                          const Window& w, const std::vector<int64_t>& pad_r) {
+                          const graph::Window& w, const std::vector<int64_t>& pad_r) {
   const dt type = dtype_ == DType::kF32 ? dt::f32 : dt::bf16;
   memory::dims dil(w.rank()), pl(w.pad_begin.begin(), w.pad_begin.end());
   for (size_t i = 0; i < w.rank(); ++i) dil[i] = w.dilations[i] - 1;
@@ -223,33 +214,19 @@ bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<
 }
 
 Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
-  AMP_ASSIGN_OR_RETURN(const PoolParams p, read_pool_params(cfg, max_, op()));
+  AMP_ASSIGN_OR_RETURN(const graph::PoolAttrs* p, check_pool_io(cfg));
   const TensorDesc& x = cfg.inputs[0];
-  dtype_ = p.dtype;
-  with_indices_ = p.with_indices;
-  include_pad_ = p.include_pad;
-  const size_t sp = p.window.rank();
-  const Window& w = p.window;
-  const std::vector<int64_t>& in_sp = p.in_spatial;
-  const std::vector<int64_t>& out_sp = p.out_spatial;
-  const std::vector<int64_t>& y_dims = p.y_dims;
-
-  geom_.planes = x.dims[0] * x.dims[1];
-  geom_.spatial = sp;
-  geom_.col_major_indices = p.col_major_indices;
+  dtype_ = x.dtype;
+  with_indices_ = p->with_indices;
+  include_pad_ = p->count_include_pad;
+  const graph::Window& w = p->window;
+  const size_t sp = w.rank();
+  geom_ = pool_geometry(*p, x.dims[0] * x.dims[1]);
   std::vector<int64_t> pad_r(sp);
   bool extended = false;  // ceil_mode reaches past the end pad
   for (size_t i = 0; i < sp; ++i) {
-    const size_t a = 3 - sp + i;
-    geom_.in[a] = in_sp[i];
-    geom_.out[a] = out_sp[i];
-    geom_.k[a] = w.kernel[i];
-    geom_.s[a] = w.strides[i];
-    geom_.d[a] = w.dilations[i];
-    geom_.pb[a] = w.pad_begin[i];
-    geom_.pe[a] = w.pad_end[i];
-    const int64_t need =
-        (out_sp[i] - 1) * w.strides[i] + w.effective_kernel(i) - in_sp[i] - w.pad_begin[i];
+    const int64_t need = (w.out_spatial[i] - 1) * w.strides[i] + w.effective_kernel(i) -
+                         w.in_spatial[i] - w.pad_begin[i];
     extended = extended || need > w.pad_end[i];
     pad_r[i] = std::max(need, w.pad_end[i]);
   }
@@ -259,12 +236,12 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
   }
   const bool dnnl_fits = (dtype_ == DType::kF32 || dtype_ == DType::kBF16) && !with_indices_ &&
                          !(include_pad_ && extended);
-  use_dnnl_ = dnnl_fits && try_dnnl(x.dims, y_dims, w, pad_r);
+  use_dnnl_ = dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r);
   return Status::ok();
 }
 
 template <typename T>
-void pool_loop(bool max, bool include_pad, const PoolGeom& g, const void* x, void* y,
+void pool_loop(bool max, bool include_pad, const PoolGeometry& g, const void* x, void* y,
                int64_t* indices, int threads) {
   if (max)
     max_pool_loop(g, static_cast<const T*>(x), static_cast<T*>(y), indices, threads);

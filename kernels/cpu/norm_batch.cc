@@ -6,6 +6,7 @@
 //
 // Training (training_mode = 1, or the running-statistics outputs 1..2 requested) and the
 // pre-opset-9 non-spatial form (spatial = 0) are unsupported.
+#include "kernels/common/norm_io.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
@@ -19,34 +20,15 @@ class BatchNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const graph::Attributes& attrs = cfg.node->attrs;
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (dims.size() < 2) return invalid_model("BatchNormalization needs an input [N, C, ...]");
-    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
-    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
-    AMP_ASSIGN_OR_RETURN(int64_t training, attrs.get_int("training_mode", 0));
-    AMP_ASSIGN_OR_RETURN(int64_t spatial, attrs.get_int("spatial", 1));
-    if (training != 0) return unsupported("training_mode=1 (only inference is implemented)");
-    if (spatial == 0) return unsupported("spatial=0 (non-spatial batch normalization)");
-    for (size_t i = 1; i < cfg.outputs.size(); ++i)
-      if (cfg.outputs[i].present)
-        return unsupported("running mean/variance outputs (training) are not implemented");
-    epsilon_ = static_cast<C>(eps);
-    channels_ = dims[1];
-    planes_ = dims[0] * dims[1];
-    spatial_ = dims_product(dims, 2, dims.size());
+    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 4));
+    epsilon_ = static_cast<C>(s.epsilon);
+    channels_ = s.channels;
+    planes_ = s.planes;
+    spatial_ = s.spatial;
+    for (size_t i = 0; i < 4; ++i) param_dtype_[i] = s.param_dtype[i];
     bool all_constant = true;
-    for (size_t i = 1; i < 5; ++i) {
-      if (cfg.inputs.size() <= i || !cfg.inputs[i].present)
-        return invalid_model("input " + std::to_string(i) + " is required");
-      const TensorDesc& d = cfg.inputs[i];
-      if (!is_float(d.dtype) || d.numel() != channels_)
-        return invalid_model("input " + std::to_string(i) + " must be a float tensor of C = " +
-                             std::to_string(channels_) + " elements");
-      param_dtype_[i - 1] = d.dtype;
-      all_constant = all_constant && d.constant_data != nullptr;
-    }
+    for (size_t i = 1; i <= 4; ++i)
+      all_constant = all_constant && cfg.inputs[i].constant_data != nullptr;
     if (all_constant) {
       folded_.resize(static_cast<size_t>(2 * channels_));
       const void* p[4] = {cfg.inputs[1].constant_data, cfg.inputs[2].constant_data,

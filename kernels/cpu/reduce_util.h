@@ -16,6 +16,7 @@
 
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
+#include "kernels/common/kernel_params.h"
 #include "kernels/common/reduce_plan.h"
 #include "kernels/common/reduction_types.h"
 #include "kernels/kernel_registry.h"
@@ -122,17 +123,6 @@ inline int64_t grain_for(int64_t work_per_item) {
 double load_as_double(const void* data, DType dtype, int64_t i);
 // Stores v into element i of a float tensor (f32/f16/bf16/f64), rounding once.
 void store_from_double(void* data, DType dtype, int64_t i, double v);
-
-// Checks the common prepare() preconditions: input 0 and output 0 present with dtype `t`
-// (output 0 dtype `out` when given), rank <= kMaxRank.
-Status check_io(const KernelConfig& cfg, DType t, DType out = DType::kUndefined);
-
-// Product of dims[begin, end).
-inline int64_t dims_product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= dims[i];
-  return p;
-}
 
 // Registration of each file of the family; register_cpu_reduction_kernels calls them all.
 void register_cpu_reduce_axes_kernels(KernelRegistry& registry);    // reduce_axes.cc

@@ -1,5 +1,6 @@
 // Softmax and LogSoftmax, max-subtracted, in fp32 (f64 for f64), over the [outer, len,
-// inner] view of kernels/common/softmax_geometry.h (the opset rules live there, once).
+// inner] view shape inference resolved (graph/ops/op_attrs.h, SoftmaxAttrs: the opset rules live
+// there, once).
 //
 // Three passes per row: max, sum of exp(x - max) (pairwise), then the outputs. f32/f64
 // outputs hold exp(x - max) between passes 2 and 3; f16/bf16 recompute it so nothing is
@@ -8,7 +9,6 @@
 #include <type_traits>
 
 #include "kernels/common/reduction_functors.h"
-#include "kernels/common/softmax_geometry.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
 
@@ -20,10 +20,10 @@ class SoftmaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    AMP_ASSIGN_OR_RETURN(SoftmaxGeometry g, softmax_geometry(cfg));
-    outer_ = g.outer;
-    len_ = g.len;
-    inner_ = g.inner;
+    AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
+    outer_ = s->geometry.outer;
+    len_ = s->geometry.len;
+    inner_ = s->geometry.inner;
     return Status::ok();
   }
 

@@ -35,7 +35,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/common/matmul_params.h"
+#include "kernels/common/matmul_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/cudnn_epilogue.h"
@@ -306,20 +306,12 @@ Status MatMulKernel::setup_cublaslt(const cuda::DeviceHandles& dev) {
 }
 
 Status MatMulKernel::prepare(const KernelConfig& cfg) {
-  const size_t max_inputs = gemm_ ? 3 : 2;
-  if (cfg.inputs.size() < 2 || cfg.inputs.size() > max_inputs || cfg.outputs.size() != 1 ||
-      !cfg.inputs[0].present || !cfg.inputs[1].present || !cfg.outputs[0].present)
-    return invalid_model(op() +
-                         (gemm_ ? ": expects inputs (A, B[, C])" : ": expects inputs (A, B)") +
-                         " and one output");
+  AMP_ASSIGN_OR_RETURN(act_, check_matmul_io(cfg, gemm_));
   AMP_ASSIGN_OR_RETURN(const cuda::DeviceHandles* dev, device_handles(cfg));
   dtype_ = cfg.inputs[0].dtype;
   if (!is_library_float(dtype_))
     return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
                        " (the cuBLASLt kernel takes f32, f16, bf16)");
-  if (cfg.inputs[1].dtype != dtype_ || cfg.outputs[0].dtype != dtype_)
-    return invalid_model(op() + ": A, B and Y must share one dtype");
-  AMP_ASSIGN_OR_RETURN(act_, read_fused_activation(*cfg.node));
   AMP_RETURN_IF_ERROR(gemm_ ? gemm_geometry(cfg) : matmul_geometry(cfg));
   y_numel_ = cfg.outputs[0].numel();
   if (y_numel_ == 0) {

@@ -60,7 +60,7 @@ Status create(ActivationDescriptor& d) {
 Status fits_int(const std::vector<int64_t>& v, const std::string& what) {
   for (int64_t x : v)
     if (x > std::numeric_limits<int>::max() || x < std::numeric_limits<int>::min())
-      return unsupported(what + " " + dims_string(v) + " exceeds cuDNN's 32-bit parameters");
+      return unsupported(what + " " + dims_to_string(v) + " exceeds cuDNN's 32-bit parameters");
   return Status::ok();
 }
 

@@ -29,7 +29,7 @@
 // workspace query succeeds within kMaxWorkspace.
 #include <algorithm>
 
-#include "kernels/common/conv_params.h"
+#include "kernels/common/window_op_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/cudnn_epilogue.h"
@@ -39,10 +39,6 @@ namespace {
 
 // Algorithms needing more scratch than this are skipped (FFT variants can ask for GiBs).
 constexpr size_t kMaxWorkspace = size_t{256} << 20;
-
-int64_t floor_half(int64_t t) {
-  return t >= 0 ? t / 2 : -((-t + 1) / 2);
-}
 
 Geom3 to_geom3(const std::vector<int64_t>& sp) {
   Geom3 g;
@@ -66,7 +62,7 @@ class ConvKernel final : public Kernel {
 
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
-  Status geometry(const KernelConfig& cfg, const Window& win);
+  Status geometry(const graph::Window& win);
   Status build_descriptors(const cuda::DeviceHandles& dev, const TensorDesc& w);
   Status choose_forward_algo(cudnnHandle_t h);
   Status choose_backward_data_algo(cudnnHandle_t h);
@@ -99,82 +95,42 @@ class ConvKernel final : public Kernel {
   size_t off_algo_ = WorkspaceLayout::kNone;
 };
 
-Status ConvKernel::geometry(const KernelConfig& cfg, const Window& win) {
+// The window shape inference resolved (graph/ops/window_geometry.h), in cuDNN's terms:
+// one symmetric pad per axis, else the padded-input or natural-size-and-crop paths.
+Status ConvKernel::geometry(const graph::Window& win) {
   const size_t sp = win.rank();
-  const std::vector<int64_t>& od = cfg.outputs[0].dims;
-  if (od.size() != sp + 2 || od[0] != n_ || od[1] != m_)
-    return invalid_model(op() + ": output dims " + dims_string(od) + " should be [" +
-                         std::to_string(n_) + ", " + std::to_string(m_) + ", ...] of rank " +
-                         std::to_string(sp + 2));
-  out_sp_.assign(od.begin() + 2, od.end());
+  out_sp_ = win.out_spatial;
   strides_ = win.strides;
   dilations_ = win.dilations;
   pads_.assign(sp, 0);
 
   if (!transpose_) {
-    Window w = win;
-    AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> expect,
-                         resolve_forward(w, in_sp_, /*ceil_mode=*/false, op()));
-    if (expect != out_sp_)
-      return invalid_model(op() + ": output spatial dims " + dims_string(out_sp_) +
-                           " disagree with the attributes, which give " + dims_string(expect));
-    pad_input_ = w.pad_begin != w.pad_end;
+    pad_input_ = win.pad_begin != win.pad_end;
     if (pad_input_) {
-      pad_begin_ = w.pad_begin;
+      pad_begin_ = win.pad_begin;
       padded_sp_.resize(sp);
-      for (size_t i = 0; i < sp; ++i) padded_sp_[i] = in_sp_[i] + w.pad_begin[i] + w.pad_end[i];
+      for (size_t i = 0; i < sp; ++i) padded_sp_[i] = in_sp_[i] + win.pad_begin[i] + win.pad_end[i];
     } else {
-      pads_ = w.pad_begin;
+      pads_ = win.pad_begin;
     }
     return Status::ok();
   }
 
-  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_pad,
-                       cfg.node->attrs.get_ints("output_padding", std::vector<int64_t>(sp, 0)));
-  AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> out_shape,
-                       cfg.node->attrs.get_ints("output_shape", {}));
-  if (out_pad.size() != sp)
-    return invalid_model(op() + ": output_padding should have " + std::to_string(sp) + " values");
-  if (!out_shape.empty() && out_shape.size() < sp)
-    return invalid_model(op() + ": output_shape " + dims_string(out_shape) + " is too short");
-  std::vector<int64_t> begin(sp);
   natural_sp_.resize(sp);
   bool direct = true;
   for (size_t i = 0; i < sp; ++i) {
     const int64_t e = win.effective_kernel(i), s = win.strides[i];
-    const int64_t natural = s * (in_sp_[i] - 1) + e;
-    const int64_t out = out_sp_[i];
-    natural_sp_[i] = natural;
-    if (!out_shape.empty() && out_shape[out_shape.size() - sp + i] != out)
-      return invalid_model(op() + ": output_shape " + dims_string(out_shape) +
-                           " disagrees with the output dims " + dims_string(out_sp_));
-    int64_t pl = 0;
-    if (!out_shape.empty() || win.auto_pad == AutoPad::kSameUpper ||
-        win.auto_pad == AutoPad::kSameLower) {
-      const int64_t total = natural + out_pad[i] - out;
-      pl = win.auto_pad == AutoPad::kSameUpper ? floor_half(total) : total - floor_half(total);
-    } else if (win.auto_pad == AutoPad::kNotSet) {
-      pl = win.pad_begin[i];
-      const int64_t expect = natural + out_pad[i] - win.pad_begin[i] - win.pad_end[i];
-      if (expect != out)
-        return invalid_model(op() + ": output dim " + std::to_string(out) + " of spatial axis " +
-                             std::to_string(i) + " disagrees with the attributes, which give " +
-                             std::to_string(expect));
-    } else if (natural + out_pad[i] != out) {  // VALID
-      return invalid_model(op() + ": output dim " + std::to_string(out) +
-                           " disagrees with auto_pad VALID, which gives " +
-                           std::to_string(natural + out_pad[i]));
-    }
-    begin[i] = pl;
+    natural_sp_[i] = s * (in_sp_[i] - 1) + e;
+    const int64_t pl = win.pad_begin[i];
     // cuDNN's size rule for backward data with symmetric pad pl (header comment).
-    const int64_t span = out + 2 * pl - e;
+    const int64_t span = out_sp_[i] + 2 * pl - e;
     direct = direct && pl >= 0 && span >= 0 && span / s + 1 == in_sp_[i];
   }
   staged_ = !direct;
   if (staged_) {
-    crop_offset_ = begin;  // output o reads natural position o + pad_begin
+    crop_offset_ = win.pad_begin;  // output o reads natural position o + pad_begin
   } else {
-    pads_ = begin;
+    pads_ = win.pad_begin;
   }
   return Status::ok();
 }
@@ -281,7 +237,7 @@ Status ConvKernel::build_descriptors(const cuda::DeviceHandles& dev, const Tenso
 }
 
 Status ConvKernel::prepare(const KernelConfig& cfg) {
-  AMP_ASSIGN_OR_RETURN(const ConvParams p, read_conv_params(cfg, transpose_, op()));
+  AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   AMP_ASSIGN_OR_RETURN(const cuda::DeviceHandles* dev, device_handles(cfg));
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
@@ -289,15 +245,15 @@ Status ConvKernel::prepare(const KernelConfig& cfg) {
   if (!is_library_float(dtype_))
     return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
                        " (the cuDNN kernel takes f32, f16, bf16)");
-  has_bias_ = p.has_bias;
-  group_ = p.group;
-  act_ = p.act;
-  n_ = p.n;
-  c_ = p.c;
-  m_ = p.m;
-  in_sp_ = p.in_spatial;
-  kernel_ = p.kernel;
-  AMP_RETURN_IF_ERROR(geometry(cfg, p.window));
+  has_bias_ = p->has_bias;
+  group_ = p->group;
+  act_ = p->act;
+  n_ = p->n;
+  c_ = p->c;
+  m_ = p->m;
+  in_sp_ = p->window.in_spatial;
+  kernel_ = p->window.kernel;
+  AMP_RETURN_IF_ERROR(geometry(p->window));
 
   if (cfg.outputs[0].numel() == 0) {
     empty_ = true;

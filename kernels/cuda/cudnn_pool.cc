@@ -12,7 +12,7 @@
 // i8/u8 MaxPool, runs the own kernel. 1-D pools are 2-D pools of height 1 for cuDNN.
 #include <algorithm>
 
-#include "kernels/common/pool_params.h"
+#include "kernels/common/window_op_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/pool_kernels.h"
@@ -25,30 +25,19 @@ class PoolKernel final : public Kernel {
   explicit PoolKernel(bool max) : max_(max) {}
 
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const PoolParams p, read_pool_params(cfg, max_, op()));
+    AMP_ASSIGN_OR_RETURN(const graph::PoolAttrs* p, check_pool_io(cfg));
     const TensorDesc& x = cfg.inputs[0];
-    dtype_ = p.dtype;
-    with_indices_ = p.with_indices;
-    include_pad_ = p.include_pad;
-    const size_t sp = p.window.rank();
-    const Window& w = p.window;
-    const std::vector<int64_t>& in_sp = p.in_spatial;
-    const std::vector<int64_t>& out_sp = p.out_spatial;
-    const std::vector<int64_t>& y_dims = p.y_dims;
-
-    geom_.planes = x.dims[0] * x.dims[1];
-    geom_.spatial = static_cast<int>(sp);
-    geom_.col_major_indices = p.col_major_indices;
+    dtype_ = x.dtype;
+    with_indices_ = p->with_indices;
+    include_pad_ = p->count_include_pad;
+    const graph::Window& w = p->window;
+    const size_t sp = w.rank();
+    const std::vector<int64_t>& in_sp = w.in_spatial;
+    const std::vector<int64_t>& out_sp = w.out_spatial;
+    const std::vector<int64_t>& y_dims = cfg.outputs[0].dims;
+    geom_ = pool_geometry(*p, x.dims[0] * x.dims[1]);
     bool cudnn_fits = !with_indices_ && (dtype_ == DType::kF32 || (dtype_ == DType::kF16 && max_));
     for (size_t i = 0; i < sp; ++i) {
-      const size_t a = 3 - sp + i;
-      geom_.in[a] = in_sp[i];
-      geom_.out[a] = out_sp[i];
-      geom_.k[a] = w.kernel[i];
-      geom_.s[a] = w.strides[i];
-      geom_.d[a] = w.dilations[i];
-      geom_.pb[a] = w.pad_begin[i];
-      geom_.pe[a] = w.pad_end[i];
       const int64_t floor_out = (in_sp[i] + 2 * w.pad_begin[i] - w.kernel[i]) / w.strides[i] + 1;
       cudnn_fits = cudnn_fits && w.dilations[i] == 1 && w.pad_begin[i] == w.pad_end[i] &&
                    w.pad_begin[i] < w.kernel[i] && out_sp[i] == floor_out;
@@ -118,7 +107,7 @@ class PoolKernel final : public Kernel {
   bool with_indices_ = false;
   bool empty_ = false;
   bool use_cudnn_ = false;
-  PoolGeom geom_;
+  PoolGeometry geom_;
   TensorDescriptor x_desc_, y_desc_;
   PoolDescriptor pool_desc_;
 };

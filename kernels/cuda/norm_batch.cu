@@ -8,6 +8,7 @@
 // BatchNormalization into the preceding Conv anyway (graph/passes/fuse_batchnorm.cc).
 // The apply kernel walks one (n, c) plane per block when planes are large, else the whole
 // tensor flattened. Training mode and spatial=0 are unsupported, as on the CPU.
+#include "kernels/common/norm_io.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -66,32 +67,12 @@ class BatchNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const graph::Attributes& attrs = cfg.node->attrs;
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (dims.size() < 2) return invalid_model("BatchNormalization needs an input [N, C, ...]");
-    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
-    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
-    AMP_ASSIGN_OR_RETURN(int64_t training, attrs.get_int("training_mode", 0));
-    AMP_ASSIGN_OR_RETURN(int64_t spatial, attrs.get_int("spatial", 1));
-    if (training != 0) return unsupported("training_mode=1 (only inference is implemented)");
-    if (spatial == 0) return unsupported("spatial=0 (non-spatial batch normalization)");
-    for (size_t i = 1; i < cfg.outputs.size(); ++i)
-      if (cfg.outputs[i].present)
-        return unsupported("running mean/variance outputs (training) are not implemented");
-    epsilon_ = static_cast<C>(eps);
-    channels_ = dims[1];
-    planes_ = dims[0] * dims[1];
-    spatial_ = dims_product(dims, 2, dims.size());
-    for (size_t i = 1; i < 5; ++i) {
-      if (cfg.inputs.size() <= i || !cfg.inputs[i].present)
-        return invalid_model("input " + std::to_string(i) + " is required");
-      const TensorDesc& d = cfg.inputs[i];
-      if (!is_float(d.dtype) || d.numel() != channels_)
-        return invalid_model("input " + std::to_string(i) + " must be a float tensor of C = " +
-                             std::to_string(channels_) + " elements");
-      param_dtype_[i - 1] = d.dtype;
-    }
+    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 4));
+    epsilon_ = static_cast<C>(s.epsilon);
+    channels_ = s.channels;
+    planes_ = s.planes;
+    spatial_ = s.spatial;
+    for (size_t i = 0; i < 4; ++i) param_dtype_[i] = s.param_dtype[i];
     return Status::ok();
   }
 

@@ -2,6 +2,7 @@
 // scale [C], B [C] (any float dtype), epsilon (default 1e-5). Each (n, c) plane is one
 // contiguous row of norm_rows.h: two-pass fp32 statistics (f64 for f64), then
 // y = (x - mean) * inv_std * scale[c] + B[c].
+#include "kernels/common/norm_io.h"
 #include "kernels/cuda/norm_rows.h"
 #include "kernels/cuda/reduce_kernels.h"
 
@@ -29,24 +30,12 @@ class InstanceNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (dims.size() < 2) return invalid_model("InstanceNormalization needs an input [N, C, ...]");
-    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
-    AMP_ASSIGN_OR_RETURN(float eps, cfg.node->attrs.get_float("epsilon", 1e-5f));
-    epsilon_ = static_cast<C>(eps);
-    channels_ = dims[1];
-    planes_ = dims[0] * dims[1];
-    spatial_ = dims_product(dims, 2, dims.size());
-    for (size_t i = 1; i < 3; ++i) {
-      if (cfg.inputs.size() <= i || !cfg.inputs[i].present)
-        return invalid_model("input " + std::to_string(i) + " (scale / B) is required");
-      const TensorDesc& d = cfg.inputs[i];
-      if (!is_float(d.dtype) || d.numel() != channels_)
-        return invalid_model("input " + std::to_string(i) + " must be a float tensor of C = " +
-                             std::to_string(channels_) + " elements");
-      param_dtype_[i - 1] = d.dtype;
-    }
+    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 2));
+    epsilon_ = static_cast<C>(s.epsilon);
+    channels_ = s.channels;
+    planes_ = s.planes;
+    spatial_ = s.spatial;
+    for (size_t i = 0; i < 2; ++i) param_dtype_[i] = s.param_dtype[i];
     return Status::ok();
   }
 

@@ -9,6 +9,7 @@
 // first expanded into the workspace as N compute-type values by a small kernel.
 #include <algorithm>
 
+#include "kernels/common/norm_io.h"
 #include "kernels/cuda/norm_rows.h"
 #include "kernels/cuda/reduce_kernels.h"
 
@@ -59,38 +60,15 @@ class LayerNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const graph::Attributes& attrs = cfg.node->attrs;
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (dims.empty()) return invalid_model("LayerNormalization needs an input of rank >= 1");
-    if (cfg.outputs[0].dims != dims) return invalid_model("output shape differs from input");
-    AMP_ASSIGN_OR_RETURN(int64_t axis_attr, attrs.get_int("axis", -1));
-    AMP_ASSIGN_OR_RETURN(float eps, attrs.get_float("epsilon", 1e-5f));
-    AMP_ASSIGN_OR_RETURN(int64_t stash, attrs.get_int("stash_type", 1));
-    if (stash != 1) return unsupported("stash_type " + std::to_string(stash) + " (only 1 = float)");
-    AMP_ASSIGN_OR_RETURN(int64_t axis,
-                         normalize_axis_attr(axis_attr, static_cast<int64_t>(dims.size()), "axis"));
-    const size_t ax = static_cast<size_t>(axis);
-    epsilon_ = static_cast<C>(eps);
-    outer_ = dims_product(dims, 0, ax);
-    n_ = dims_product(dims, ax, dims.size());
-    norm_dims_.assign(dims.begin() + static_cast<std::ptrdiff_t>(ax), dims.end());
-    if (cfg.inputs.size() < 2 || !cfg.inputs[1].present)
-      return invalid_model("Scale (input 1) is required");
+    AMP_ASSIGN_OR_RETURN(const LayerNormShape s, check_layer_norm_io(cfg, dtype_of<T>()));
+    epsilon_ = static_cast<C>(s.epsilon);
+    outer_ = s.outer;
+    n_ = s.n;
+    norm_dims_ = s.norm_dims;
+    stat_dtype_[0] = s.stat_dtype[0];
+    stat_dtype_[1] = s.stat_dtype[1];
     AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_));
     AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_));
-
-    for (size_t i = 1; i < 3; ++i) {
-      stat_dtype_[i - 1] = DType::kUndefined;
-      if (cfg.outputs.size() <= i || !cfg.outputs[i].present) continue;
-      const TensorDesc& o = cfg.outputs[i];
-      if (!is_float(o.dtype))
-        return invalid_model("output " + std::to_string(i) + " must be a float tensor");
-      if (o.numel() != outer_)
-        return invalid_model("output " + std::to_string(i) + " has " + std::to_string(o.numel()) +
-                             " elements, expected " + std::to_string(outer_));
-      stat_dtype_[i - 1] = o.dtype;
-    }
     return Status::ok();
   }
 

@@ -76,7 +76,8 @@ struct PoolStor<DType::kU8> {
 };
 
 // Flattened index of input position (z, y, x) within its plane, as ONNX's Indices.
-__device__ __forceinline__ int64_t plane_index(const PoolGeom& g, int64_t z, int64_t y, int64_t x) {
+__device__ __forceinline__ int64_t plane_index(const PoolGeometry& g, int64_t z, int64_t y,
+                                               int64_t x) {
   if (!g.col_major_indices) return (z * g.in[1] + y) * g.in[2] + x;
   // Column-major over the real spatial axes: the first spatial axis varies fastest.
   const int64_t pos[3] = {z, y, x};
@@ -89,8 +90,8 @@ __device__ __forceinline__ int64_t plane_index(const PoolGeom& g, int64_t z, int
 }
 
 // Splits output index o into (plane, oz, oy, ox).
-__device__ __forceinline__ void split_output(const PoolGeom& g, int64_t o, int64_t& p, int64_t& oz,
-                                             int64_t& oy, int64_t& ox) {
+__device__ __forceinline__ void split_output(const PoolGeometry& g, int64_t o, int64_t& p,
+                                             int64_t& oz, int64_t& oy, int64_t& ox) {
   ox = o % g.out[2];
   o /= g.out[2];
   oy = o % g.out[1];
@@ -102,7 +103,7 @@ __device__ __forceinline__ void split_output(const PoolGeom& g, int64_t o, int64
 template <DType D>
 __global__ void max_pool_kernel(const typename PoolStor<D>::type* __restrict__ x,
                                 typename PoolStor<D>::type* __restrict__ y,
-                                int64_t* __restrict__ indices, PoolGeom g, int64_t total) {
+                                int64_t* __restrict__ indices, PoolGeometry g, int64_t total) {
   using S = PoolStor<D>;
   using C = typename S::C;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
@@ -137,7 +138,7 @@ __global__ void max_pool_kernel(const typename PoolStor<D>::type* __restrict__ x
 
 template <DType D>
 __global__ void avg_pool_kernel(const typename PoolStor<D>::type* __restrict__ x,
-                                typename PoolStor<D>::type* __restrict__ y, PoolGeom g,
+                                typename PoolStor<D>::type* __restrict__ y, PoolGeometry g,
                                 bool include_pad, int64_t total) {
   using S = PoolStor<D>;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
@@ -172,7 +173,7 @@ __global__ void avg_pool_kernel(const typename PoolStor<D>::type* __restrict__ x
 }
 
 template <DType D>
-Status max_pool(const PoolGeom& g, const void* x, void* y, int64_t* indices, int64_t total,
+Status max_pool(const PoolGeometry& g, const void* x, void* y, int64_t* indices, int64_t total,
                 cudaStream_t st) {
   using T = typename PoolStor<D>::type;
   max_pool_kernel<D><<<blocks_for(total), kThreads, 0, st>>>(static_cast<const T*>(x),
@@ -182,7 +183,7 @@ Status max_pool(const PoolGeom& g, const void* x, void* y, int64_t* indices, int
 }
 
 template <DType D>
-Status avg_pool(const PoolGeom& g, bool include_pad, const void* x, void* y, int64_t total,
+Status avg_pool(const PoolGeometry& g, bool include_pad, const void* x, void* y, int64_t total,
                 cudaStream_t st) {
   using T = typename PoolStor<D>::type;
   avg_pool_kernel<D><<<blocks_for(total), kThreads, 0, st>>>(
@@ -193,7 +194,7 @@ Status avg_pool(const PoolGeom& g, bool include_pad, const void* x, void* y, int
 
 }  // namespace
 
-Status launch_max_pool(DType type, const PoolGeom& g, const void* x, void* y, int64_t* indices,
+Status launch_max_pool(DType type, const PoolGeometry& g, const void* x, void* y, int64_t* indices,
                        cudaStream_t stream) {
   const int64_t total = g.planes * g.out[0] * g.out[1] * g.out[2];
   if (total == 0) return Status::ok();
@@ -213,7 +214,7 @@ Status launch_max_pool(DType type, const PoolGeom& g, const void* x, void* y, in
   }
 }
 
-Status launch_avg_pool(DType type, const PoolGeom& g, bool include_pad, const void* x, void* y,
+Status launch_avg_pool(DType type, const PoolGeometry& g, bool include_pad, const void* x, void* y,
                        cudaStream_t stream) {
   const int64_t total = g.planes * g.out[0] * g.out[1] * g.out[2];
   if (total == 0) return Status::ok();

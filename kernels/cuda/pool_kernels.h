@@ -10,25 +10,17 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
+#include "kernels/common/pool_geometry.h"
 #include "runtime/common/status.h"
 
 namespace amp::kernels::cuda_library {
 
-// Geometry right-aligned into 3 spatial axes (leading axes of size 1 for 1-D / 2-D).
-struct PoolGeom {
-  int64_t planes = 0;  // N * C
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, k[3] = {1, 1, 1}, s[3] = {1, 1, 1};
-  int64_t d[3] = {1, 1, 1}, pb[3] = {0, 0, 0}, pe[3] = {0, 0, 0};
-  int spatial = 0;                 // real spatial axes (1..3)
-  bool col_major_indices = false;  // storage_order = 1
-};
-
 // MaxPool over f32/f16/bf16/i8/u8; indices (i64, flattened into X as ONNX defines) may be
 // nullptr.
-Status launch_max_pool(DType type, const PoolGeom& g, const void* x, void* y, int64_t* indices,
+Status launch_max_pool(DType type, const PoolGeometry& g, const void* x, void* y, int64_t* indices,
                        cudaStream_t stream);
 // AveragePool over f32/f16/bf16, fp32 sums; include_pad = count_include_pad.
-Status launch_avg_pool(DType type, const PoolGeom& g, bool include_pad, const void* x, void* y,
+Status launch_avg_pool(DType type, const PoolGeometry& g, bool include_pad, const void* x, void* y,
                        cudaStream_t stream);
 
 }  // namespace amp::kernels::cuda_library

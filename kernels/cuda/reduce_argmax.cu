@@ -8,6 +8,7 @@
 // Geometry: input viewed as [outer, len, inner]. inner == 1: one warp (len <= 1024) or one
 // block per row. inner > 1: one thread per (outer, inner) column scanning down the axis;
 // neighbouring threads read neighbouring columns.
+#include "kernels/common/reduction_io.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -112,24 +113,11 @@ template <typename T>
 class ArgMaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>(), DType::kI64));
-    const graph::Attributes& attrs = cfg.node->attrs;
-    AMP_ASSIGN_OR_RETURN(int64_t axis, attrs.get_int("axis", 0));
-    AMP_ASSIGN_OR_RETURN(int64_t last, attrs.get_int("select_last_index", 0));
-    select_last_ = last != 0;
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (dims.empty()) return invalid_model("ArgMax needs an input of rank >= 1");
-    AMP_ASSIGN_OR_RETURN(int64_t a,
-                         normalize_axis_attr(axis, static_cast<int64_t>(dims.size()), "axis"));
-    const size_t ax = static_cast<size_t>(a);
-    outer_ = dims_product(dims, 0, ax);
-    len_ = dims[ax];
-    inner_ = dims_product(dims, ax + 1, dims.size());
-    if (cfg.outputs[0].numel() != outer_ * inner_)
-      return invalid_model("output has " + std::to_string(cfg.outputs[0].numel()) +
-                           " elements, expected " + std::to_string(outer_ * inner_));
-    if (len_ == 0 && outer_ * inner_ > 0)
-      return invalid_model("ArgMax over an empty axis has no answer");
+    AMP_ASSIGN_OR_RETURN(const ArgReduceShape s, check_arg_reduce_io(cfg, dtype_of<T>()));
+    outer_ = s.outer;
+    len_ = s.len;
+    inner_ = s.inner;
+    select_last_ = s.select_last_index;
     return Status::ok();
   }
 

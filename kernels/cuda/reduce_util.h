@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
+#include "kernels/common/kernel_params.h"
 #include "kernels/common/reduce_plan.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/common/reduction_types.h"
@@ -253,15 +254,6 @@ __host__ __device__ __forceinline__ int64_t offset_of(int64_t index, const int64
     index /= dims[d];
   }
   return off;
-}
-
-// Input 0 and output 0 present with dtype `t` (output `out` when given), rank <= kMaxRank.
-Status check_io(const KernelConfig& cfg, DType t, DType out = DType::kUndefined);
-
-inline int64_t dims_product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end; ++i) p *= dims[i];
-  return p;
 }
 
 // Registers Kernel class template K<T> on the CUDA backend for each storage type in Ts.

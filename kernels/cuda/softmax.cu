@@ -11,7 +11,6 @@
 // reduction_functors.h's, so every output is the CPU's up to summation order; f16/bf16
 // round once, on store.
 // inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
-#include "kernels/common/softmax_geometry.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -80,10 +79,10 @@ class SoftmaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    AMP_ASSIGN_OR_RETURN(SoftmaxGeometry g, softmax_geometry(cfg));
-    outer_ = g.outer;
-    len_ = g.len;
-    inner_ = g.inner;
+    AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
+    outer_ = s->geometry.outer;
+    len_ = s->geometry.len;
+    inner_ = s->geometry.inner;
     return Status::ok();
   }
 

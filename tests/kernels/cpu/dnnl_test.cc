@@ -29,6 +29,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
+#include "tests/test_util/inferred_node.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
 
@@ -206,6 +207,12 @@ Prepared prepare(const graph::Node& node, const std::vector<Tensor>& inputs,
     d.dims = o.dims;
     cfg.outputs.push_back(d);
   }
+  Result<graph::Graph> inferred = test::infer_single_node(node, cfg.inputs, cfg.outputs);
+  if (!inferred.is_ok()) {
+    p.status = inferred.status();
+    return p;
+  }
+  cfg.node = &inferred->nodes[0];
   p.status = p.kernel->prepare(cfg);
   // Constants must not be read after prepare(): scribble over them.
   for (size_t i = 0; i < inputs.size(); ++i)

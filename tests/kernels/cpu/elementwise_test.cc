@@ -29,6 +29,7 @@
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/inferred_node.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
 
@@ -263,6 +264,9 @@ Result<Tensor> run_op(OpType op, std::vector<Tensor> ins, DType out_dtype,
   cfg.outputs.push_back(od);
   out.bytes.assign(static_cast<size_t>(out.numel()) * dtype_size(out_dtype), 0xFF);  // poison
 
+  AMP_ASSIGN_OR_RETURN(graph::Graph inferred,
+                       test::infer_single_node(node, cfg.inputs, cfg.outputs));
+  cfg.node = &inferred.nodes[0];
   std::unique_ptr<kernels::Kernel> k = def->create();
   AMP_RETURN_IF_ERROR(k->prepare(cfg));
   std::vector<const void*> in_ptrs;

@@ -1,6 +1,6 @@
-// What a MatMul or Gemm node says about its operands, read and checked the same way by
-// every backend (each then lays the product out for its library: oneDNN dims and strides,
-// cuBLASLt layouts and batch strides).
+// A MatMul or Gemm node's operands, checked and measured the same way by every backend
+// (each then lays the product out for its library: oneDNN dims and strides, cuBLASLt
+// layouts and batch strides). Attributes come from the node's record (graph/ops/op_attrs.h).
 //
 // MatMul (numpy semantics): a 1-D A is [1, K] and a 1-D B is [K, 1]; the batch dims
 // broadcast; the output is batch + [M] (when A is not 1-D) + [N] (when B is not 1-D).
@@ -11,6 +11,7 @@
 // Gemm: 2-D A and B with transA / transB, Y = alpha A B + beta C, C broadcastable to
 // [M, N] (ignored when beta is 0).
 //
+//   AMP_ASSIGN_OR_RETURN(ew::Activation act, check_matmul_io(cfg, /*gemm=*/false));
 //   AMP_ASSIGN_OR_RETURN(MatMulDims d, read_matmul_dims(cfg));
 //   const BatchGroups g = merge_batch_axes(d);
 #pragma once
@@ -19,10 +20,15 @@
 #include <vector>
 
 #include "amp/dtype.h"
+#include "graph/ops/op_attrs.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
 namespace amp::kernels {
+
+// Inputs (A, B[, C] for Gemm) and one output, A, B and Y of one dtype; returns the
+// activation fused into the node.
+Result<graph::FusedActivation> check_matmul_io(const KernelConfig& cfg, bool gemm);
 
 struct MatMulDims {
   int64_t m = 0, k = 0, n = 0;
@@ -48,7 +54,7 @@ struct GemmDims {
   int64_t cm = 1, cn = 1;  // C's dims as [cm, cn], each 1 or M / N
 };
 
-// Checks A, B, optional C (of `dtype`) and the output dims, and reads the attributes.
+// Checks A, B, optional C (of `dtype`) and the output dims against the node's GemmAttrs.
 Result<GemmDims> read_gemm_dims(const KernelConfig& cfg, DType dtype);
 
 }  // namespace amp::kernels

@@ -1,0 +1,114 @@
+// Typed attribute records: what shape inference read from a node's attributes, validated
+// once and resolved against the input shapes, for every consumer after it (the kernels of
+// both backends, constant folding, the AMP passes). infer_node (shape_inference.h) stores
+// the record its rule fills in Node::resolved, so a consumer never re-parses attributes:
+//
+//   const ConvAttrs* a = std::get_if<ConvAttrs>(&node.resolved);
+//
+// Fields that depend on input dims (ConvAttrs::window's pads and output sizes, ...) are
+// filled when those dims are static, which they always are where kernels are prepared
+// (the runtime binds every input shape first, see runtime/execution_plan.cc); at load
+// with symbolic dims they stay empty. Ops without a record hold std::monostate.
+//
+// Host-only C++17 (nvcc compiles it through kernel.h). The records are data, not
+// serialized: a loaded model's graph is re-inferred, which refills them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+#include "graph/ops/fused_activation.h"
+
+namespace amp::graph {
+
+enum class AutoPad : uint8_t { kNotSet, kSameUpper, kSameLower, kValid };
+
+// The sliding window of Conv, ConvTranspose, MaxPool and AveragePool, with auto_pad and
+// ceil_mode resolved into explicit pads (graph/ops/window_geometry.h has the formulas).
+struct Window {
+  std::vector<int64_t> kernel;     // spatial kernel sizes (from W or kernel_shape)
+  std::vector<int64_t> strides;    // >= 1
+  std::vector<int64_t> dilations;  // >= 1
+  // Resolved pads once in_spatial is known. Forward windows: >= 0, and
+  //   out = (in + pad_begin + pad_end - effective_kernel) / stride + 1 (floor or ceil).
+  // ConvTranspose: out = stride (in - 1) + output_padding + effective_kernel
+  //                      - pad_begin - pad_end, either pad may be negative (output_shape
+  //                      asking for more than the input reaches).
+  std::vector<int64_t> pad_begin, pad_end;
+  AutoPad auto_pad = AutoPad::kNotSet;
+  bool ceil_mode = false;
+  std::vector<int64_t> in_spatial, out_spatial;  // empty until the dims are static
+
+  size_t rank() const { return strides.size(); }
+  int64_t effective_kernel(size_t i) const { return (kernel[i] - 1) * dilations[i] + 1; }
+  bool resolved() const { return !out_spatial.empty(); }
+};
+
+// Conv and ConvTranspose: X [N, C, D...], W, optional B [M] -> [N, M, out...].
+struct ConvAttrs {
+  bool transpose = false;
+  int64_t group = 1;
+  int64_t n = 0, c = 0, m = 0;  // batch, input and output channels (when static)
+  bool has_bias = false;
+  std::vector<int64_t> output_padding;  // ConvTranspose: one per spatial axis
+  Window window;
+  FusedActivation act;  // from FuseActivation (graph/passes/fuse_activation.h)
+};
+
+// MaxPool and AveragePool.
+struct PoolAttrs {
+  bool is_max = false;
+  bool with_indices = false;       // MaxPool's Indices output is present
+  bool count_include_pad = false;  // AveragePool
+  bool col_major_indices = false;  // MaxPool storage_order = 1
+  Window window;
+};
+
+// MatMul (and the fused form the FuseActivation pass writes).
+struct MatMulAttrs {
+  FusedActivation act;
+};
+
+// Gemm: Y = alpha op(A) op(B) + beta C.
+struct GemmAttrs {
+  bool trans_a = false, trans_b = false;
+  float alpha = 1.0f, beta = 1.0f;
+  FusedActivation act;
+};
+
+// A tensor read as [outer, len, inner] around one axis (products of the dims before, at
+// and after it). Filled when the input dims are static.
+struct AxisGeometry {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+
+// Softmax / LogSoftmax, normalized along len (opset < 13 views the input as 2-D rows:
+// len = the product of dims[axis:], inner = 1).
+struct SoftmaxAttrs {
+  AxisGeometry geometry;
+};
+
+// BatchNormalization, InstanceNormalization (split at axis 1: outer = N, len = C, inner =
+// the spatial size) and LayerNormalization (normalizes rows of len = the product of
+// dims[axis:], inner = 1).
+struct NormAttrs {
+  float epsilon = 1e-5f;
+  int64_t axis = 1;        // normalized
+  int32_t stash_type = 1;  // LayerNormalization: ONNX dtype of Mean / InvStdDev
+  AxisGeometry geometry;
+};
+
+// ArgMax / ArgMin along one axis.
+struct ArgReduceAttrs {
+  int64_t axis = 0;  // normalized
+  bool keepdims = true;
+  bool select_last_index = false;
+  AxisGeometry geometry;
+};
+
+using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
+                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs>;
+
+}  // namespace amp::graph
