@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "graph/ops/infer_rules.h"
@@ -24,7 +25,7 @@ int64_t clamp_shape_index(int64_t v, int64_t r) {
 }  // namespace
 
 // Shape(data; start, end from opset 15) -> 1-D i64 of the selected dims.
-Status infer_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -43,8 +44,9 @@ Status infer_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   }
   const int64_t r = static_cast<int64_t>(x.shape->rank());
   const int64_t s = clamp_shape_index(start, r);
-  const int64_t e = end ? clamp_shape_index(*end, r) : r;
-  set_output(out, 0, DType::kI64, Shape({std::max<int64_t>(e - s, 0)}));
+  const int64_t e = std::max(end ? clamp_shape_index(*end, r) : r, s);
+  set_output(out, 0, DType::kI64, Shape({e - s}));
+  attrs = ShapeAttrs{s, e};
   return Status::ok();
 }
 
@@ -94,7 +96,7 @@ Status infer_constant(const Node& node, const Inputs&, Outputs& out, OpAttrs&) {
 }
 
 // ConstantOfShape(shape) filled with the one-element 'value' tensor (default f32 0).
-Status infer_constant_of_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_constant_of_shape(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& shape_v = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(shape_v, 0, DTypeSet::kI64));
@@ -108,6 +110,10 @@ Status infer_constant_of_shape(const Node& node, const Inputs& in, Outputs& out,
     if (value->dtype() == DType::kUndefined) return invalid_model("attribute 'value' has no dtype");
     dtype = value->dtype();
   }
+  FillAttrs fill;
+  fill.dtype = dtype;
+  if (value) std::memcpy(&fill.bits, value->bytes(), dtype_size(dtype));
+  attrs = fill;
   AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, const_ints(shape_v, 0));
   if (!dims) {
     std::optional<int64_t> len = static_length(shape_v);

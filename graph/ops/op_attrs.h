@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "amp/dtype.h"
 #include "graph/ops/fused_activation.h"
 
 namespace amp::graph {
@@ -108,7 +109,18 @@ struct ArgReduceAttrs {
   AxisGeometry geometry;
 };
 
+// Shape: the dims [start, end) of the input (opset 15 clamps both into [0, rank]).
+struct ShapeAttrs {
+  int64_t start = 0, end = 0;
+};
+
+// ConstantOfShape: the one element every output position gets (default f32 0).
+struct FillAttrs {
+  DType dtype = DType::kF32;
+  uint64_t bits = 0;  // the element's bytes, little-endian in the low dtype_size bytes
+};
+
 using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
-                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs>;
+                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs>;
 
 }  // namespace amp::graph

@@ -149,12 +149,10 @@ const TensorData& cdata(const Value* v) {
 Result<Outputs> eval_shape(const Node& n, const Value* x, OutBuf o) {
   const std::vector<int64_t> dims = x->shape->static_dims();
   const int64_t rank = static_cast<int64_t>(dims.size());
-  AMP_ASSIGN_OR_RETURN(int64_t start, n.attrs.get_int("start", 0));
-  AMP_ASSIGN_OR_RETURN(int64_t end, n.attrs.get_int("end", rank));
-  if (start < 0) start += rank;
-  if (end < 0) end += rank;
-  start = std::clamp<int64_t>(start, 0, rank);
-  end = std::clamp<int64_t>(end, 0, rank);
+  // The range shape inference resolved (it knows which opsets have start / end).
+  const ShapeAttrs* a = std::get_if<ShapeAttrs>(&n.resolved);
+  if (a == nullptr || a->end > rank) return Outputs();
+  const int64_t start = a->start, end = a->end;
   if (o.dtype != DType::kI64 || o.numel != std::max<int64_t>(end - start, 0)) return Outputs();
   for (int64_t i = start, k = 0; i < end && k < o.numel; ++i, ++k)
     reinterpret_cast<int64_t*>(o.bytes.data())[k] = dims[static_cast<size_t>(i)];

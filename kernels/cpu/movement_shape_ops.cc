@@ -5,30 +5,22 @@
 // static output shape.
 #include <cstring>
 
+#include "kernels/common/fixed_output.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {
 
-// Copies bytes fixed at prepare() into the output.
+// Shape, Size and Constant: copies the bytes fixed at prepare() (common/fixed_output.h).
 class FixedOutputKernel : public Kernel {
  public:
-  Status run(const KernelArgs& a) const override {
-    if (!bytes_.empty()) std::memcpy(a.outputs[0], bytes_.data(), bytes_.size());
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_ASSIGN_OR_RETURN(bytes_, fixed_output_bytes(cfg));
     return Status::ok();
   }
-
- protected:
-  Status set_output(const KernelConfig& cfg, DType dtype, const std::vector<int64_t>& dims,
-                    const void* data) {
-    const TensorDesc& out = cfg.outputs[0];
-    if (out.dtype != dtype || out.dims != dims)
-      return invalid_model(op_label(cfg) + ": output is " + std::string(dtype_name(out.dtype)) +
-                           dims_to_string(out.dims) + ", expected " +
-                           std::string(dtype_name(dtype)) + dims_to_string(dims));
-    bytes_.resize(out.bytes());
-    if (!bytes_.empty()) std::memcpy(bytes_.data(), data, bytes_.size());
+  Status run(const KernelArgs& a) const override {
+    if (!bytes_.empty()) std::memcpy(a.outputs[0], bytes_.data(), bytes_.size());
     return Status::ok();
   }
 
@@ -36,78 +28,20 @@ class FixedOutputKernel : public Kernel {
   std::vector<uint8_t> bytes_;
 };
 
-// Shape(data; start, end from opset 15): the selected input dims as i64.
-class ShapeKernel : public FixedOutputKernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    const int64_t r = static_cast<int64_t>(dims.size());
-    int64_t start = 0, end = r;
-    if (cfg.node->op_version >= 15) {
-      AMP_ASSIGN_OR_RETURN(start, cfg.node->attrs.get_int("start", 0));
-      AMP_ASSIGN_OR_RETURN(end, cfg.node->attrs.get_int("end", r));
-    }
-    const auto clamp_index = [r](int64_t v) {
-      if (v < 0) v += r;
-      return std::clamp<int64_t>(v, 0, r);
-    };
-    start = clamp_index(start);
-    end = std::max(clamp_index(end), start);
-    std::vector<int64_t> values(dims.begin() + start, dims.begin() + end);
-    return set_output(cfg, DType::kI64, {static_cast<int64_t>(values.size())}, values.data());
-  }
-};
-
-// Size(data): the element count as an i64 scalar.
-class SizeKernel : public FixedOutputKernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    const int64_t n = cfg.inputs[0].numel();
-    return set_output(cfg, DType::kI64, {}, &n);
-  }
-};
-
-// Constant: the output is one of the value attributes.
-class ConstantKernel : public FixedOutputKernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ConstantValue v, read_constant_value(node_attrs(cfg)));
-    return set_output(cfg, v.dtype, v.dims, v.bytes.data());
-  }
-};
-
-// ConstantOfShape(shape): the output filled with the one-element 'value' (default f32 0).
+// ConstantOfShape(shape): the output filled with the recorded element.
 class ConstantOfShapeKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    const TensorDesc& out = cfg.outputs[0];
-    AMP_ASSIGN_OR_RETURN(std::optional<graph::TensorData> value,
-                         cfg.node->attrs.get_tensor("value"));
-    DType dtype = DType::kF32;
-    if (value) {
-      if (value->numel() != 1)
-        return invalid_model("ConstantOfShape: 'value' must hold one element, it has " +
-                             std::to_string(value->numel()));
-      dtype = value->dtype();
-      std::memcpy(&value_, value->bytes(), dtype_size(dtype));
-    }
-    if (out.dtype != dtype)
-      return invalid_model("ConstantOfShape: output dtype " + std::string(dtype_name(out.dtype)) +
-                           " differs from the value's " + std::string(dtype_name(dtype)));
-    numel_ = out.numel();
-    elem_ = dtype_size(dtype);
+    AMP_ASSIGN_OR_RETURN(fill_, constant_of_shape_fill(cfg));
     return Status::ok();
   }
-
   Status run(const KernelArgs& a) const override {
-    fill_elements(a.outputs[0], &value_, numel_, elem_);
+    fill_elements(a.outputs[0], &fill_.bits, fill_.numel, fill_.elem_size);
     return Status::ok();
   }
 
  private:
-  uint64_t value_ = 0;  // the element's bytes (0 is zero in every dtype)
-  int64_t numel_ = 0;
-  size_t elem_ = 0;
+  FillElement fill_;
 };
 
 // Range(start, limit, delta): out[i] = start + i * delta, the length fixed by the output
@@ -149,12 +83,12 @@ class RangeKernel : public Kernel {
 void register_movement_shape_kernels(KernelRegistry& r) {
   using graph::OpType;
   r.add_all(OpType::kShape, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<ShapeKernel>(); });
+            [] { return std::make_unique<FixedOutputKernel>(); });
   r.add_all(OpType::kSize, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<SizeKernel>(); });
+            [] { return std::make_unique<FixedOutputKernel>(); });
   // Constant has no inputs: looked up by its output dtype.
   r.add_all(OpType::kConstant, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<ConstantKernel>(); });
+            [] { return std::make_unique<FixedOutputKernel>(); });
   // ConstantOfShape is looked up by its i64 shape input.
   r.add_all(OpType::kConstantOfShape, Backend::kCpu, {DType::kI64},
             [] { return std::make_unique<ConstantOfShapeKernel>(); });

@@ -20,17 +20,12 @@ class BatchNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 4));
-    epsilon_ = static_cast<C>(s.epsilon);
-    channels_ = s.channels;
-    planes_ = s.planes;
-    spatial_ = s.spatial;
-    for (size_t i = 0; i < 4; ++i) param_dtype_[i] = s.param_dtype[i];
+    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 4));
     bool all_constant = true;
     for (size_t i = 1; i <= 4; ++i)
       all_constant = all_constant && cfg.inputs[i].constant_data != nullptr;
     if (all_constant) {
-      folded_.resize(static_cast<size_t>(2 * channels_));
+      folded_.resize(static_cast<size_t>(2 * shape_.channels));
       const void* p[4] = {cfg.inputs[1].constant_data, cfg.inputs[2].constant_data,
                           cfg.inputs[3].constant_data, cfg.inputs[4].constant_data};
       fold(p, folded_.data());
@@ -39,7 +34,7 @@ class BatchNormKernel : public Kernel {
   }
 
   size_t workspace_bytes() const override {
-    return folded_.empty() ? static_cast<size_t>(2 * channels_) * sizeof(C) : 0;
+    return folded_.empty() ? static_cast<size_t>(2 * shape_.channels) * sizeof(C) : 0;
   }
 
   Status run(const KernelArgs& a) const override {
@@ -52,9 +47,9 @@ class BatchNormKernel : public Kernel {
     }
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
-    const int64_t s = spatial_, ch = channels_;
+    const int64_t s = shape_.spatial, ch = shape_.channels;
     parallel_for(
-        planes_, a.num_threads,
+        shape_.planes, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
             const int64_t c = p % ch;
@@ -73,20 +68,18 @@ class BatchNormKernel : public Kernel {
   // p = {scale, B, mean, var}; out = [a[0..C), b[0..C)]. The fold is computed in the
   // compute type from the parameters' own dtypes.
   void fold(const void* const* p, C* out) const {
-    for (int64_t c = 0; c < channels_; ++c) {
-      const C scale = static_cast<C>(load_as_double(p[0], param_dtype_[0], c));
-      const C bias = static_cast<C>(load_as_double(p[1], param_dtype_[1], c));
-      const C mean = static_cast<C>(load_as_double(p[2], param_dtype_[2], c));
-      const C var = static_cast<C>(load_as_double(p[3], param_dtype_[3], c));
-      const C a = batchnorm_scale(scale, var, epsilon_);
+    for (int64_t c = 0; c < shape_.channels; ++c) {
+      const C scale = static_cast<C>(load_as_double(p[0], shape_.param_dtype[0], c));
+      const C bias = static_cast<C>(load_as_double(p[1], shape_.param_dtype[1], c));
+      const C mean = static_cast<C>(load_as_double(p[2], shape_.param_dtype[2], c));
+      const C var = static_cast<C>(load_as_double(p[3], shape_.param_dtype[3], c));
+      const C a = batchnorm_scale(scale, var, static_cast<C>(shape_.epsilon));
       out[c] = a;
-      out[channels_ + c] = batchnorm_shift(bias, mean, a);
+      out[shape_.channels + c] = batchnorm_shift(bias, mean, a);
     }
   }
 
-  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
-  C epsilon_ = C(0);
-  DType param_dtype_[4] = {};
+  ChannelNormShape shape_;
   std::vector<C> folded_;  // [a, b] when the parameters are constant
 };
 

@@ -15,12 +15,7 @@ class InstanceNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 2));
-    epsilon_ = static_cast<C>(s.epsilon);
-    channels_ = s.channels;
-    planes_ = s.planes;
-    spatial_ = s.spatial;
-    for (size_t i = 0; i < 2; ++i) param_dtype_[i] = s.param_dtype[i];
+    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 2));
     return Status::ok();
   }
 
@@ -29,14 +24,14 @@ class InstanceNormKernel : public Kernel {
     T* y = a.output<T>(0);
     const void* scale = a.inputs[1];
     const void* bias = a.inputs[2];
-    const int64_t s = spatial_;
-    const C eps = epsilon_;
+    const int64_t s = shape_.spatial;
+    const C eps = static_cast<C>(shape_.epsilon);
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     parallel_for(
-        planes_, a.num_threads,
+        shape_.planes, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
-            const int64_t c = p % channels_;
+            const int64_t c = p % shape_.channels;
             const T* xp = x + p * s;
             T* yp = y + p * s;
             const C mean =
@@ -48,8 +43,8 @@ class InstanceNormKernel : public Kernel {
                                          }) /
                           static_cast<C>(s);
             const C inv = inv_std_dev(var, eps);
-            const C sc = static_cast<C>(load_as_double(scale, param_dtype_[0], c));
-            const C b = static_cast<C>(load_as_double(bias, param_dtype_[1], c));
+            const C sc = static_cast<C>(load_as_double(scale, shape_.param_dtype[0], c));
+            const C b = static_cast<C>(load_as_double(bias, shape_.param_dtype[1], c));
             for (int64_t i = 0; i < s; ++i)
               yp[i] = from_compute<T>(normalize_value(to_compute(xp[i]), mean, inv, sc, b));
           }
@@ -59,9 +54,7 @@ class InstanceNormKernel : public Kernel {
   }
 
  private:
-  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
-  C epsilon_ = C(0);
-  DType param_dtype_[2] = {DType::kUndefined, DType::kUndefined};
+  ChannelNormShape shape_;
 };
 
 }  // namespace

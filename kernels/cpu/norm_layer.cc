@@ -31,14 +31,8 @@ class LayerNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const LayerNormShape s, check_layer_norm_io(cfg, dtype_of<T>()));
-    epsilon_ = static_cast<C>(s.epsilon);
-    outer_ = s.outer;
-    n_ = s.n;
-    norm_dims_ = s.norm_dims;
-    stat_dtype_[0] = s.stat_dtype[0];
-    stat_dtype_[1] = s.stat_dtype[1];
-    for (size_t k = 0; k < norm_dims_.size(); ++k) norm_dims_arr_[k] = norm_dims_[k];
+    AMP_ASSIGN_OR_RETURN(shape_, check_layer_norm_io(cfg, dtype_of<T>()));
+    for (size_t k = 0; k < shape_.norm_dims.size(); ++k) norm_dims_arr_[k] = shape_.norm_dims[k];
     AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_, &const_scale_, &scale_runtime_, C(1)));
     AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_, &const_bias_, &bias_runtime_, C(0)));
     return Status::ok();
@@ -46,8 +40,8 @@ class LayerNormKernel : public Kernel {
 
   size_t workspace_bytes() const override {
     size_t n = 0;
-    if (scale_runtime_) n += static_cast<size_t>(n_);
-    if (bias_runtime_) n += static_cast<size_t>(n_);
+    if (scale_runtime_) n += static_cast<size_t>(shape_.n);
+    if (bias_runtime_) n += static_cast<size_t>(shape_.n);
     return n * sizeof(C);
   }
 
@@ -58,7 +52,7 @@ class LayerNormKernel : public Kernel {
     if (scale_runtime_) {
       expand(scale_, a.inputs[1], ws);
       scale = ws;
-      ws += n_;
+      ws += shape_.n;
     }
     if (bias_runtime_) {
       expand(bias_, a.inputs[2], ws);
@@ -67,13 +61,13 @@ class LayerNormKernel : public Kernel {
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
     // Indexing a.outputs[1..2] only when prepare() saw those outputs present.
-    void* mean_out = stat_dtype_[0] != DType::kUndefined ? a.outputs[1] : nullptr;
-    void* inv_out = stat_dtype_[1] != DType::kUndefined ? a.outputs[2] : nullptr;
-    const int64_t n = n_;
-    const C eps = epsilon_;
+    void* mean_out = shape_.stat_dtype[0] != DType::kUndefined ? a.outputs[1] : nullptr;
+    void* inv_out = shape_.stat_dtype[1] != DType::kUndefined ? a.outputs[2] : nullptr;
+    const int64_t n = shape_.n;
+    const C eps = static_cast<C>(shape_.epsilon);
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     parallel_for(
-        outer_, a.num_threads,
+        shape_.outer, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t o = begin; o < end; ++o) {
             const T* xr = x + o * n;
@@ -90,8 +84,8 @@ class LayerNormKernel : public Kernel {
             for (int64_t i = 0; i < n; ++i)
               yr[i] =
                   from_compute<T>(normalize_value(to_compute(xr[i]), mean, inv, scale[i], bias[i]));
-            if (mean_out) store_from_double(mean_out, stat_dtype_[0], o, mean);
-            if (inv_out) store_from_double(inv_out, stat_dtype_[1], o, inv);
+            if (mean_out) store_from_double(mean_out, shape_.stat_dtype[0], o, mean);
+            if (inv_out) store_from_double(inv_out, shape_.stat_dtype[1], o, inv);
           }
         },
         grain_for(3 * n));
@@ -104,34 +98,34 @@ class LayerNormKernel : public Kernel {
   Status setup_param(const KernelConfig& cfg, size_t i, NormParam* p, std::vector<C>* values,
                      bool* runtime, C fill) {
     *runtime = false;
-    const int nr = static_cast<int>(norm_dims_.size());
+    const int nr = static_cast<int>(shape_.norm_dims.size());
     if (cfg.inputs.size() <= i || !cfg.inputs[i].present) {
-      values->assign(static_cast<size_t>(n_), fill);
+      values->assign(static_cast<size_t>(shape_.n), fill);
       return Status::ok();
     }
     const TensorDesc& d = cfg.inputs[i];
     if (!is_float(d.dtype))
       return invalid_model("input " + std::to_string(i) + " must be a float tensor");
-    if (d.rank() > norm_dims_.size())
+    if (d.rank() > shape_.norm_dims.size())
       return invalid_model("input " + std::to_string(i) +
                            " has a higher rank than the "
                            "normalized dims");
-    const size_t off = norm_dims_.size() - d.rank();
+    const size_t off = shape_.norm_dims.size() - d.rank();
     for (size_t k = 0; k < d.rank(); ++k)
-      if (d.dims[k] != 1 && d.dims[k] != norm_dims_[off + k])
+      if (d.dims[k] != 1 && d.dims[k] != shape_.norm_dims[off + k])
         return invalid_model("input " + std::to_string(i) +
                              " does not broadcast to the "
                              "normalized dims");
     p->present = true;
     p->dtype = d.dtype;
     p->rank = nr;
-    const std::vector<int64_t> s = broadcast_strides(d.dims, norm_dims_);
+    const std::vector<int64_t> s = broadcast_strides(d.dims, shape_.norm_dims);
     std::copy(s.begin(), s.end(), p->strides);
     if (d.constant_data == nullptr) {
       *runtime = true;
       return Status::ok();
     }
-    values->resize(static_cast<size_t>(n_));
+    values->resize(static_cast<size_t>(shape_.n));
     expand(*p, d.constant_data, values->data());
     return Status::ok();
   }
@@ -140,7 +134,7 @@ class LayerNormKernel : public Kernel {
   void expand(const NormParam& p, const void* src, C* dst) const {
     int64_t idx[kMaxRank] = {};
     int64_t off = 0;
-    for (int64_t j = 0; j < n_; ++j) {
+    for (int64_t j = 0; j < shape_.n; ++j) {
       dst[j] = static_cast<C>(load_as_double(src, p.dtype, off));
       for (int k = p.rank - 1; k >= 0; --k) {
         off += p.strides[k];
@@ -151,14 +145,11 @@ class LayerNormKernel : public Kernel {
     }
   }
 
-  int64_t outer_ = 1, n_ = 1;
-  C epsilon_ = C(0);
-  std::vector<int64_t> norm_dims_;
+  LayerNormShape shape_;
   int64_t norm_dims_arr_[kMaxRank] = {};
   NormParam scale_, bias_;
   std::vector<C> const_scale_, const_bias_;  // unused when *_runtime_
   bool scale_runtime_ = false, bias_runtime_ = false;
-  DType stat_dtype_[2] = {DType::kUndefined, DType::kUndefined};
 };
 
 }  // namespace

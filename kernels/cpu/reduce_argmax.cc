@@ -16,22 +16,18 @@ template <typename T>
 class ArgMaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ArgReduceShape s, check_arg_reduce_io(cfg, dtype_of<T>()));
-    outer_ = s.outer;
-    len_ = s.len;
-    inner_ = s.inner;
-    select_last_ = s.select_last_index;
+    AMP_ASSIGN_OR_RETURN(shape_, check_arg_reduce_io(cfg, dtype_of<T>()));
     return Status::ok();
   }
 
   Status run(const KernelArgs& a) const override {
     const T* x = a.input<T>(0);
     int64_t* y = a.output<int64_t>(0);
-    const bool last = select_last_;
-    const int64_t len = len_, inner = inner_;
+    const bool last = shape_.select_last_index;
+    const int64_t len = shape_.len, inner = shape_.inner;
     if (inner == 1) {
       parallel_for(
-          outer_, a.num_threads,
+          shape_.outer, a.num_threads,
           [&](int64_t begin, int64_t end) {
             for (int64_t o = begin; o < end; ++o) {
               const T* row = x + o * len;
@@ -53,7 +49,7 @@ class ArgMaxKernel : public Kernel {
     // Axis not innermost: scan rows of kTile columns with per-column state on the stack.
     const int64_t tiles = (inner + kTile - 1) / kTile;
     parallel_for(
-        outer_ * tiles, a.num_threads,
+        shape_.outer * tiles, a.num_threads,
         [&](int64_t begin, int64_t end) {
           compute_t<T> best[kTile];
           int64_t idx[kTile];
@@ -84,8 +80,7 @@ class ArgMaxKernel : public Kernel {
   }
 
  private:
-  int64_t outer_ = 1, len_ = 1, inner_ = 1;
-  bool select_last_ = false;
+  ArgReduceShape shape_;
 };
 
 }  // namespace

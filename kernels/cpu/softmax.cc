@@ -21,14 +21,12 @@ class SoftmaxKernel : public Kernel {
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
     AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
-    outer_ = s->geometry.outer;
-    len_ = s->geometry.len;
-    inner_ = s->geometry.inner;
+    geom_ = s->geometry;
     return Status::ok();
   }
 
   Status run(const KernelArgs& a) const override {
-    if (inner_ == 1)
+    if (geom_.inner == 1)
       run_rows(a.input<T>(0), a.output<T>(0), a.num_threads);
     else
       run_tiles(a.input<T>(0), a.output<T>(0), a.num_threads);
@@ -42,11 +40,11 @@ class SoftmaxKernel : public Kernel {
 
   // The normalized dim is innermost: each row is contiguous.
   void run_rows(const T* x, T* y, int threads) const {
-    const int64_t len = len_;
+    const int64_t len = geom_.len;
     auto max_op = [](C u, C v) { return reduce_max_step(u, v); };
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     parallel_for(
-        outer_, threads,
+        geom_.outer, threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t o = begin; o < end; ++o) {
             const T* xr = x + o * len;
@@ -84,10 +82,10 @@ class SoftmaxKernel : public Kernel {
 
   // The normalized dim has stride `inner`: kTile columns at a time, state on the stack.
   void run_tiles(const T* x, T* y, int threads) const {
-    const int64_t len = len_, inner = inner_;
+    const int64_t len = geom_.len, inner = geom_.inner;
     const int64_t tiles = (inner + kTile - 1) / kTile;
     parallel_for(
-        outer_ * tiles, threads,
+        geom_.outer * tiles, threads,
         [&](int64_t begin, int64_t end) {
           C mx[kTile];
           C sm[kTile];
@@ -141,7 +139,7 @@ class SoftmaxKernel : public Kernel {
         grain_for(len * std::min(kTile, inner)));
   }
 
-  int64_t outer_ = 1, len_ = 1, inner_ = 1;
+  graph::AxisGeometry geom_;  // [outer, len, inner], normalized along len
 };
 
 template <typename T>

@@ -67,45 +67,40 @@ class BatchNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 4));
-    epsilon_ = static_cast<C>(s.epsilon);
-    channels_ = s.channels;
-    planes_ = s.planes;
-    spatial_ = s.spatial;
-    for (size_t i = 0; i < 4; ++i) param_dtype_[i] = s.param_dtype[i];
+    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 4));
     return Status::ok();
   }
 
-  size_t workspace_bytes() const override { return static_cast<size_t>(2 * channels_) * sizeof(C); }
+  size_t workspace_bytes() const override {
+    return static_cast<size_t>(2 * shape_.channels) * sizeof(C);
+  }
 
   Status run(const KernelArgs& a) const override {
-    const int64_t n = planes_ * spatial_;
+    const int64_t n = shape_.planes * shape_.spatial;
     if (n == 0) return Status::ok();
     cudaStream_t st = stream_of(a);
     C* ab = static_cast<C*>(a.workspace);
     BnParams prm;
     for (int i = 0; i < 4; ++i) {
       prm.p[i] = a.inputs[i + 1];
-      prm.t[i] = param_dtype_[i];
+      prm.t[i] = shape_.param_dtype[i];
     }
-    batchnorm_fold_kernel<C>
-        <<<grid_for(channels_, kThreads), kThreads, 0, st>>>(prm, channels_, epsilon_, ab);
+    batchnorm_fold_kernel<C><<<grid_for(shape_.channels, kThreads), kThreads, 0, st>>>(
+        prm, shape_.channels, static_cast<C>(shape_.epsilon), ab);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    if (spatial_ >= kThreads) {
-      batchnorm_planes_kernel<T><<<grid_for(planes_), kThreads, 0, st>>>(
-          a.input<T>(0), a.output<T>(0), ab, planes_, channels_, spatial_);
+    if (shape_.spatial >= kThreads) {
+      batchnorm_planes_kernel<T><<<grid_for(shape_.planes), kThreads, 0, st>>>(
+          a.input<T>(0), a.output<T>(0), ab, shape_.planes, shape_.channels, shape_.spatial);
     } else {
       batchnorm_flat_kernel<T><<<grid_for(n, kThreads), kThreads, 0, st>>>(
-          a.input<T>(0), a.output<T>(0), ab, n, channels_, spatial_);
+          a.input<T>(0), a.output<T>(0), ab, n, shape_.channels, shape_.spatial);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
 
  private:
-  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
-  C epsilon_ = C(0);
-  DType param_dtype_[4] = {};
+  ChannelNormShape shape_;
 };
 
 }  // namespace

@@ -30,12 +30,7 @@ class InstanceNormKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ChannelNormShape s, check_channel_norm_io(cfg, dtype_of<T>(), 2));
-    epsilon_ = static_cast<C>(s.epsilon);
-    channels_ = s.channels;
-    planes_ = s.planes;
-    spatial_ = s.spatial;
-    for (size_t i = 0; i < 2; ++i) param_dtype_[i] = s.param_dtype[i];
+    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 2));
     return Status::ok();
   }
 
@@ -43,17 +38,15 @@ class InstanceNormKernel : public Kernel {
     InstanceParams<C> prm;
     prm.scale_ptr = a.inputs[1];
     prm.bias_ptr = a.inputs[2];
-    prm.scale_dtype = param_dtype_[0];
-    prm.bias_dtype = param_dtype_[1];
-    prm.channels = channels_ > 0 ? channels_ : 1;
-    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), planes_, spatial_, epsilon_, prm,
-                                 StatOutputs{}, stream_of(a));
+    prm.scale_dtype = shape_.param_dtype[0];
+    prm.bias_dtype = shape_.param_dtype[1];
+    prm.channels = shape_.channels > 0 ? shape_.channels : 1;
+    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), shape_.planes, shape_.spatial,
+                                 static_cast<C>(shape_.epsilon), prm, StatOutputs{}, stream_of(a));
   }
 
  private:
-  int64_t channels_ = 1, planes_ = 0, spatial_ = 1;
-  C epsilon_ = C(0);
-  DType param_dtype_[2] = {DType::kUndefined, DType::kUndefined};
+  ChannelNormShape shape_;
 };
 
 }  // namespace

@@ -113,35 +113,32 @@ template <typename T>
 class ArgMaxKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const ArgReduceShape s, check_arg_reduce_io(cfg, dtype_of<T>()));
-    outer_ = s.outer;
-    len_ = s.len;
-    inner_ = s.inner;
-    select_last_ = s.select_last_index;
+    AMP_ASSIGN_OR_RETURN(shape_, check_arg_reduce_io(cfg, dtype_of<T>()));
     return Status::ok();
   }
 
   Status run(const KernelArgs& a) const override {
-    if (outer_ * inner_ == 0) return Status::ok();
+    if (shape_.outer * shape_.inner == 0) return Status::ok();
     const T* x = a.input<T>(0);
     int64_t* y = a.output<int64_t>(0);
     cudaStream_t st = stream_of(a);
-    if (inner_ == 1) {
-      const bool warp_group = len_ <= kWarpRowMax;
-      const unsigned blocks = warp_group ? grid_for(outer_, kThreads / kWarp) : grid_for(outer_);
-      argmax_rows_kernel<T>
-          <<<blocks, kThreads, 0, st>>>(x, y, outer_, len_, select_last_, warp_group);
+    if (shape_.inner == 1) {
+      const bool warp_group = shape_.len <= kWarpRowMax;
+      const unsigned blocks =
+          warp_group ? grid_for(shape_.outer, kThreads / kWarp) : grid_for(shape_.outer);
+      argmax_rows_kernel<T><<<blocks, kThreads, 0, st>>>(x, y, shape_.outer, shape_.len,
+                                                         shape_.select_last_index, warp_group);
     } else {
-      argmax_columns_kernel<T><<<grid_for(outer_ * inner_, kThreads), kThreads, 0, st>>>(
-          x, y, outer_, len_, inner_, select_last_);
+      argmax_columns_kernel<T>
+          <<<grid_for(shape_.outer * shape_.inner, kThreads), kThreads, 0, st>>>(
+              x, y, shape_.outer, shape_.len, shape_.inner, shape_.select_last_index);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
 
  private:
-  int64_t outer_ = 1, len_ = 1, inner_ = 1;
-  bool select_last_ = false;
+  ArgReduceShape shape_;
 };
 
 }  // namespace

@@ -80,31 +80,32 @@ class SoftmaxKernel : public Kernel {
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
     AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
-    outer_ = s->geometry.outer;
-    len_ = s->geometry.len;
-    inner_ = s->geometry.inner;
+    geom_ = s->geometry;
     return Status::ok();
   }
 
   Status run(const KernelArgs& a) const override {
-    if (outer_ * len_ * inner_ == 0) return Status::ok();
+    if (geom_.outer * geom_.len * geom_.inner == 0) return Status::ok();
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
     cudaStream_t st = stream_of(a);
-    if (inner_ == 1) {
-      const bool warp_group = len_ <= kWarpRowMax;
-      const unsigned blocks = warp_group ? grid_for(outer_, kThreads / kWarp) : grid_for(outer_);
-      softmax_rows_kernel<T, kLog><<<blocks, kThreads, 0, st>>>(x, y, outer_, len_, warp_group);
+    if (geom_.inner == 1) {
+      const bool warp_group = geom_.len <= kWarpRowMax;
+      const unsigned blocks =
+          warp_group ? grid_for(geom_.outer, kThreads / kWarp) : grid_for(geom_.outer);
+      softmax_rows_kernel<T, kLog>
+          <<<blocks, kThreads, 0, st>>>(x, y, geom_.outer, geom_.len, warp_group);
     } else {
       softmax_columns_kernel<T, kLog>
-          <<<grid_for(outer_ * inner_, kThreads), kThreads, 0, st>>>(x, y, outer_, len_, inner_);
+          <<<grid_for(geom_.outer * geom_.inner, kThreads), kThreads, 0, st>>>(
+              x, y, geom_.outer, geom_.len, geom_.inner);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
 
  private:
-  int64_t outer_ = 1, len_ = 1, inner_ = 1;
+  graph::AxisGeometry geom_;  // [outer, len, inner], normalized along len
 };
 
 template <typename T>

@@ -83,13 +83,14 @@ ColorDecision check_node(const Graph& g, const Node& n, DType low, ConstantFitCa
       }
       break;
     case OpType::kAveragePool: {
-      // The window's element count, saturating: only "over 65536" matters, and a hostile
-      // kernel_shape must not overflow int64 (found by fuzzing).
+      // The window's element count (from the record shape inference validated),
+      // saturating: only "over 65536" matters, and a hostile kernel_shape must not
+      // overflow int64 (found by fuzzing).
       constexpr int64_t kMaxLowWindow = 65536;
-      auto ks = n.attrs.get_ints("kernel_shape");
+      const PoolAttrs* pool = std::get_if<PoolAttrs>(&n.resolved);
       int64_t window = 1;
-      if (ks.is_ok())
-        for (int64_t k : *ks) {
+      if (pool != nullptr)
+        for (int64_t k : pool->window.kernel) {
           window *= std::min<int64_t>(std::max<int64_t>(k, 1), kMaxLowWindow + 1);
           if (window > kMaxLowWindow) break;
         }
