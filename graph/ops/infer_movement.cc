@@ -286,7 +286,7 @@ Status infer_unsqueeze(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
 }
 
 // Transpose(perm): perm must be a permutation of 0..rank-1; default reverses the dims.
-Status infer_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -310,13 +310,18 @@ Status infer_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs
                            " is not a permutation of 0.." + std::to_string(r - 1));
     seen[static_cast<size_t>(p)] = 1;
   }
+  PermuteAttrs rec;
+  rec.perm = perm;
   if (!x.shape) {
     set_output(out, 0, x.dtype, unknown_dims(r));
+    attrs = std::move(rec);
     return Status::ok();
   }
   Shape result;
   for (int64_t p : perm) result.dims.push_back(x.shape->dims[static_cast<size_t>(p)]);
   set_output(out, 0, x.dtype, std::move(result));
+  if (x.shape->is_static()) rec.view_dims = x.shape->static_dims();
+  attrs = std::move(rec);
   return Status::ok();
 }
 
@@ -754,8 +759,11 @@ Status infer_pad(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   return Status::ok();
 }
 
-// DepthToSpace(blocksize, mode DCR|CRD): [N, C, H, W] -> [N, C/b^2, H*b, W*b].
-Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+// DepthToSpace(blocksize, mode DCR|CRD): [N, C, H, W] -> [N, C/b^2, H*b, W*b], one 6-D
+// transpose of the reshaped input (ONNX's definition), recorded as a PermuteAttrs:
+//   DCR: [N, b, b, C', H, W] -> perm (0, 3, 4, 1, 5, 2) -> [N, C', H, b, W, b]
+//   CRD: [N, C', b, b, H, W] -> perm (0, 1, 4, 2, 5, 3) -> [N, C', H, b, W, b]
+Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -793,7 +801,17 @@ Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, Op
     if (!m) return overflow_error("the output size");
     d = Dim(*m);
   }
+  const bool dcr = mode == "DCR";
+  PermuteAttrs rec;
+  rec.perm = dcr ? std::vector<int64_t>{0, 3, 4, 1, 5, 2} : std::vector<int64_t>{0, 1, 4, 2, 5, 3};
+  if (x.shape->is_static()) {
+    const std::vector<int64_t> xd = x.shape->static_dims();
+    const int64_t cc = xd[1] / *b2;
+    rec.view_dims = dcr ? std::vector<int64_t>{xd[0], b, b, cc, xd[2], xd[3]}
+                        : std::vector<int64_t>{xd[0], cc, b, b, xd[2], xd[3]};
+  }
   set_output(out, 0, x.dtype, std::move(result));
+  attrs = std::move(rec);
   return Status::ok();
 }
 

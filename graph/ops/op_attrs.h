@@ -120,7 +120,15 @@ struct FillAttrs {
   uint64_t bits = 0;  // the element's bytes, little-endian in the low dtype_size bytes
 };
 
-using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
-                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs>;
+// Transpose, and DepthToSpace as ONNX defines it (one 6-D transpose of the input reshaped):
+// output axis i is axis perm[i] of the input viewed as view_dims.
+struct PermuteAttrs {
+  std::vector<int64_t> perm;       // validated permutation
+  std::vector<int64_t> view_dims;  // the input's dims as perm reads them; empty until static
+};
+
+using OpAttrs =
+    std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
+                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs>;
 
 }  // namespace amp::graph

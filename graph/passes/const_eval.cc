@@ -402,18 +402,13 @@ Result<Outputs> eval_gather(const Node& n, const Value* x, const Value* idx, Out
 Result<Outputs> eval_transpose(const Node& n, const Value* x, OutBuf o) {
   const TensorData& t = cdata(x);
   const size_t rank = t.dims().size();
-  std::vector<int64_t> perm;
-  AMP_ASSIGN_OR_RETURN(perm, n.attrs.get_ints("perm"));
-  if (perm.empty())
-    for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
+  // The permutation shape inference validated (the default one included).
+  const PermuteAttrs* rec = std::get_if<PermuteAttrs>(&n.resolved);
+  if (rec == nullptr) return Outputs();
+  const std::vector<int64_t>& perm = rec->perm;
   if (perm.size() != rank || t.dtype() != o.dtype || o.dims.size() != rank) return Outputs();
-  std::vector<char> seen(rank, 0);
-  for (size_t a = 0; a < rank; ++a) {
-    const int64_t p = perm[a];
-    if (p < 0 || p >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(p)]) return Outputs();
-    seen[static_cast<size_t>(p)] = 1;
-    if (o.dims[a] != t.dims()[static_cast<size_t>(p)]) return Outputs();
-  }
+  for (size_t a = 0; a < rank; ++a)
+    if (o.dims[a] != t.dims()[static_cast<size_t>(perm[a])]) return Outputs();
   const std::vector<int64_t> in_strides = strides_of(t.dims());
   std::vector<int64_t> idx(rank, 0);
   const size_t es = dtype_size(o.dtype);

@@ -3,8 +3,10 @@
 //   Expand: a strided view with stride 0 on broadcast axes (numpy rules, right-aligned).
 //   Tile:   output row (all axes but the last) o reads input row (o_a mod d_a), which is
 //           copied repeats_last times.
+#include <algorithm>
 #include <cstring>
 
+#include "kernels/common/movement_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/movement_common.h"
 
@@ -38,34 +40,13 @@ class ExpandKernel : public Kernel {
 class TileKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    const TensorDesc& in = cfg.inputs[0];
-    const TensorDesc& out = cfg.outputs[0];
-    AMP_RETURN_IF_ERROR(check_max_rank(in, "Tile input"));
-    if (in.rank() != out.rank() || in.dtype != out.dtype)
-      return invalid_model("Tile: output " + dims_to_string(out.dims) +
-                           " does not match the input's rank or dtype");
-    rank_ = static_cast<int>(in.rank());
-    for (int a = 0; a < rank_; ++a) {
-      in_dims_[a] = in.dims[static_cast<size_t>(a)];
-      out_dims_[a] = out.dims[static_cast<size_t>(a)];
-      if (in_dims_[a] == 0 ? out_dims_[a] != 0 : out_dims_[a] % in_dims_[a] != 0)
-        return invalid_model("Tile: output " + dims_to_string(out.dims) +
-                             " is not a whole repeat of input " + dims_to_string(in.dims));
-    }
-    // Cross-check a constant repeats input.
-    if (cfg.inputs.size() > 1 && cfg.inputs[1].present && cfg.inputs[1].constant_data &&
-        cfg.inputs[1].numel() == rank_) {
-      int64_t reps[kMaxRank];
-      if (read_int_param(cfg.inputs[1].constant_data, cfg.inputs[1].dtype, rank_, reps)) {
-        for (int a = 0; a < rank_; ++a)
-          if (reps[a] < 0 || in_dims_[a] * reps[a] != out_dims_[a])
-            return invalid_model("Tile: repeats " + dims_to_string(rank_, reps) + " on input " +
-                                 dims_to_string(in.dims) + " do not give output " +
-                                 dims_to_string(out.dims));
-      }
-    }
-    elem_ = dtype_size(in.dtype);
-    numel_ = out.numel();
+    AMP_ASSIGN_OR_RETURN(const TileShape t, check_tile_io(cfg));
+    AMP_RETURN_IF_ERROR(check_max_rank(cfg.inputs[0], "Tile input"));
+    rank_ = t.rank();
+    std::copy(t.in_dims.begin(), t.in_dims.end(), in_dims_);
+    std::copy(t.out_dims.begin(), t.out_dims.end(), out_dims_);
+    elem_ = dtype_size(cfg.inputs[0].dtype);
+    numel_ = cfg.outputs[0].numel();
     return Status::ok();
   }
 

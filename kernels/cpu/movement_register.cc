@@ -11,7 +11,6 @@ void register_cpu_movement_kernels(KernelRegistry& registry) {
   cpu::register_movement_slice_gather_kernels(registry);
   cpu::register_movement_expand_tile_kernels(registry);
   cpu::register_movement_pad_kernels(registry);
-  cpu::register_movement_depth_to_space_kernels(registry);
   cpu::register_movement_resize_kernels(registry);
   cpu::register_movement_shape_kernels(registry);
 }
