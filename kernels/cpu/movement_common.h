@@ -57,10 +57,10 @@ Status check_max_rank(const TensorDesc& t, const char* what);
 
 // Per sub-family registration (movement_*.cc), called by register_cpu_movement_kernels.
 void register_movement_view_kernels(KernelRegistry& r);
-void register_movement_transpose_kernels(KernelRegistry& r);  // and DepthToSpace
+void register_movement_strided_copy_kernels(KernelRegistry& r);  // Transpose, DepthToSpace, Expand
 void register_movement_concat_split_kernels(KernelRegistry& r);
 void register_movement_slice_gather_kernels(KernelRegistry& r);
-void register_movement_expand_tile_kernels(KernelRegistry& r);
+void register_movement_tile_kernels(KernelRegistry& r);
 void register_movement_pad_kernels(KernelRegistry& r);
 void register_movement_resize_kernels(KernelRegistry& r);
 void register_movement_shape_kernels(KernelRegistry& r);

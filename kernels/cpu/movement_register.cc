@@ -6,10 +6,10 @@ namespace amp::kernels {
 
 void register_cpu_movement_kernels(KernelRegistry& registry) {
   cpu::register_movement_view_kernels(registry);
-  cpu::register_movement_transpose_kernels(registry);
+  cpu::register_movement_strided_copy_kernels(registry);
   cpu::register_movement_concat_split_kernels(registry);
   cpu::register_movement_slice_gather_kernels(registry);
-  cpu::register_movement_expand_tile_kernels(registry);
+  cpu::register_movement_tile_kernels(registry);
   cpu::register_movement_pad_kernels(registry);
   cpu::register_movement_resize_kernels(registry);
   cpu::register_movement_shape_kernels(registry);

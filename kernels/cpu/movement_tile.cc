@@ -1,6 +1,5 @@
-// Expand(data, shape) and Tile(data, repeats). Neither needs its second input's values:
-// the static output shape already says how far to broadcast or repeat.
-//   Expand: a strided view with stride 0 on broadcast axes (numpy rules, right-aligned).
+// Tile(data, repeats). The repeats' values are not needed: the static output shape says
+// how far to repeat (Expand is a strided copy, movement_strided_copy.cc).
 //   Tile:   output row (all axes but the last) o reads input row (o_a mod d_a), which is
 //           copied repeats_last times.
 #include <algorithm>
@@ -12,30 +11,6 @@
 
 namespace amp::kernels::cpu {
 namespace {
-
-class ExpandKernel : public Kernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    const TensorDesc& in = cfg.inputs[0];
-    const TensorDesc& out = cfg.outputs[0];
-    AMP_RETURN_IF_ERROR(check_max_rank(out, "Expand output"));
-    const int r = static_cast<int>(out.rank());
-    int64_t strides[kMaxRank];
-    AMP_RETURN_IF_ERROR(expand_source_strides(in, out, strides));
-    view_ = make_strided_view(r, out.dims.data(), strides, 0);
-    elem_ = dtype_size(in.dtype);
-    return Status::ok();
-  }
-
-  Status run(const KernelArgs& a) const override {
-    strided_copy(view_, a.inputs[0], a.outputs[0], elem_, a.num_threads);
-    return Status::ok();
-  }
-
- private:
-  StridedView view_;
-  size_t elem_ = 0;
-};
 
 class TileKernel : public Kernel {
  public:
@@ -105,9 +80,7 @@ class TileKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_expand_tile_kernels(KernelRegistry& r) {
-  r.add_all(graph::OpType::kExpand, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<ExpandKernel>(); });
+void register_movement_tile_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kTile, Backend::kCpu, all_dtypes(),
             [] { return std::make_unique<TileKernel>(); });
 }
