@@ -56,8 +56,7 @@ void fill_elements(void* dst, const void* value, int64_t count, size_t elem_size
 Status check_max_rank(const TensorDesc& t, const char* what);
 
 // Per sub-family registration (movement_*.cc), called by register_cpu_movement_kernels.
-void register_movement_view_kernels(KernelRegistry& r);
-void register_movement_strided_copy_kernels(KernelRegistry& r);  // Transpose, DepthToSpace, Expand
+void register_movement_copy_kernels(KernelRegistry& r);  // views, Transpose, DepthToSpace, Expand
 void register_movement_concat_split_kernels(KernelRegistry& r);
 void register_movement_slice_gather_kernels(KernelRegistry& r);
 void register_movement_tile_kernels(KernelRegistry& r);

@@ -5,8 +5,7 @@
 namespace amp::kernels {
 
 void register_cpu_movement_kernels(KernelRegistry& registry) {
-  cpu::register_movement_view_kernels(registry);
-  cpu::register_movement_strided_copy_kernels(registry);
+  cpu::register_movement_copy_kernels(registry);
   cpu::register_movement_concat_split_kernels(registry);
   cpu::register_movement_slice_gather_kernels(registry);
   cpu::register_movement_tile_kernels(registry);

@@ -1,5 +1,5 @@
 // Tile(data, repeats). The repeats' values are not needed: the static output shape says
-// how far to repeat (Expand is a strided copy, movement_strided_copy.cc).
+// how far to repeat (Expand is a strided copy, movement_copy_ops.cc).
 //   Tile:   output row (all axes but the last) o reads input row (o_a mod d_a), which is
 //           copied repeats_last times.
 #include <algorithm>

@@ -9,8 +9,7 @@ namespace amp::kernels {
 
 // The family's entry point (cuda_kernels.h): one call per sub-family file.
 void register_cuda_movement_kernels(KernelRegistry& registry) {
-  cuda_mv::register_view_kernels(registry);
-  cuda_mv::register_movement_strided_copy_kernels(registry);
+  cuda_mv::register_movement_copy_kernels(registry);
   cuda_mv::register_concat_split_kernels(registry);
   cuda_mv::register_slice_kernels(registry);
   cuda_mv::register_gather_kernels(registry);

@@ -94,14 +94,13 @@ Status check_max_rank(const TensorDesc& t, const char* what);
 Status check_data_io(const KernelConfig& cfg);
 
 // Per sub-family registration, called by register_cuda_movement_kernels().
-void register_view_kernels(KernelRegistry& r);                   // movement_views.cc
-void register_movement_strided_copy_kernels(KernelRegistry& r);  // movement_strided_copy.cc
-void register_concat_split_kernels(KernelRegistry& r);           // movement_concat_split.cc
-void register_slice_kernels(KernelRegistry& r);                  // movement_slice.cu
-void register_gather_kernels(KernelRegistry& r);                 // movement_gather.cc
-void register_tile_kernels(KernelRegistry& r);                   // movement_tile.cc
-void register_pad_kernels(KernelRegistry& r);                    // movement_pad.cu
-void register_resize_kernels(KernelRegistry& r);                 // movement_resize.cu
-void register_shape_kernels(KernelRegistry& r);                  // movement_shape_ops.cc
+void register_movement_copy_kernels(KernelRegistry& r);  // movement_copy_ops.cc
+void register_concat_split_kernels(KernelRegistry& r);   // movement_concat_split.cc
+void register_slice_kernels(KernelRegistry& r);          // movement_slice.cu
+void register_gather_kernels(KernelRegistry& r);         // movement_gather.cc
+void register_tile_kernels(KernelRegistry& r);           // movement_tile.cc
+void register_pad_kernels(KernelRegistry& r);            // movement_pad.cu
+void register_resize_kernels(KernelRegistry& r);         // movement_resize.cu
+void register_shape_kernels(KernelRegistry& r);          // movement_shape_ops.cc
 
 }  // namespace amp::kernels::cuda_mv

@@ -1,5 +1,5 @@
 // CUDA Tile(data, repeats), as kernels/cpu/movement_tile.cc: the static output shape says
-// how far to repeat (Expand is a strided copy, movement_strided_copy.cc).
+// how far to repeat (Expand is a strided copy, movement_copy_ops.cc).
 //   Tile:   output element (o_a) reads input element (o_a mod d_a) (launch_tile).
 #include <algorithm>
 

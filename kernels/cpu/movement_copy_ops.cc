@@ -1,0 +1,32 @@
+// The copy ops (views, Transpose, DepthToSpace, Expand) on the CPU: kernels/common/
+// copy_kernels.h over the CPU's strided view (contiguous axes merge in make_strided_view,
+// rows run in parallel) and a parallel memcpy.
+#include "kernels/common/copy_kernels.h"
+#include "kernels/cpu/movement_common.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+struct CpuStridedCopy {
+  static constexpr int kMaxRank = cpu::kMaxRank;
+  using Plan = StridedView;
+  static Plan make_plan(int rank, const int64_t* dims, const int64_t* src_strides) {
+    return make_strided_view(rank, dims, src_strides, 0);
+  }
+  static Status copy(const Plan& plan, const KernelArgs& a, size_t elem_size) {
+    strided_copy(plan, a.inputs[0], a.outputs[0], elem_size, a.num_threads);
+    return Status::ok();
+  }
+  static Status copy_bytes(void* dst, const void* src, size_t bytes, const KernelArgs& a) {
+    parallel_copy(dst, src, bytes, a.num_threads);  // a no-op when aliased
+    return Status::ok();
+  }
+};
+
+}  // namespace
+
+void register_movement_copy_kernels(KernelRegistry& r) {
+  register_copy_kernels<CpuStridedCopy>(r, Backend::kCpu);
+}
+
+}  // namespace amp::kernels::cpu
