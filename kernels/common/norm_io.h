@@ -28,6 +28,14 @@ struct ChannelNormShape {
 // float tensor of C elements.
 Result<ChannelNormShape> check_channel_norm_io(const KernelConfig& cfg, DType t, size_t num_params);
 
+// The two channel norms' checks, for CheckedKernel (checked_kernel.h).
+inline Result<ChannelNormShape> check_batch_norm_io(const KernelConfig& cfg, DType t) {
+  return check_channel_norm_io(cfg, t, 4);  // scale, B, mean, var
+}
+inline Result<ChannelNormShape> check_instance_norm_io(const KernelConfig& cfg, DType t) {
+  return check_channel_norm_io(cfg, t, 2);  // scale, B
+}
+
 struct LayerNormShape {
   float epsilon = 0.0f;
   int64_t outer = 1, n = 1;

@@ -6,6 +6,7 @@
 //
 // Training (training_mode = 1, or the running-statistics outputs 1..2 requested) and the
 // pre-opset-9 non-spatial form (spatial = 0) are unsupported.
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
@@ -15,17 +16,17 @@ namespace amp::kernels::cpu {
 namespace {
 
 template <typename T>
-class BatchNormKernel : public Kernel {
+class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_norm_io> {
   using C = compute_t<T>;
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 4));
+    AMP_RETURN_IF_ERROR((CheckedKernel<T, ChannelNormShape, check_batch_norm_io>::prepare(cfg)));
     bool all_constant = true;
     for (size_t i = 1; i <= 4; ++i)
       all_constant = all_constant && cfg.inputs[i].constant_data != nullptr;
     if (all_constant) {
-      folded_.resize(static_cast<size_t>(2 * shape_.channels));
+      folded_.resize(static_cast<size_t>(2 * this->shape_.channels));
       const void* p[4] = {cfg.inputs[1].constant_data, cfg.inputs[2].constant_data,
                           cfg.inputs[3].constant_data, cfg.inputs[4].constant_data};
       fold(p, folded_.data());
@@ -34,7 +35,7 @@ class BatchNormKernel : public Kernel {
   }
 
   size_t workspace_bytes() const override {
-    return folded_.empty() ? static_cast<size_t>(2 * shape_.channels) * sizeof(C) : 0;
+    return folded_.empty() ? static_cast<size_t>(2 * this->shape_.channels) * sizeof(C) : 0;
   }
 
   Status run(const KernelArgs& a) const override {
@@ -47,9 +48,9 @@ class BatchNormKernel : public Kernel {
     }
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
-    const int64_t s = shape_.spatial, ch = shape_.channels;
+    const int64_t s = this->shape_.spatial, ch = this->shape_.channels;
     parallel_for(
-        shape_.planes, a.num_threads,
+        this->shape_.planes, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
             const int64_t c = p % ch;
@@ -68,18 +69,17 @@ class BatchNormKernel : public Kernel {
   // p = {scale, B, mean, var}; out = [a[0..C), b[0..C)]. The fold is computed in the
   // compute type from the parameters' own dtypes.
   void fold(const void* const* p, C* out) const {
-    for (int64_t c = 0; c < shape_.channels; ++c) {
-      const C scale = static_cast<C>(load_as_double(p[0], shape_.param_dtype[0], c));
-      const C bias = static_cast<C>(load_as_double(p[1], shape_.param_dtype[1], c));
-      const C mean = static_cast<C>(load_as_double(p[2], shape_.param_dtype[2], c));
-      const C var = static_cast<C>(load_as_double(p[3], shape_.param_dtype[3], c));
-      const C a = batchnorm_scale(scale, var, static_cast<C>(shape_.epsilon));
+    for (int64_t c = 0; c < this->shape_.channels; ++c) {
+      const C scale = static_cast<C>(load_as_double(p[0], this->shape_.param_dtype[0], c));
+      const C bias = static_cast<C>(load_as_double(p[1], this->shape_.param_dtype[1], c));
+      const C mean = static_cast<C>(load_as_double(p[2], this->shape_.param_dtype[2], c));
+      const C var = static_cast<C>(load_as_double(p[3], this->shape_.param_dtype[3], c));
+      const C a = batchnorm_scale(scale, var, static_cast<C>(this->shape_.epsilon));
       out[c] = a;
-      out[shape_.channels + c] = batchnorm_shift(bias, mean, a);
+      out[this->shape_.channels + c] = batchnorm_shift(bias, mean, a);
     }
   }
 
-  ChannelNormShape shape_;
   std::vector<C> folded_;  // [a, b] when the parameters are constant
 };
 

@@ -9,6 +9,7 @@
 // when constant, else into the workspace at the start of run().
 #include <algorithm>
 
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
@@ -26,13 +27,14 @@ struct NormParam {
 };
 
 template <typename T>
-class LayerNormKernel : public Kernel {
+class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm_io> {
   using C = compute_t<T>;
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_layer_norm_io(cfg, dtype_of<T>()));
-    for (size_t k = 0; k < shape_.norm_dims.size(); ++k) norm_dims_arr_[k] = shape_.norm_dims[k];
+    AMP_RETURN_IF_ERROR((CheckedKernel<T, LayerNormShape, check_layer_norm_io>::prepare(cfg)));
+    for (size_t k = 0; k < this->shape_.norm_dims.size(); ++k)
+      norm_dims_arr_[k] = this->shape_.norm_dims[k];
     AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_, &const_scale_, &scale_runtime_, C(1)));
     AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_, &const_bias_, &bias_runtime_, C(0)));
     return Status::ok();
@@ -40,8 +42,8 @@ class LayerNormKernel : public Kernel {
 
   size_t workspace_bytes() const override {
     size_t n = 0;
-    if (scale_runtime_) n += static_cast<size_t>(shape_.n);
-    if (bias_runtime_) n += static_cast<size_t>(shape_.n);
+    if (scale_runtime_) n += static_cast<size_t>(this->shape_.n);
+    if (bias_runtime_) n += static_cast<size_t>(this->shape_.n);
     return n * sizeof(C);
   }
 
@@ -52,7 +54,7 @@ class LayerNormKernel : public Kernel {
     if (scale_runtime_) {
       expand(scale_, a.inputs[1], ws);
       scale = ws;
-      ws += shape_.n;
+      ws += this->shape_.n;
     }
     if (bias_runtime_) {
       expand(bias_, a.inputs[2], ws);
@@ -61,13 +63,13 @@ class LayerNormKernel : public Kernel {
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
     // Indexing a.outputs[1..2] only when prepare() saw those outputs present.
-    void* mean_out = shape_.stat_dtype[0] != DType::kUndefined ? a.outputs[1] : nullptr;
-    void* inv_out = shape_.stat_dtype[1] != DType::kUndefined ? a.outputs[2] : nullptr;
-    const int64_t n = shape_.n;
-    const C eps = static_cast<C>(shape_.epsilon);
+    void* mean_out = this->shape_.stat_dtype[0] != DType::kUndefined ? a.outputs[1] : nullptr;
+    void* inv_out = this->shape_.stat_dtype[1] != DType::kUndefined ? a.outputs[2] : nullptr;
+    const int64_t n = this->shape_.n;
+    const C eps = static_cast<C>(this->shape_.epsilon);
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     parallel_for(
-        shape_.outer, a.num_threads,
+        this->shape_.outer, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t o = begin; o < end; ++o) {
             const T* xr = x + o * n;
@@ -84,8 +86,8 @@ class LayerNormKernel : public Kernel {
             for (int64_t i = 0; i < n; ++i)
               yr[i] =
                   from_compute<T>(normalize_value(to_compute(xr[i]), mean, inv, scale[i], bias[i]));
-            if (mean_out) store_from_double(mean_out, shape_.stat_dtype[0], o, mean);
-            if (inv_out) store_from_double(inv_out, shape_.stat_dtype[1], o, inv);
+            if (mean_out) store_from_double(mean_out, this->shape_.stat_dtype[0], o, mean);
+            if (inv_out) store_from_double(inv_out, this->shape_.stat_dtype[1], o, inv);
           }
         },
         grain_for(3 * n));
@@ -98,34 +100,34 @@ class LayerNormKernel : public Kernel {
   Status setup_param(const KernelConfig& cfg, size_t i, NormParam* p, std::vector<C>* values,
                      bool* runtime, C fill) {
     *runtime = false;
-    const int nr = static_cast<int>(shape_.norm_dims.size());
+    const int nr = static_cast<int>(this->shape_.norm_dims.size());
     if (cfg.inputs.size() <= i || !cfg.inputs[i].present) {
-      values->assign(static_cast<size_t>(shape_.n), fill);
+      values->assign(static_cast<size_t>(this->shape_.n), fill);
       return Status::ok();
     }
     const TensorDesc& d = cfg.inputs[i];
     if (!is_float(d.dtype))
       return invalid_model("input " + std::to_string(i) + " must be a float tensor");
-    if (d.rank() > shape_.norm_dims.size())
+    if (d.rank() > this->shape_.norm_dims.size())
       return invalid_model("input " + std::to_string(i) +
                            " has a higher rank than the "
                            "normalized dims");
-    const size_t off = shape_.norm_dims.size() - d.rank();
+    const size_t off = this->shape_.norm_dims.size() - d.rank();
     for (size_t k = 0; k < d.rank(); ++k)
-      if (d.dims[k] != 1 && d.dims[k] != shape_.norm_dims[off + k])
+      if (d.dims[k] != 1 && d.dims[k] != this->shape_.norm_dims[off + k])
         return invalid_model("input " + std::to_string(i) +
                              " does not broadcast to the "
                              "normalized dims");
     p->present = true;
     p->dtype = d.dtype;
     p->rank = nr;
-    const std::vector<int64_t> s = broadcast_strides(d.dims, shape_.norm_dims);
+    const std::vector<int64_t> s = broadcast_strides(d.dims, this->shape_.norm_dims);
     std::copy(s.begin(), s.end(), p->strides);
     if (d.constant_data == nullptr) {
       *runtime = true;
       return Status::ok();
     }
-    values->resize(static_cast<size_t>(shape_.n));
+    values->resize(static_cast<size_t>(this->shape_.n));
     expand(*p, d.constant_data, values->data());
     return Status::ok();
   }
@@ -134,7 +136,7 @@ class LayerNormKernel : public Kernel {
   void expand(const NormParam& p, const void* src, C* dst) const {
     int64_t idx[kMaxRank] = {};
     int64_t off = 0;
-    for (int64_t j = 0; j < shape_.n; ++j) {
+    for (int64_t j = 0; j < this->shape_.n; ++j) {
       dst[j] = static_cast<C>(load_as_double(src, p.dtype, off));
       for (int k = p.rank - 1; k >= 0; --k) {
         off += p.strides[k];
@@ -145,7 +147,6 @@ class LayerNormKernel : public Kernel {
     }
   }
 
-  LayerNormShape shape_;
   int64_t norm_dims_arr_[kMaxRank] = {};
   NormParam scale_, bias_;
   std::vector<C> const_scale_, const_bias_;  // unused when *_runtime_

@@ -4,6 +4,7 @@
 // exact for every storage type (f16/bf16 widen to fp32 without rounding).
 #include <algorithm>
 
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
@@ -13,21 +14,16 @@ namespace amp::kernels::cpu {
 namespace {
 
 template <typename T>
-class ArgMaxKernel : public Kernel {
+class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_arg_reduce_io(cfg, dtype_of<T>()));
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
     const T* x = a.input<T>(0);
     int64_t* y = a.output<int64_t>(0);
-    const bool last = shape_.select_last_index;
-    const int64_t len = shape_.len, inner = shape_.inner;
+    const bool last = this->shape_.select_last_index;
+    const int64_t len = this->shape_.len, inner = this->shape_.inner;
     if (inner == 1) {
       parallel_for(
-          shape_.outer, a.num_threads,
+          this->shape_.outer, a.num_threads,
           [&](int64_t begin, int64_t end) {
             for (int64_t o = begin; o < end; ++o) {
               const T* row = x + o * len;
@@ -49,7 +45,7 @@ class ArgMaxKernel : public Kernel {
     // Axis not innermost: scan rows of kTile columns with per-column state on the stack.
     const int64_t tiles = (inner + kTile - 1) / kTile;
     parallel_for(
-        shape_.outer * tiles, a.num_threads,
+        this->shape_.outer * tiles, a.num_threads,
         [&](int64_t begin, int64_t end) {
           compute_t<T> best[kTile];
           int64_t idx[kTile];
@@ -78,9 +74,6 @@ class ArgMaxKernel : public Kernel {
         grain_for(len * std::min(kTile, inner)));
     return Status::ok();
   }
-
- private:
-  ArgReduceShape shape_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 // BatchNormalization into the preceding Conv anyway (graph/passes/fuse_batchnorm.cc).
 // The apply kernel walks one (n, c) plane per block when planes are large, else the whole
 // tensor flattened. Training mode and spatial=0 are unsupported, as on the CPU.
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
@@ -62,45 +63,38 @@ __global__ void batchnorm_flat_kernel(const T* __restrict__ x, T* __restrict__ y
 }
 
 template <typename T>
-class BatchNormKernel : public Kernel {
+class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_norm_io> {
   using C = compute_t<T>;
 
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 4));
-    return Status::ok();
-  }
-
   size_t workspace_bytes() const override {
-    return static_cast<size_t>(2 * shape_.channels) * sizeof(C);
+    return static_cast<size_t>(2 * this->shape_.channels) * sizeof(C);
   }
 
   Status run(const KernelArgs& a) const override {
-    const int64_t n = shape_.planes * shape_.spatial;
+    const int64_t n = this->shape_.planes * this->shape_.spatial;
     if (n == 0) return Status::ok();
     cudaStream_t st = stream_of(a);
     C* ab = static_cast<C*>(a.workspace);
     BnParams prm;
     for (int i = 0; i < 4; ++i) {
       prm.p[i] = a.inputs[i + 1];
-      prm.t[i] = shape_.param_dtype[i];
+      prm.t[i] = this->shape_.param_dtype[i];
     }
-    batchnorm_fold_kernel<C><<<grid_for(shape_.channels, kThreads), kThreads, 0, st>>>(
-        prm, shape_.channels, static_cast<C>(shape_.epsilon), ab);
+    batchnorm_fold_kernel<C><<<grid_for(this->shape_.channels, kThreads), kThreads, 0, st>>>(
+        prm, this->shape_.channels, static_cast<C>(this->shape_.epsilon), ab);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    if (shape_.spatial >= kThreads) {
-      batchnorm_planes_kernel<T><<<grid_for(shape_.planes), kThreads, 0, st>>>(
-          a.input<T>(0), a.output<T>(0), ab, shape_.planes, shape_.channels, shape_.spatial);
+    if (this->shape_.spatial >= kThreads) {
+      batchnorm_planes_kernel<T><<<grid_for(this->shape_.planes), kThreads, 0, st>>>(
+          a.input<T>(0), a.output<T>(0), ab, this->shape_.planes, this->shape_.channels,
+          this->shape_.spatial);
     } else {
       batchnorm_flat_kernel<T><<<grid_for(n, kThreads), kThreads, 0, st>>>(
-          a.input<T>(0), a.output<T>(0), ab, n, shape_.channels, shape_.spatial);
+          a.input<T>(0), a.output<T>(0), ab, n, this->shape_.channels, this->shape_.spatial);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
-
- private:
-  ChannelNormShape shape_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // scale [C], B [C] (any float dtype), epsilon (default 1e-5). Each (n, c) plane is one
 // contiguous row of norm_rows.h: two-pass fp32 statistics (f64 for f64), then
 // y = (x - mean) * inv_std * scale[c] + B[c].
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
 #include "kernels/cuda/norm_rows.h"
 #include "kernels/cuda/reduce_kernels.h"
@@ -25,28 +26,21 @@ struct InstanceParams {
 };
 
 template <typename T>
-class InstanceNormKernel : public Kernel {
+class InstanceNormKernel : public CheckedKernel<T, ChannelNormShape, check_instance_norm_io> {
   using C = compute_t<T>;
 
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_channel_norm_io(cfg, dtype_of<T>(), 2));
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
     InstanceParams<C> prm;
     prm.scale_ptr = a.inputs[1];
     prm.bias_ptr = a.inputs[2];
-    prm.scale_dtype = shape_.param_dtype[0];
-    prm.bias_dtype = shape_.param_dtype[1];
-    prm.channels = shape_.channels > 0 ? shape_.channels : 1;
-    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), shape_.planes, shape_.spatial,
-                                 static_cast<C>(shape_.epsilon), prm, StatOutputs{}, stream_of(a));
+    prm.scale_dtype = this->shape_.param_dtype[0];
+    prm.bias_dtype = this->shape_.param_dtype[1];
+    prm.channels = this->shape_.channels > 0 ? this->shape_.channels : 1;
+    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), this->shape_.planes,
+                                 this->shape_.spatial, static_cast<C>(this->shape_.epsilon), prm,
+                                 StatOutputs{}, stream_of(a));
   }
-
- private:
-  ChannelNormShape shape_;
 };
 
 }  // namespace

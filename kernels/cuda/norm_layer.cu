@@ -9,6 +9,7 @@
 // first expanded into the workspace as N compute-type values by a small kernel.
 #include <algorithm>
 
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
 #include "kernels/cuda/norm_rows.h"
 #include "kernels/cuda/reduce_kernels.h"
@@ -55,12 +56,12 @@ __global__ void expand_param_kernel(const void* __restrict__ src, DType dtype, C
 }
 
 template <typename T>
-class LayerNormKernel : public Kernel {
+class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm_io> {
   using C = compute_t<T>;
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_layer_norm_io(cfg, dtype_of<T>()));
+    AMP_RETURN_IF_ERROR((CheckedKernel<T, LayerNormShape, check_layer_norm_io>::prepare(cfg)));
     AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_));
     AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_));
     return Status::ok();
@@ -68,7 +69,7 @@ class LayerNormKernel : public Kernel {
 
   size_t workspace_bytes() const override {
     // Each expanded parameter gets a 256-byte aligned region of N compute values.
-    const size_t region = (static_cast<size_t>(shape_.n) * sizeof(C) + 255) / 256 * 256;
+    const size_t region = (static_cast<size_t>(this->shape_.n) * sizeof(C) + 255) / 256 * 256;
     return (scale_.expand ? region : 0) + (bias_.expand ? region : 0);
   }
 
@@ -78,23 +79,23 @@ class LayerNormKernel : public Kernel {
     prm.scale_ref.fill = C(1);
     prm.bias_ref.fill = C(0);
     uint8_t* ws = static_cast<uint8_t*>(a.workspace);
-    const size_t region = (static_cast<size_t>(shape_.n) * sizeof(C) + 255) / 256 * 256;
+    const size_t region = (static_cast<size_t>(this->shape_.n) * sizeof(C) + 255) / 256 * 256;
     AMP_RETURN_IF_ERROR(bind(scale_, a.inputs[1], &prm.scale_ref, &ws, region, st));
     // a.inputs[2] is indexed only when prepare() saw B present.
     AMP_RETURN_IF_ERROR(
         bind(bias_, bias_.present ? a.inputs[2] : nullptr, &prm.bias_ref, &ws, region, st));
     StatOutputs stats;
     // a.outputs[1..2] are indexed only when prepare() saw those outputs present.
-    if (shape_.stat_dtype[0] != DType::kUndefined) {
+    if (this->shape_.stat_dtype[0] != DType::kUndefined) {
       stats.mean = a.outputs[1];
-      stats.mean_dtype = shape_.stat_dtype[0];
+      stats.mean_dtype = this->shape_.stat_dtype[0];
     }
-    if (shape_.stat_dtype[1] != DType::kUndefined) {
+    if (this->shape_.stat_dtype[1] != DType::kUndefined) {
       stats.inv_std = a.outputs[2];
-      stats.inv_dtype = shape_.stat_dtype[1];
+      stats.inv_dtype = this->shape_.stat_dtype[1];
     }
-    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), shape_.outer, shape_.n,
-                                 static_cast<C>(shape_.epsilon), prm, stats, st);
+    return launch_normalize_rows(a.input<T>(0), a.output<T>(0), this->shape_.outer, this->shape_.n,
+                                 static_cast<C>(this->shape_.epsilon), prm, stats, st);
   }
 
  private:
@@ -111,25 +112,25 @@ class LayerNormKernel : public Kernel {
     const TensorDesc& d = cfg.inputs[i];
     if (!is_float(d.dtype))
       return invalid_model("input " + std::to_string(i) + " must be a float tensor");
-    if (d.rank() > shape_.norm_dims.size())
+    if (d.rank() > this->shape_.norm_dims.size())
       return invalid_model("input " + std::to_string(i) +
                            " has a higher rank than the normalized dims");
-    const size_t off = shape_.norm_dims.size() - d.rank();
+    const size_t off = this->shape_.norm_dims.size() - d.rank();
     for (size_t k = 0; k < d.rank(); ++k)
-      if (d.dims[k] != 1 && d.dims[k] != shape_.norm_dims[off + k])
+      if (d.dims[k] != 1 && d.dims[k] != this->shape_.norm_dims[off + k])
         return invalid_model("input " + std::to_string(i) +
                              " does not broadcast to the normalized dims");
     p->present = true;
     p->dtype = d.dtype;
     // Same element count as the normalized shape means the same dense layout (only
     // leading 1s can differ): read in place.
-    p->expand = d.numel() != shape_.n;
+    p->expand = d.numel() != this->shape_.n;
     if (p->expand) {
-      const int nr = static_cast<int>(shape_.norm_dims.size());
+      const int nr = static_cast<int>(this->shape_.norm_dims.size());
       p->geom.rank = nr;
       int64_t stride = 1;
       for (int k = nr - 1; k >= 0; --k) {
-        p->geom.dims[k] = shape_.norm_dims[static_cast<size_t>(k)];
+        p->geom.dims[k] = this->shape_.norm_dims[static_cast<size_t>(k)];
         const int kd = k - static_cast<int>(off);
         const bool broadcast = kd < 0 || d.dims[static_cast<size_t>(kd)] == 1;
         p->geom.strides[k] = broadcast ? 0 : stride;
@@ -149,14 +150,13 @@ class LayerNormKernel : public Kernel {
     }
     C* dst = reinterpret_cast<C*>(*ws);
     *ws += region;
-    expand_param_kernel<C>
-        <<<grid_for(shape_.n, kThreads), kThreads, 0, st>>>(src, p.dtype, dst, shape_.n, p.geom);
+    expand_param_kernel<C><<<grid_for(this->shape_.n, kThreads), kThreads, 0, st>>>(
+        src, p.dtype, dst, this->shape_.n, p.geom);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     ref->expanded = dst;
     return Status::ok();
   }
 
-  LayerNormShape shape_;
   ParamSetup scale_, bias_;
 };
 

@@ -8,6 +8,7 @@
 // Geometry: input viewed as [outer, len, inner]. inner == 1: one warp (len <= 1024) or one
 // block per row. inner > 1: one thread per (outer, inner) column scanning down the axis;
 // neighbouring threads read neighbouring columns.
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
@@ -110,35 +111,28 @@ __global__ void argmax_columns_kernel(const T* __restrict__ x, int64_t* __restri
 }
 
 template <typename T>
-class ArgMaxKernel : public Kernel {
+class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(shape_, check_arg_reduce_io(cfg, dtype_of<T>()));
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
-    if (shape_.outer * shape_.inner == 0) return Status::ok();
+    if (this->shape_.outer * this->shape_.inner == 0) return Status::ok();
     const T* x = a.input<T>(0);
     int64_t* y = a.output<int64_t>(0);
     cudaStream_t st = stream_of(a);
-    if (shape_.inner == 1) {
-      const bool warp_group = shape_.len <= kWarpRowMax;
-      const unsigned blocks =
-          warp_group ? grid_for(shape_.outer, kThreads / kWarp) : grid_for(shape_.outer);
-      argmax_rows_kernel<T><<<blocks, kThreads, 0, st>>>(x, y, shape_.outer, shape_.len,
-                                                         shape_.select_last_index, warp_group);
+    if (this->shape_.inner == 1) {
+      const bool warp_group = this->shape_.len <= kWarpRowMax;
+      const unsigned blocks = warp_group ? grid_for(this->shape_.outer, kThreads / kWarp)
+                                         : grid_for(this->shape_.outer);
+      argmax_rows_kernel<T><<<blocks, kThreads, 0, st>>>(
+          x, y, this->shape_.outer, this->shape_.len, this->shape_.select_last_index, warp_group);
     } else {
       argmax_columns_kernel<T>
-          <<<grid_for(shape_.outer * shape_.inner, kThreads), kThreads, 0, st>>>(
-              x, y, shape_.outer, shape_.len, shape_.inner, shape_.select_last_index);
+          <<<grid_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
+              x, y, this->shape_.outer, this->shape_.len, this->shape_.inner,
+              this->shape_.select_last_index);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
-
- private:
-  ArgReduceShape shape_;
 };
 
 }  // namespace
