@@ -4,12 +4,20 @@
 //       shape: one copy, none when the memory planner aliased output onto input
 //   Transpose, DepthToSpace  a strided read: the permuted view shape inference recorded
 //   Expand                   a strided read: the input broadcast, stride 0 on broadcast axes
+//   Tile                     output element (o_a) reads input element (o_a mod d_a)
+//   Shape, Size, Constant    bytes fixed at prepare() (fixed_output.h), written out
+//   ConstantOfShape          one recorded element, repeated
 // A backend supplies Exec with
 //   static constexpr int kMaxRank;                       // its plans' rank cap
 //   using Plan = ...;                                    // built once in prepare()
 //   static Plan make_plan(int rank, const int64_t* dims, const int64_t* src_strides);
 //   static Status copy(const Plan&, const KernelArgs&, size_t elem_size);
 //   static Status copy_bytes(void* dst, const void* src, size_t bytes, const KernelArgs&);
+//   static Status tile(const KernelArgs&, int rank, const int64_t* in_dims,
+//                      const int64_t* out_dims, size_t elem_size);
+//   static Status write_bytes(void* dst, const std::vector<uint8_t>& host, const KernelArgs&);
+//   static Status fill(void* dst, uint64_t bits, int64_t count, size_t elem_size,
+//                      const KernelArgs&);
 // and registers them all with register_copy_kernels<Exec>(registry, backend).
 #pragma once
 
@@ -17,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/fixed_output.h"
 #include "kernels/common/kernel_params.h"
 #include "kernels/common/movement_io.h"
 #include "kernels/kernel_registry.h"
@@ -88,6 +97,57 @@ class ViewKernel final : public Kernel {
 };
 
 template <typename Exec>
+class TileKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_ASSIGN_OR_RETURN(shape_, check_tile_io(cfg));
+    if (shape_.rank() > Exec::kMaxRank)
+      return unsupported("Tile: rank " + std::to_string(shape_.rank()) + " exceeds " +
+                         std::to_string(Exec::kMaxRank));
+    elem_ = dtype_size(cfg.inputs[0].dtype);
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    return Exec::tile(a, shape_.rank(), shape_.in_dims.data(), shape_.out_dims.data(), elem_);
+  }
+
+ private:
+  TileShape shape_;
+  size_t elem_ = 0;
+};
+
+template <typename Exec>
+class FixedOutputKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_ASSIGN_OR_RETURN(bytes_, fixed_output_bytes(cfg));
+    return Status::ok();
+  }
+  Status run(const KernelArgs& a) const override {
+    return Exec::write_bytes(a.outputs[0], bytes_, a);
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;  // immutable after prepare(): run() stays const and shareable
+};
+
+template <typename Exec>
+class ConstantOfShapeKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_ASSIGN_OR_RETURN(fill_, constant_of_shape_fill(cfg));
+    return Status::ok();
+  }
+  Status run(const KernelArgs& a) const override {
+    return Exec::fill(a.outputs[0], fill_.bits, fill_.numel, fill_.elem_size, a);
+  }
+
+ private:
+  FillElement fill_;
+};
+
+template <typename Exec>
 void register_copy_kernels(KernelRegistry& r, Backend backend) {
   using graph::OpType;
   // in_place_input 0: a view's output may be the input's own buffer.
@@ -100,6 +160,13 @@ void register_copy_kernels(KernelRegistry& r, Backend backend) {
               [] { return std::make_unique<StridedCopyKernel<Exec>>(false); });
   r.add_all(OpType::kExpand, backend, all_dtypes(),
             [] { return std::make_unique<StridedCopyKernel<Exec>>(true); });
+  r.add_all(OpType::kTile, backend, all_dtypes(),
+            [] { return std::make_unique<TileKernel<Exec>>(); });
+  for (OpType op : {OpType::kShape, OpType::kSize, OpType::kConstant})
+    r.add_all(op, backend, all_dtypes(),
+              [] { return std::make_unique<FixedOutputKernel<Exec>>(); });
+  r.add_all(OpType::kConstantOfShape, backend, {DType::kI64},
+            [] { return std::make_unique<ConstantOfShapeKernel<Exec>>(); });
 }
 
 }  // namespace amp::kernels

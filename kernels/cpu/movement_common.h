@@ -52,16 +52,20 @@ void parallel_copy(void* dst, const void* src, size_t bytes, int threads);
 // Fills `count` elements of `elem_size` bytes at dst with the element at `value`.
 void fill_elements(void* dst, const void* value, int64_t count, size_t elem_size);
 
+// Tile: output element (o_a) of dims out_dims reads input element (o_a mod in_dims_a)
+// (movement_tile.cc). rank <= kMaxRank.
+void tile_copy(const void* src, void* dst, int rank, const int64_t* in_dims,
+               const int64_t* out_dims, size_t elem_size, int threads);
+
 // Checks a tensor's rank against kMaxRank, naming it in the error.
 Status check_max_rank(const TensorDesc& t, const char* what);
 
 // Per sub-family registration (movement_*.cc), called by register_cpu_movement_kernels.
-void register_movement_copy_kernels(KernelRegistry& r);  // views, Transpose, DepthToSpace, Expand
+void register_movement_copy_kernels(KernelRegistry& r);  // views, permutes, Expand, Tile, Shape...
 void register_movement_concat_split_kernels(KernelRegistry& r);
 void register_movement_slice_gather_kernels(KernelRegistry& r);
-void register_movement_tile_kernels(KernelRegistry& r);
 void register_movement_pad_kernels(KernelRegistry& r);
 void register_movement_resize_kernels(KernelRegistry& r);
-void register_movement_shape_kernels(KernelRegistry& r);
+void register_movement_range_kernels(KernelRegistry& r);
 
 }  // namespace amp::kernels::cpu

@@ -8,10 +8,9 @@ void register_cpu_movement_kernels(KernelRegistry& registry) {
   cpu::register_movement_copy_kernels(registry);
   cpu::register_movement_concat_split_kernels(registry);
   cpu::register_movement_slice_gather_kernels(registry);
-  cpu::register_movement_tile_kernels(registry);
   cpu::register_movement_pad_kernels(registry);
   cpu::register_movement_resize_kernels(registry);
-  cpu::register_movement_shape_kernels(registry);
+  cpu::register_movement_range_kernels(registry);
 }
 
 }  // namespace amp::kernels

@@ -13,10 +13,9 @@ void register_cuda_movement_kernels(KernelRegistry& registry) {
   cuda_mv::register_concat_split_kernels(registry);
   cuda_mv::register_slice_kernels(registry);
   cuda_mv::register_gather_kernels(registry);
-  cuda_mv::register_tile_kernels(registry);
   cuda_mv::register_pad_kernels(registry);
   cuda_mv::register_resize_kernels(registry);
-  cuda_mv::register_shape_kernels(registry);
+  cuda_mv::register_range_kernels(registry);
 }
 
 namespace cuda_mv {

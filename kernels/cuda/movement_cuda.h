@@ -98,9 +98,8 @@ void register_movement_copy_kernels(KernelRegistry& r);  // movement_copy_ops.cc
 void register_concat_split_kernels(KernelRegistry& r);   // movement_concat_split.cc
 void register_slice_kernels(KernelRegistry& r);          // movement_slice.cu
 void register_gather_kernels(KernelRegistry& r);         // movement_gather.cc
-void register_tile_kernels(KernelRegistry& r);           // movement_tile.cc
 void register_pad_kernels(KernelRegistry& r);            // movement_pad.cu
 void register_resize_kernels(KernelRegistry& r);         // movement_resize.cu
-void register_shape_kernels(KernelRegistry& r);          // movement_shape_ops.cc
+void register_range_kernels(KernelRegistry& r);          // movement_range.cc
 
 }  // namespace amp::kernels::cuda_mv

@@ -1,48 +1,13 @@
-// Shape ops and sources: Shape, Size, ConstantOfShape, Range, Constant.
-// Shape, Size and Constant know their whole output at prepare(); run() copies it out.
-// ConstantOfShape fills the static output shape with its 'value' element. Range reads
-// start and delta at run time (they may be computed) and takes its length from the
-// static output shape.
+// Range(start, limit, delta) on the CPU. (Shape, Size, Constant and ConstantOfShape are
+// copy kernels: kernels/common/copy_kernels.h.) Range reads start and delta at run time
+// (they may be computed) and takes its length from the static output shape.
 #include <cstring>
 
-#include "kernels/common/fixed_output.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-// Shape, Size and Constant: copies the bytes fixed at prepare() (common/fixed_output.h).
-class FixedOutputKernel : public Kernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(bytes_, fixed_output_bytes(cfg));
-    return Status::ok();
-  }
-  Status run(const KernelArgs& a) const override {
-    if (!bytes_.empty()) std::memcpy(a.outputs[0], bytes_.data(), bytes_.size());
-    return Status::ok();
-  }
-
- private:
-  std::vector<uint8_t> bytes_;
-};
-
-// ConstantOfShape(shape): the output filled with the recorded element.
-class ConstantOfShapeKernel : public Kernel {
- public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(fill_, constant_of_shape_fill(cfg));
-    return Status::ok();
-  }
-  Status run(const KernelArgs& a) const override {
-    fill_elements(a.outputs[0], &fill_.bits, fill_.numel, fill_.elem_size);
-    return Status::ok();
-  }
-
- private:
-  FillElement fill_;
-};
 
 // Range(start, limit, delta): out[i] = start + i * delta, the length fixed by the output
 // shape. Floats compute in fp32 (f64 in f64) and round once on store; integers in int64.
@@ -80,18 +45,8 @@ class RangeKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_shape_kernels(KernelRegistry& r) {
+void register_movement_range_kernels(KernelRegistry& r) {
   using graph::OpType;
-  r.add_all(OpType::kShape, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<FixedOutputKernel>(); });
-  r.add_all(OpType::kSize, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<FixedOutputKernel>(); });
-  // Constant has no inputs: looked up by its output dtype.
-  r.add_all(OpType::kConstant, Backend::kCpu, all_dtypes(),
-            [] { return std::make_unique<FixedOutputKernel>(); });
-  // ConstantOfShape is looked up by its i64 shape input.
-  r.add_all(OpType::kConstantOfShape, Backend::kCpu, {DType::kI64},
-            [] { return std::make_unique<ConstantOfShapeKernel>(); });
   r.add_all(OpType::kRange, Backend::kCpu, {DType::kF32},
             [] { return std::make_unique<RangeKernel<float>>(); });
   r.add_all(OpType::kRange, Backend::kCpu, {DType::kF16},
