@@ -326,7 +326,7 @@ Status infer_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs
 }
 
 // Concat(axis): one dtype and rank; dims off the axis must agree; the axis dims add up.
-Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   for (size_t i = 0; i < in.size(); ++i) {
     AMP_RETURN_IF_ERROR(require_input(in, i));
     if (i == 0)
@@ -387,12 +387,13 @@ Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) 
   else
     result.dims[static_cast<size_t>(a)] = total_known ? Dim(total) : Dim();
   set_output(out, 0, dtype, std::move(result));
+  attrs = AxisAttrs{a};
   return Status::ok();
 }
 
 // Split(input, split?): sizes from the input, else num_outputs (opset 18) or the number
 // of outputs equal parts; opset 18 lets the last part be smaller (ceil-sized chunks).
-Status infer_split(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_split(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
@@ -465,6 +466,7 @@ Status infer_split(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
     s.dims[static_cast<size_t>(a)] = parts[static_cast<size_t>(k)];
     set_output(out, static_cast<size_t>(k), x.dtype, std::move(s));
   }
+  attrs = AxisAttrs{a};
   return Status::ok();
 }
 

@@ -127,8 +127,13 @@ struct PermuteAttrs {
   std::vector<int64_t> view_dims;  // the input's dims as perm reads them; empty until static
 };
 
+// Concat and Split: the axis the parts join along.
+struct AxisAttrs {
+  int64_t axis = 0;  // normalized
+};
+
 using OpAttrs =
     std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
-                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs>;
+                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs>;
 
 }  // namespace amp::graph

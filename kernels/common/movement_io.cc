@@ -16,7 +16,79 @@ Status check_data_and_output(const KernelConfig& cfg) {
   return Status::ok();
 }
 
+// Dims equal except on `axis`.
+bool same_except(const std::vector<int64_t>& a, const std::vector<int64_t>& b, size_t axis) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (i != axis && a[i] != b[i]) return false;
+  return true;
+}
+
+PartsLayout parts_layout(const std::vector<int64_t>& whole, size_t axis, std::vector<int64_t> sizes,
+                         DType dtype) {
+  PartsLayout l;
+  l.axis = axis;
+  l.whole_dims = whole;
+  l.outer = dims_product(whole, 0, axis);
+  l.inner = dims_product(whole, axis + 1, whole.size());
+  l.part_sizes = std::move(sizes);
+  l.elem_size = dtype_size(dtype);
+  return l;
+}
+
 }  // namespace
+
+Result<PartsLayout> check_concat_io(const KernelConfig& cfg) {
+  if (cfg.inputs.empty()) return invalid_model("Concat: needs at least one input");
+  if (cfg.outputs.empty() || !cfg.outputs[0].present)
+    return invalid_model("Concat: needs an output");
+  AMP_ASSIGN_OR_RETURN(const graph::AxisAttrs* rec, resolved_attrs<graph::AxisAttrs>(cfg));
+  const TensorDesc& out = cfg.outputs[0];
+  const size_t a = static_cast<size_t>(rec->axis);
+  if (a >= out.rank()) return internal_error("Concat: the recorded axis exceeds the output rank");
+  std::vector<int64_t> sizes;
+  int64_t total = 0;
+  for (size_t i = 0; i < cfg.inputs.size(); ++i) {
+    const TensorDesc& t = cfg.inputs[i];
+    if (!t.present) return invalid_model("Concat: input " + std::to_string(i) + " is absent");
+    if (t.dtype != out.dtype || !same_except(t.dims, out.dims, a))
+      return invalid_model("Concat: input " + std::to_string(i) + " " +
+                           std::string(dtype_name(t.dtype)) + dims_to_string(t.dims) +
+                           " does not match output " + dims_to_string(out.dims) + " outside axis " +
+                           std::to_string(a));
+    total += t.dims[a];
+    sizes.push_back(t.dims[a]);
+  }
+  if (total != out.dims[a])
+    return invalid_model("Concat: the inputs sum to " + std::to_string(total) + " on axis " +
+                         std::to_string(a) + ", the output has " + std::to_string(out.dims[a]));
+  return parts_layout(out.dims, a, std::move(sizes), out.dtype);
+}
+
+Result<PartsLayout> check_split_io(const KernelConfig& cfg) {
+  if (cfg.inputs.empty() || !cfg.inputs[0].present)
+    return invalid_model("Split: needs a data input");
+  AMP_ASSIGN_OR_RETURN(const graph::AxisAttrs* rec, resolved_attrs<graph::AxisAttrs>(cfg));
+  const TensorDesc& in = cfg.inputs[0];
+  const size_t ax = static_cast<size_t>(rec->axis);
+  if (ax >= in.rank()) return internal_error("Split: the recorded axis exceeds the input rank");
+  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, split_part_sizes(cfg, ax));
+  int64_t total = 0;
+  for (size_t k = 0; k < cfg.outputs.size(); ++k) {
+    std::vector<int64_t> expect = in.dims;
+    expect[ax] = sizes[k];
+    const TensorDesc& o = cfg.outputs[k];
+    if (o.present && (o.dtype != in.dtype || o.dims != expect))
+      return invalid_model("Split: output " + std::to_string(k) + " is " +
+                           std::string(dtype_name(o.dtype)) + dims_to_string(o.dims) +
+                           ", expected " + dims_to_string(expect));
+    total += sizes[k];
+  }
+  if (total != in.dims[ax])
+    return invalid_model("Split: the parts sum to " + std::to_string(total) + ", axis " +
+                         std::to_string(ax) + " has size " + std::to_string(in.dims[ax]));
+  return parts_layout(in.dims, ax, std::move(sizes), in.dtype);
+}
 
 Result<PermutedCopy> check_permute_io(const KernelConfig& cfg) {
   AMP_RETURN_IF_ERROR(check_data_and_output(cfg));

@@ -30,4 +30,19 @@ struct TileShape {
 };
 Result<TileShape> check_tile_io(const KernelConfig& cfg);
 
+// Concat and Split: the whole tensor seen as [outer, axis, inner]; each part (a Concat
+// input, a Split output) owns one contiguous block of part_sizes[k] * inner elements per
+// outer index. Split's sizes come from a constant 'split' input, else from the outputs'
+// static shapes (shape inference applied the opset's rules), so a run-time 'split' input
+// needs no reading.
+struct PartsLayout {
+  size_t axis = 0;
+  int64_t outer = 1, inner = 1;
+  std::vector<int64_t> whole_dims;
+  std::vector<int64_t> part_sizes;  // along the axis
+  size_t elem_size = 0;
+};
+Result<PartsLayout> check_concat_io(const KernelConfig& cfg);
+Result<PartsLayout> check_split_io(const KernelConfig& cfg);
+
 }  // namespace amp::kernels

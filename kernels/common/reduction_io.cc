@@ -22,4 +22,10 @@ Result<ArgReduceShape> check_arg_reduce_io(const KernelConfig& cfg, DType t) {
   return s;
 }
 
+Result<graph::AxisGeometry> check_softmax_io(const KernelConfig& cfg, DType t) {
+  AMP_RETURN_IF_ERROR(check_io(cfg, t));
+  AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
+  return s->geometry;
+}
+
 }  // namespace amp::kernels

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
+#include "graph/ops/op_attrs.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
@@ -21,5 +22,9 @@ struct ArgReduceShape {
 // Input 0 of dtype `t`, output 0 of i64 with outer * inner elements; an empty axis with a
 // non-empty output has no answer.
 Result<ArgReduceShape> check_arg_reduce_io(const KernelConfig& cfg, DType t);
+
+// Softmax / LogSoftmax: input 0 / output 0 of dtype `t` and one shape; the [outer, len,
+// inner] geometry shape inference resolved (SoftmaxAttrs).
+Result<graph::AxisGeometry> check_softmax_io(const KernelConfig& cfg, DType t);
 
 }  // namespace amp::kernels

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_functors.h"
+#include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
 
@@ -16,17 +18,10 @@ namespace amp::kernels::cpu {
 namespace {
 
 template <typename T, bool kLog>
-class SoftmaxKernel : public Kernel {
+class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
-    geom_ = s->geometry;
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
-    if (geom_.inner == 1)
+    if (this->shape_.inner == 1)
       run_rows(a.input<T>(0), a.output<T>(0), a.num_threads);
     else
       run_tiles(a.input<T>(0), a.output<T>(0), a.num_threads);
@@ -40,11 +35,11 @@ class SoftmaxKernel : public Kernel {
 
   // The normalized dim is innermost: each row is contiguous.
   void run_rows(const T* x, T* y, int threads) const {
-    const int64_t len = geom_.len;
+    const int64_t len = this->shape_.len;
     auto max_op = [](C u, C v) { return reduce_max_step(u, v); };
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     parallel_for(
-        geom_.outer, threads,
+        this->shape_.outer, threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t o = begin; o < end; ++o) {
             const T* xr = x + o * len;
@@ -82,10 +77,10 @@ class SoftmaxKernel : public Kernel {
 
   // The normalized dim has stride `inner`: kTile columns at a time, state on the stack.
   void run_tiles(const T* x, T* y, int threads) const {
-    const int64_t len = geom_.len, inner = geom_.inner;
+    const int64_t len = this->shape_.len, inner = this->shape_.inner;
     const int64_t tiles = (inner + kTile - 1) / kTile;
     parallel_for(
-        geom_.outer * tiles, threads,
+        this->shape_.outer * tiles, threads,
         [&](int64_t begin, int64_t end) {
           C mx[kTile];
           C sm[kTile];
@@ -138,8 +133,6 @@ class SoftmaxKernel : public Kernel {
         },
         grain_for(len * std::min(kTile, inner)));
   }
-
-  graph::AxisGeometry geom_;  // [outer, len, inner], normalized along len
 };
 
 template <typename T>

@@ -11,6 +11,8 @@
 // reduction_functors.h's, so every output is the CPU's up to summation order; f16/bf16
 // round once, on store.
 // inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
+#include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_io.h"
 #include "kernels/cuda/reduce_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -75,37 +77,27 @@ __global__ void softmax_columns_kernel(const T* __restrict__ x, T* __restrict__ 
 }
 
 template <typename T, bool kLog>
-class SoftmaxKernel : public Kernel {
+class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    AMP_ASSIGN_OR_RETURN(const graph::SoftmaxAttrs* s, same_shape_attrs<graph::SoftmaxAttrs>(cfg));
-    geom_ = s->geometry;
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
-    if (geom_.outer * geom_.len * geom_.inner == 0) return Status::ok();
+    if (this->shape_.outer * this->shape_.len * this->shape_.inner == 0) return Status::ok();
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
     cudaStream_t st = stream_of(a);
-    if (geom_.inner == 1) {
-      const bool warp_group = geom_.len <= kWarpRowMax;
-      const unsigned blocks =
-          warp_group ? grid_for(geom_.outer, kThreads / kWarp) : grid_for(geom_.outer);
+    if (this->shape_.inner == 1) {
+      const bool warp_group = this->shape_.len <= kWarpRowMax;
+      const unsigned blocks = warp_group ? grid_for(this->shape_.outer, kThreads / kWarp)
+                                         : grid_for(this->shape_.outer);
       softmax_rows_kernel<T, kLog>
-          <<<blocks, kThreads, 0, st>>>(x, y, geom_.outer, geom_.len, warp_group);
+          <<<blocks, kThreads, 0, st>>>(x, y, this->shape_.outer, this->shape_.len, warp_group);
     } else {
       softmax_columns_kernel<T, kLog>
-          <<<grid_for(geom_.outer * geom_.inner, kThreads), kThreads, 0, st>>>(
-              x, y, geom_.outer, geom_.len, geom_.inner);
+          <<<grid_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
+              x, y, this->shape_.outer, this->shape_.len, this->shape_.inner);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
-
- private:
-  graph::AxisGeometry geom_;  // [outer, len, inner], normalized along len
 };
 
 template <typename T>
