@@ -2,9 +2,17 @@
 // kernels/cpu/dnnl_pool.cc, the CUDA kernel in kernels/cuda/pool_kernels.cu): the
 // resolved window of the node's record right-aligned into 3 spatial axes (leading axes
 // of size 1 for 1-D / 2-D). Plain data, so device code takes it by value.
+//
+// The window walks themselves are here too, AMP_HOST_DEVICE, so the GPU and the CPU agree
+// on every edge rule: max ignores padding; the average divides by the positions inside
+// the input, or (count_include_pad) by those inside the padded input, which excludes the
+// ceil_mode extension past the end pad, as ONNX Runtime does; Indices flatten per ONNX.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+
+#include "runtime/common/host_device.h"
 
 namespace amp::graph {
 struct PoolAttrs;
@@ -22,5 +30,75 @@ struct PoolGeometry {
 
 // From a record whose window is resolved (kernels/common/window_op_io.h checks that).
 PoolGeometry pool_geometry(const graph::PoolAttrs& a, int64_t planes);
+
+// Flattened index of input position (z, y, x) within its plane, as ONNX's Indices
+// (storage_order = 1: column-major over the real spatial axes).
+AMP_HOST_DEVICE int64_t pool_plane_index(const PoolGeometry& g, int64_t z, int64_t y, int64_t x) {
+  if (!g.col_major_indices) return (z * g.in[1] + y) * g.in[2] + x;
+  const int64_t pos[3] = {z, y, x};
+  int64_t idx = 0, stride = 1;
+  for (int a = 3 - g.spatial; a < 3; ++a) {
+    idx += pos[a] * stride;
+    stride *= g.in[a];
+  }
+  return idx;
+}
+
+// The maximum of output position (oz, oy, ox)'s window, in compute type C, starting from
+// `lowest`; `load(i)` reads element i of the plane. *arg gets the plane index of its first
+// occurrence (0 for a window entirely in the padding).
+template <typename C, typename Load>
+AMP_HOST_DEVICE C pool_window_max(const PoolGeometry& g, int64_t oz, int64_t oy, int64_t ox,
+                                  C lowest, Load load, int64_t* arg) {
+  C best = lowest;
+  int64_t at = -1;
+  for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+    const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
+    if (iz < 0 || iz >= g.in[0]) continue;
+    for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+      const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
+      if (iy < 0 || iy >= g.in[1]) continue;
+      for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+        const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
+        if (ix < 0 || ix >= g.in[2]) continue;
+        const C v = load((iz * g.in[1] + iy) * g.in[2] + ix);
+        if (at < 0 || v > best) {
+          best = v;
+          at = pool_plane_index(g, iz, iy, ix);
+        }
+      }
+    }
+  }
+  *arg = at > 0 ? at : 0;
+  return best;
+}
+
+// The fp32 average of output position (oz, oy, ox)'s window (NaN when it counts nothing).
+template <typename Load>
+AMP_HOST_DEVICE float pool_window_average(const PoolGeometry& g, bool include_pad, int64_t oz,
+                                          int64_t oy, int64_t ox, Load load) {
+  float sum = 0.0f;
+  int64_t inside = 0, padded = 0;
+  for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+    const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
+    if (iz >= g.in[0] + g.pe[0]) continue;  // ceil_mode extension
+    const bool vz = iz >= 0 && iz < g.in[0];
+    for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+      const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
+      if (iy >= g.in[1] + g.pe[1]) continue;
+      const bool vy = vz && iy >= 0 && iy < g.in[1];
+      for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+        const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
+        if (ix >= g.in[2] + g.pe[2]) continue;
+        ++padded;
+        if (!vy || ix < 0 || ix >= g.in[2]) continue;
+        sum += load((iz * g.in[1] + iy) * g.in[2] + ix);
+        ++inside;
+      }
+    }
+  }
+  const int64_t count = include_pad ? padded : inside;
+  return count > 0 ? sum / static_cast<float>(count) : NAN;
+}
 
 }  // namespace amp::kernels

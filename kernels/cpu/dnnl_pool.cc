@@ -53,22 +53,11 @@ T store_c(compute_of<T> v) {
     return store_as<T>(v);
 }
 
-// Flattened index of input position (z, y, x) within its plane, as ONNX's Indices.
-int64_t plane_index(const PoolGeometry& g, int64_t z, int64_t y, int64_t x) {
-  if (!g.col_major_indices) return (z * g.in[1] + y) * g.in[2] + x;
-  // Column-major over the real spatial axes: the first spatial axis varies fastest.
-  const int64_t pos[3] = {z, y, x};
-  int64_t idx = 0, stride = 1;
-  for (int a = 3 - g.spatial; a < 3; ++a) {
-    idx += pos[a] * stride;
-    stride *= g.in[a];
-  }
-  return idx;
-}
-
 template <typename T>
 void max_pool_loop(const PoolGeometry& g, const T* x, T* y, int64_t* indices, int threads) {
   using C = compute_of<T>;
+  C lowest = std::numeric_limits<C>::lowest();
+  if constexpr (std::is_floating_point_v<C>) lowest = -INFINITY;
   const int64_t in_plane = g.in[0] * g.in[1] * g.in[2];
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2];
   const int64_t grain = std::max<int64_t>(1, 8192 / std::max<int64_t>(out_plane, 1));
@@ -81,28 +70,11 @@ void max_pool_loop(const PoolGeometry& g, const T* x, T* y, int64_t* indices, in
           for (int64_t oz = 0; oz < g.out[0]; ++oz)
             for (int64_t oy = 0; oy < g.out[1]; ++oy)
               for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
-                C best = std::numeric_limits<C>::lowest();
-                if constexpr (std::is_floating_point_v<C>) best = -INFINITY;
-                int64_t arg = -1;
-                for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-                  const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
-                  if (iz < 0 || iz >= g.in[0]) continue;
-                  for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-                    const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-                    if (iy < 0 || iy >= g.in[1]) continue;
-                    for (int64_t kx = 0; kx < g.k[2]; ++kx) {
-                      const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
-                      if (ix < 0 || ix >= g.in[2]) continue;
-                      const C v = load_c(xp[(iz * g.in[1] + iy) * g.in[2] + ix]);
-                      if (arg < 0 || v > best) {
-                        best = v;
-                        arg = plane_index(g, iz, iy, ix);
-                      }
-                    }
-                  }
-                }
+                int64_t arg = 0;
+                const C best = pool_window_max<C>(
+                    g, oz, oy, ox, lowest, [&](int64_t i) { return load_c(xp[i]); }, &arg);
                 y[o] = store_c<T>(best);
-                if (indices) indices[o] = p * in_plane + std::max<int64_t>(arg, 0);
+                if (indices) indices[o] = p * in_plane + arg;
               }
         }
       },
@@ -122,30 +94,9 @@ void avg_pool_loop(const PoolGeometry& g, bool include_pad, const T* x, T* y, in
           int64_t o = p * out_plane;
           for (int64_t oz = 0; oz < g.out[0]; ++oz)
             for (int64_t oy = 0; oy < g.out[1]; ++oy)
-              for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o) {
-                float sum = 0.0f;
-                int64_t inside = 0, padded = 0;
-                for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-                  const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
-                  if (iz >= g.in[0] + g.pe[0]) continue;  // ceil_mode extension
-                  const bool vz = iz >= 0 && iz < g.in[0];
-                  for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-                    const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-                    if (iy >= g.in[1] + g.pe[1]) continue;
-                    const bool vy = vz && iy >= 0 && iy < g.in[1];
-                    for (int64_t kx = 0; kx < g.k[2]; ++kx) {
-                      const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
-                      if (ix >= g.in[2] + g.pe[2]) continue;
-                      ++padded;
-                      if (!vy || ix < 0 || ix >= g.in[2]) continue;
-                      sum += load_f32(xp[(iz * g.in[1] + iy) * g.in[2] + ix]);
-                      ++inside;
-                    }
-                  }
-                }
-                const int64_t count = include_pad ? padded : inside;
-                y[o] = store_as<T>(count > 0 ? sum / static_cast<float>(count) : NAN);
-              }
+              for (int64_t ox = 0; ox < g.out[2]; ++ox, ++o)
+                y[o] = store_as<T>(pool_window_average(g, include_pad, oz, oy, ox,
+                                                       [&](int64_t i) { return load_f32(xp[i]); }));
         }
       },
       grain);

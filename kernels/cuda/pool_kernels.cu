@@ -1,7 +1,6 @@
 // AMPRT's own MaxPool / AveragePool kernels (pool_kernels.h): one thread per output
-// element, the window walked exactly as kernels/cpu/dnnl_pool.cc walks it, so the GPU and
-// CPU agree on every edge rule (ignored padding for max, the count_include_pad extent,
-// ceil_mode windows, flattened Indices).
+// element, each walking its window with the same functions the CPU loop uses
+// (kernels/common/pool_geometry.h), so the GPU and CPU agree on every edge rule.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -75,20 +74,6 @@ struct PoolStor<DType::kU8> {
   static __device__ __forceinline__ int lowest() { return -2147483647 - 1; }
 };
 
-// Flattened index of input position (z, y, x) within its plane, as ONNX's Indices.
-__device__ __forceinline__ int64_t plane_index(const PoolGeometry& g, int64_t z, int64_t y,
-                                               int64_t x) {
-  if (!g.col_major_indices) return (z * g.in[1] + y) * g.in[2] + x;
-  // Column-major over the real spatial axes: the first spatial axis varies fastest.
-  const int64_t pos[3] = {z, y, x};
-  int64_t idx = 0, stride = 1;
-  for (int a = 3 - g.spatial; a < 3; ++a) {
-    idx += pos[a] * stride;
-    stride *= g.in[a];
-  }
-  return idx;
-}
-
 // Splits output index o into (plane, oz, oy, ox).
 __device__ __forceinline__ void split_output(const PoolGeometry& g, int64_t o, int64_t& p,
                                              int64_t& oz, int64_t& oy, int64_t& ox) {
@@ -112,27 +97,11 @@ __global__ void max_pool_kernel(const typename PoolStor<D>::type* __restrict__ x
     int64_t p, oz, oy, ox;
     split_output(g, o, p, oz, oy, ox);
     const typename S::type* xp = x + p * in_plane;
-    C best = S::lowest();
-    int64_t arg = -1;
-    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-      const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
-      if (iz < 0 || iz >= g.in[0]) continue;
-      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-        const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-        if (iy < 0 || iy >= g.in[1]) continue;
-        for (int64_t kx = 0; kx < g.k[2]; ++kx) {
-          const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
-          if (ix < 0 || ix >= g.in[2]) continue;
-          const C v = S::load(xp[(iz * g.in[1] + iy) * g.in[2] + ix]);
-          if (arg < 0 || v > best) {
-            best = v;
-            arg = plane_index(g, iz, iy, ix);
-          }
-        }
-      }
-    }
+    int64_t arg = 0;
+    const C best = pool_window_max<C>(
+        g, oz, oy, ox, S::lowest(), [&](int64_t i) { return S::load(xp[i]); }, &arg);
     y[o] = S::store(best);
-    if (indices) indices[o] = p * in_plane + (arg > 0 ? arg : 0);
+    if (indices) indices[o] = p * in_plane + arg;
   }
 }
 
@@ -147,28 +116,8 @@ __global__ void avg_pool_kernel(const typename PoolStor<D>::type* __restrict__ x
     int64_t p, oz, oy, ox;
     split_output(g, o, p, oz, oy, ox);
     const typename S::type* xp = x + p * in_plane;
-    float sum = 0.0f;
-    int64_t inside = 0, padded = 0;
-    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-      const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
-      if (iz >= g.in[0] + g.pe[0]) continue;  // ceil_mode extension
-      const bool vz = iz >= 0 && iz < g.in[0];
-      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-        const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-        if (iy >= g.in[1] + g.pe[1]) continue;
-        const bool vy = vz && iy >= 0 && iy < g.in[1];
-        for (int64_t kx = 0; kx < g.k[2]; ++kx) {
-          const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
-          if (ix >= g.in[2] + g.pe[2]) continue;
-          ++padded;
-          if (!vy || ix < 0 || ix >= g.in[2]) continue;
-          sum += S::load(xp[(iz * g.in[1] + iy) * g.in[2] + ix]);
-          ++inside;
-        }
-      }
-    }
-    const int64_t count = include_pad ? padded : inside;
-    y[o] = S::store(count > 0 ? sum / static_cast<float>(count) : NAN);
+    y[o] = S::store(
+        pool_window_average(g, include_pad, oz, oy, ox, [&](int64_t i) { return S::load(xp[i]); }));
   }
 }
 
