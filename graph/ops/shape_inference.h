@@ -1,7 +1,8 @@
 // Shape and dtype inference over a graph, using the per-op rules of op_schema.h.
 //
 // infer_shapes walks the nodes in topological order; for each node it checks arity,
-// calls the op's rule, and writes dtype and shape into the output values. A value that
+// calls the op's rule, writes dtype and shape into the output values, and stores the
+// typed attribute record the rule filled in Node::resolved (op_attrs.h). A value that
 // already has a shape (e.g. from the ONNX file's value_info) is overwritten by the
 // inferred one; where the two disagree on a static dim, the model is invalid. Every
 // output shape is checked against the caps of ir/limits.h (rank, element count, bytes).
