@@ -90,6 +90,19 @@ Result<PartsLayout> check_split_io(const KernelConfig& cfg) {
   return parts_layout(in.dims, ax, std::move(sizes), in.dtype);
 }
 
+Result<int64_t> check_range_io(const KernelConfig& cfg) {
+  for (size_t i = 0; i < 3; ++i)
+    if (cfg.inputs.size() <= i || !cfg.inputs[i].present || cfg.inputs[i].numel() != 1)
+      return invalid_model("Range: input " + std::to_string(i) + " must be a scalar");
+  if (cfg.outputs.empty() || !cfg.outputs[0].present || cfg.outputs[0].rank() != 1)
+    return invalid_model("Range: output must be 1-D");
+  const DType dtype = cfg.outputs[0].dtype;
+  if (cfg.inputs[0].dtype != dtype || cfg.inputs[2].dtype != dtype)
+    return invalid_model("Range: start and delta must have the output's dtype " +
+                         std::string(dtype_name(dtype)));
+  return cfg.outputs[0].numel();
+}
+
 Result<PermutedCopy> check_permute_io(const KernelConfig& cfg) {
   AMP_RETURN_IF_ERROR(check_data_and_output(cfg));
   AMP_ASSIGN_OR_RETURN(const graph::PermuteAttrs* a, resolved_attrs<graph::PermuteAttrs>(cfg));

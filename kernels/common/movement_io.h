@@ -45,4 +45,8 @@ struct PartsLayout {
 Result<PartsLayout> check_concat_io(const KernelConfig& cfg);
 Result<PartsLayout> check_split_io(const KernelConfig& cfg);
 
+// Range: start, limit and delta scalars, start and delta of the output's dtype, a 1-D
+// output; returns its length (the static output shape fixes it).
+Result<int64_t> check_range_io(const KernelConfig& cfg);
+
 }  // namespace amp::kernels

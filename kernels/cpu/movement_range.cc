@@ -1,8 +1,7 @@
 // Range(start, limit, delta) on the CPU. (Shape, Size, Constant and ConstantOfShape are
 // copy kernels: kernels/common/copy_kernels.h.) Range reads start and delta at run time
 // (they may be computed) and takes its length from the static output shape.
-#include <cstring>
-
+#include "kernels/common/movement_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/movement_common.h"
 
@@ -15,11 +14,7 @@ template <typename T>
 class RangeKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    for (size_t i = 0; i < 3; ++i)
-      if (cfg.inputs.size() <= i || !cfg.inputs[i].present || cfg.inputs[i].numel() != 1)
-        return invalid_model("Range: input " + std::to_string(i) + " must be a scalar");
-    if (cfg.outputs[0].rank() != 1) return invalid_model("Range: output must be 1-D");
-    n_ = cfg.outputs[0].numel();
+    AMP_ASSIGN_OR_RETURN(n_, check_range_io(cfg));
     return Status::ok();
   }
 

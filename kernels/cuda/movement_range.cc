@@ -2,10 +2,7 @@
 // Constant and ConstantOfShape are copy kernels: kernels/common/copy_kernels.h.) Range reads
 // start and delta on the device (they may be computed) and takes its length from the static
 // output shape.
-#include <algorithm>
-#include <cstring>
-#include <optional>
-
+#include "kernels/common/movement_io.h"
 #include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda_mv {
@@ -15,16 +12,8 @@ namespace {
 class RangeKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    for (size_t i = 0; i < 3; ++i)
-      if (cfg.inputs.size() <= i || !cfg.inputs[i].present || cfg.inputs[i].numel() != 1)
-        return invalid_model("Range: input " + std::to_string(i) + " must be a scalar");
-    if (cfg.outputs.empty() || !cfg.outputs[0].present || cfg.outputs[0].rank() != 1)
-      return invalid_model("Range: output must be 1-D");
+    AMP_ASSIGN_OR_RETURN(n_, check_range_io(cfg));
     dtype_ = cfg.outputs[0].dtype;
-    if (cfg.inputs[0].dtype != dtype_ || cfg.inputs[2].dtype != dtype_)
-      return invalid_model("Range: start and delta must have the output's dtype " +
-                           std::string(dtype_name(dtype_)));
-    n_ = cfg.outputs[0].numel();
     return Status::ok();
   }
 
