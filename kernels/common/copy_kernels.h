@@ -18,7 +18,7 @@
 //   static Status write_bytes(void* dst, const std::vector<uint8_t>& host, const KernelArgs&);
 //   static Status fill(void* dst, uint64_t bits, int64_t count, size_t elem_size,
 //                      const KernelArgs&);
-// and registers them all with register_copy_kernels<Exec>(registry, backend).
+// and registers them all with add_copy_kernels<Exec>(registry, backend).
 #pragma once
 
 #include <memory>
@@ -148,7 +148,7 @@ class ConstantOfShapeKernel final : public Kernel {
 };
 
 template <typename Exec>
-void register_copy_kernels(KernelRegistry& r, Backend backend) {
+void add_copy_kernels(KernelRegistry& r, Backend backend) {
   using graph::OpType;
   // in_place_input 0: a view's output may be the input's own buffer.
   for (OpType op : {OpType::kReshape, OpType::kFlatten, OpType::kSqueeze, OpType::kUnsqueeze,

@@ -16,7 +16,7 @@
 //     static Status compare(const Plan& p, const Op& op, const T* x, const T* y,
 //                           ew::Bool* out, const KernelArgs& a);
 //   };
-//   register_elementwise_family<Exec>(registry);  // every row of elementwise_family.def
+//   add_elementwise_family<Exec>(registry);  // every row of elementwise_family.def
 //
 // Storage is converted to the compute type and back by the executor (fp32 arithmetic for
 // f16/bf16, rounded once on store), so a backend may use its own conversions (the CUDA
@@ -144,7 +144,7 @@ class BroadcastKernel final : public Kernel {
 
 // Registers every row of elementwise_family.def with executor Exec.
 template <typename Exec>
-void register_elementwise_family(KernelRegistry& r) {
+void add_elementwise_family(KernelRegistry& r) {
   using graph::OpType;
 #define AMP_EW_UNARY(op, functor, dtypes)                                 \
   r.add_all(OpType::k##op, Exec::kBackend, dtypes_of(DTypeGroup::dtypes), \

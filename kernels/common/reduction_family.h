@@ -1,7 +1,7 @@
 // Registers a backend's axis-reduction kernel for every row of reduction_family.def:
 //
 //   template <typename T, typename Reducer> class ReduceKernel : public Kernel { ... };
-//   register_reduction_family<ReduceKernel>(registry, Backend::kCpu);
+//   add_reduction_family<ReduceKernel>(registry, Backend::kCpu);
 //
 // so a Reduce* op's reducer and dtypes are written once, in the table.
 #pragma once
@@ -23,7 +23,7 @@ void add_reduce_kernels(KernelRegistry& registry, graph::OpType op, Backend back
 }
 
 template <template <typename, typename> class K>
-void register_reduction_family(KernelRegistry& registry, Backend backend) {
+void add_reduction_family(KernelRegistry& registry, Backend backend) {
 #define AMP_REDUCE(op, reducer, types) \
   add_reduce_kernels<K, reducer>(registry, graph::OpType::k##op, backend, reduction::types{});
 #include "kernels/common/reduction_family.def"

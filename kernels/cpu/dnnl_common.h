@@ -38,6 +38,7 @@
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
 #include "kernels/common/elementwise_functors.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
@@ -178,10 +179,5 @@ class DnnlWeights {
 // Converts `n` elements of a float `storage` tensor (f32, f16, bf16) to f32 scaled by
 // `scale`, into `dst`.
 void load_scaled_f32(DType storage, const void* src, float scale, float* dst, int64_t n);
-
-// Per-file registration, called by register_cpu_dnnl_kernels (dnnl_register.cc).
-void register_dnnl_conv_kernels(KernelRegistry& registry);    // Conv, ConvTranspose
-void register_dnnl_matmul_kernels(KernelRegistry& registry);  // MatMul, Gemm
-void register_dnnl_pool_kernels(KernelRegistry& registry);    // MaxPool, AveragePool
 
 }  // namespace amp::kernels::cpu

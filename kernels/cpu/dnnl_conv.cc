@@ -351,12 +351,8 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
 
 }  // namespace
 
-void register_dnnl_conv_kernels(KernelRegistry& registry) {
-  const std::vector<DType> dtypes = {DType::kF32, DType::kF16, DType::kBF16};
-  registry.add_all(graph::OpType::kConv, Backend::kCpu, dtypes,
-                   [] { return std::make_unique<ConvKernel>(false); });
-  registry.add_all(graph::OpType::kConvTranspose, Backend::kCpu, dtypes,
-                   [] { return std::make_unique<ConvKernel>(true); });
+void register_conv_kernels(KernelRegistry& registry) {
+  add_kernel_family<ConvKernel>(registry, Backend::kCpu, conv_family());
 }
 
 }  // namespace amp::kernels::cpu

@@ -317,12 +317,8 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
 
 }  // namespace
 
-void register_dnnl_matmul_kernels(KernelRegistry& registry) {
-  const std::vector<DType> dtypes = {DType::kF32, DType::kF16, DType::kBF16};
-  registry.add_all(graph::OpType::kMatMul, Backend::kCpu, dtypes,
-                   [] { return std::make_unique<MatMulKernel>(false); });
-  registry.add_all(graph::OpType::kGemm, Backend::kCpu, dtypes,
-                   [] { return std::make_unique<MatMulKernel>(true); });
+void register_matmul_kernels(KernelRegistry& registry) {
+  add_kernel_family<MatMulKernel>(registry, Backend::kCpu, matmul_family());
 }
 
 }  // namespace amp::kernels::cpu

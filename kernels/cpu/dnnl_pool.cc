@@ -240,13 +240,8 @@ Status PoolKernel::run_impl(const KernelArgs& a) const {
 
 }  // namespace
 
-void register_dnnl_pool_kernels(KernelRegistry& registry) {
-  registry.add_all(graph::OpType::kMaxPool, Backend::kCpu,
-                   {DType::kF32, DType::kF16, DType::kBF16, DType::kI8, DType::kU8},
-                   [] { return std::make_unique<PoolKernel>(true); });
-  registry.add_all(graph::OpType::kAveragePool, Backend::kCpu,
-                   {DType::kF32, DType::kF16, DType::kBF16},
-                   [] { return std::make_unique<PoolKernel>(false); });
+void register_pool_kernels(KernelRegistry& registry) {
+  add_kernel_family<PoolKernel>(registry, Backend::kCpu, pool_family());
 }
 
 }  // namespace amp::kernels::cpu

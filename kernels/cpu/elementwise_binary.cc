@@ -81,7 +81,7 @@ class VariadicKernel final : public Kernel {
 
 }  // namespace
 
-void register_elementwise_binary(KernelRegistry& r) {
+void register_binary_kernels(KernelRegistry& r) {
   const std::vector<DType>& numeric = numeric_dtypes();
   r.add_all(OpType::kMax, Backend::kCpu, numeric, make_factory<VariadicKernel<ew::Max>>(), 0);
   r.add_all(OpType::kMin, Backend::kCpu, numeric, make_factory<VariadicKernel<ew::Min>>(), 0);

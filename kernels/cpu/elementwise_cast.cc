@@ -95,7 +95,7 @@ class CastKernel final : public Kernel {
 
 }  // namespace
 
-void register_elementwise_cast(KernelRegistry& r) {
+void register_cast_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kCast, Backend::kCpu, all_dtypes(), make_factory<CastKernel>());
 }
 

@@ -58,7 +58,7 @@ class ClipKernel final : public Kernel {
 
 }  // namespace
 
-void register_elementwise_clip(KernelRegistry& r) {
+void register_clip_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kClip, Backend::kCpu, numeric_dtypes(), make_factory<ClipKernel>(), 0);
 }
 

@@ -21,18 +21,10 @@
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/common/kernel_params.h"
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 
 namespace amp::kernels::cpu {
-
-// Per-file registrations, called by register_cpu_elementwise_kernels().
-void register_elementwise_family(KernelRegistry& registry);  // elementwise_family.cc: the
-                                                             // family table's ops
-void register_elementwise_clip(KernelRegistry& registry);    // elementwise_clip.cc
-void register_elementwise_binary(KernelRegistry& registry);  // elementwise_binary.cc (Max, Min)
-void register_elementwise_pow(KernelRegistry& registry);     // elementwise_pow.cc
-void register_elementwise_where(KernelRegistry& registry);   // elementwise_where.cc
-void register_elementwise_cast(KernelRegistry& registry);    // elementwise_cast.cc
 
 // Calls fn(out_offset, count, in_offsets) for each contiguous run of output elements in
 // [begin, end); input k's element j of the run is at in_offsets[k] + j * inner_stride(k).

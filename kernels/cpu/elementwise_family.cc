@@ -1,7 +1,8 @@
 // The CPU executor of the elementwise families (every row of
-// kernels/common/elementwise_family.def: unary, binary, comparison): the loops only; prepare(), dtypes and attributes are kernels/common/elementwise_kernels.h. Float
-// storage computes in fp32 (f64 in f64) and rounds once on store; integers wrap; an integer
-// division or remainder by zero is an invalid_input error at run.
+// kernels/common/elementwise_family.def: unary, binary, comparison): the loops only; prepare(),
+// dtypes and attributes are kernels/common/elementwise_kernels.h. Float storage computes in fp32
+// (f64 in f64) and rounds once on store; integers wrap; an integer division or remainder by zero is
+// an invalid_input error at run.
 #include <type_traits>
 
 #include "kernels/common/elementwise_kernels.h"
@@ -51,8 +52,8 @@ struct CpuElementwise {
 
 }  // namespace
 
-void register_elementwise_family(KernelRegistry& r) {
-  kernels::register_elementwise_family<CpuElementwise>(r);
+void register_elementwise_kernels(KernelRegistry& r) {
+  kernels::add_elementwise_family<CpuElementwise>(r);
 }
 
 }  // namespace amp::kernels::cpu

@@ -150,7 +150,7 @@ class PowKernel final : public Kernel {
 
 // Looked up by the first float input: Pow(int, float) finds the float kernels, which
 // handle any base; integer keys serve integer bases with integer exponents.
-void register_elementwise_pow(KernelRegistry& r) {
+void register_pow_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kPow, Backend::kCpu, numeric_dtypes(), make_factory<PowKernel>(), 0);
 }
 

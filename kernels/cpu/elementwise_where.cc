@@ -77,7 +77,7 @@ class WhereKernel final : public Kernel {
 
 }  // namespace
 
-void register_elementwise_where(KernelRegistry& r) {
+void register_where_kernels(KernelRegistry& r) {
   std::vector<DType> keys = float_dtypes();
   keys.push_back(DType::kBool);
   r.add_all(graph::OpType::kWhere, Backend::kCpu, keys, make_factory<WhereKernel>());

@@ -20,6 +20,7 @@
 
 #include "amp/dtype.h"
 #include "kernels/common/kernel_params.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
@@ -59,13 +60,5 @@ void tile_copy(const void* src, void* dst, int rank, const int64_t* in_dims,
 
 // Checks a tensor's rank against kMaxRank, naming it in the error.
 Status check_max_rank(const TensorDesc& t, const char* what);
-
-// Per sub-family registration (movement_*.cc), called by register_cpu_movement_kernels.
-void register_movement_copy_kernels(KernelRegistry& r);  // views, permutes, Expand, Tile, Shape...
-void register_movement_concat_split_kernels(KernelRegistry& r);
-void register_movement_slice_gather_kernels(KernelRegistry& r);
-void register_movement_pad_kernels(KernelRegistry& r);
-void register_movement_resize_kernels(KernelRegistry& r);
-void register_movement_range_kernels(KernelRegistry& r);
 
 }  // namespace amp::kernels::cpu

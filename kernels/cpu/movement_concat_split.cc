@@ -99,7 +99,7 @@ class SplitKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_concat_split_kernels(KernelRegistry& r) {
+void register_concat_split_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kConcat, Backend::kCpu, all_dtypes(),
             [] { return std::make_unique<ConcatKernel>(); });
   r.add_all(graph::OpType::kSplit, Backend::kCpu, all_dtypes(),

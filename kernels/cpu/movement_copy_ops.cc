@@ -41,8 +41,8 @@ struct CpuCopy {
 
 }  // namespace
 
-void register_movement_copy_kernels(KernelRegistry& r) {
-  register_copy_kernels<CpuCopy>(r, Backend::kCpu);
+void register_copy_kernels(KernelRegistry& r) {
+  add_copy_kernels<CpuCopy>(r, Backend::kCpu);
 }
 
 }  // namespace amp::kernels::cpu

@@ -256,7 +256,7 @@ class PadKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_pad_kernels(KernelRegistry& r) {
+void register_pad_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kPad, Backend::kCpu, all_dtypes(),
             [] { return std::make_unique<PadKernel>(); });
 }

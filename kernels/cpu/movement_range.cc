@@ -40,7 +40,7 @@ class RangeKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_range_kernels(KernelRegistry& r) {
+void register_range_kernels(KernelRegistry& r) {
   using graph::OpType;
   r.add_all(OpType::kRange, Backend::kCpu, {DType::kF32},
             [] { return std::make_unique<RangeKernel<float>>(); });

@@ -615,12 +615,8 @@ class ResizeKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_resize_kernels(KernelRegistry& r) {
-  // Interpolation needs floats; nearest also runs on integer tensors (prepare() says so).
-  r.add_all(graph::OpType::kResize, Backend::kCpu,
-            {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kU8, DType::kI8,
-             DType::kI16, DType::kI32, DType::kI64},
-            [] { return std::make_unique<ResizeKernel>(); });
+void register_resize_kernels(KernelRegistry& registry) {
+  add_kernel_family<ResizeKernel>(registry, Backend::kCpu, resize_family());
 }
 
 }  // namespace amp::kernels::cpu

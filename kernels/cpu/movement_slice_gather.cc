@@ -252,9 +252,12 @@ class GatherKernel : public Kernel {
 
 }  // namespace
 
-void register_movement_slice_gather_kernels(KernelRegistry& r) {
+void register_slice_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kSlice, Backend::kCpu, all_dtypes(),
             [] { return std::make_unique<SliceKernel>(); });
+}
+
+void register_gather_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kGather, Backend::kCpu, all_dtypes(),
             [] { return std::make_unique<GatherKernel>(); });
 }

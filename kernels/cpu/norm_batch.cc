@@ -85,7 +85,7 @@ class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_no
 
 }  // namespace
 
-void register_cpu_batch_norm_kernels(KernelRegistry& r) {
+void register_batch_norm_kernels(KernelRegistry& r) {
   add_typed<BatchNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kBatchNormalization,
                                                             0);
 }

@@ -52,7 +52,7 @@ class InstanceNormKernel : public CheckedKernel<T, ChannelNormShape, check_insta
 
 }  // namespace
 
-void register_cpu_instance_norm_kernels(KernelRegistry& r) {
+void register_instance_norm_kernels(KernelRegistry& r) {
   add_typed<InstanceNormKernel, float, Half, BFloat16, double>(
       r, graph::OpType::kInstanceNormalization, 0);
 }

@@ -155,7 +155,7 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
 
 }  // namespace
 
-void register_cpu_layer_norm_kernels(KernelRegistry& r) {
+void register_layer_norm_kernels(KernelRegistry& r) {
   add_typed<LayerNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kLayerNormalization,
                                                             0);
 }

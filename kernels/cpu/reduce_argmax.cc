@@ -78,7 +78,7 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
 
 }  // namespace
 
-void register_cpu_argmax_kernels(KernelRegistry& r) {
+void register_argmax_kernels(KernelRegistry& r) {
   add_typed<ArgMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t>(
       r, graph::OpType::kArgMax);
 }

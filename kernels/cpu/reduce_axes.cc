@@ -192,8 +192,8 @@ class ReduceKernel : public Kernel {
 
 }  // namespace
 
-void register_cpu_reduce_axes_kernels(KernelRegistry& r) {
-  register_reduction_family<ReduceKernel>(r, Backend::kCpu);
+void register_reduce_axes_kernels(KernelRegistry& r) {
+  add_reduction_family<ReduceKernel>(r, Backend::kCpu);
 }
 
 }  // namespace amp::kernels::cpu

@@ -48,7 +48,7 @@ class GlobalAveragePoolKernel : public Kernel {
 
 }  // namespace
 
-void register_cpu_global_pool_kernels(KernelRegistry& r) {
+void register_global_pool_kernels(KernelRegistry& r) {
   add_typed<GlobalAveragePoolKernel, float, Half, BFloat16, double>(
       r, graph::OpType::kGlobalAveragePool);
 }

@@ -19,6 +19,7 @@
 #include "kernels/common/kernel_params.h"
 #include "kernels/common/reduce_plan.h"
 #include "kernels/common/reduction_types.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "runtime/common/status.h"
@@ -123,15 +124,6 @@ inline int64_t grain_for(int64_t work_per_item) {
 double load_as_double(const void* data, DType dtype, int64_t i);
 // Stores v into element i of a float tensor (f32/f16/bf16/f64), rounding once.
 void store_from_double(void* data, DType dtype, int64_t i, double v);
-
-// Registration of each file of the family; register_cpu_reduction_kernels calls them all.
-void register_cpu_reduce_axes_kernels(KernelRegistry& registry);    // reduce_axes.cc
-void register_cpu_argmax_kernels(KernelRegistry& registry);         // reduce_argmax.cc
-void register_cpu_global_pool_kernels(KernelRegistry& registry);    // reduce_global_pool.cc
-void register_cpu_softmax_kernels(KernelRegistry& registry);        // softmax.cc
-void register_cpu_layer_norm_kernels(KernelRegistry& registry);     // norm_layer.cc
-void register_cpu_instance_norm_kernels(KernelRegistry& registry);  // norm_instance.cc
-void register_cpu_batch_norm_kernels(KernelRegistry& registry);     // norm_batch.cc
 
 // Registers Kernel class template K<T> for each storage type in Ts. in_place_input = 0 for
 // kernels that read each input element before writing the output element at the same

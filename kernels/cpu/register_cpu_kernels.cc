@@ -3,10 +3,7 @@
 namespace amp::kernels {
 
 void register_cpu_kernels(KernelRegistry& registry) {
-  register_cpu_elementwise_kernels(registry);
-  register_cpu_movement_kernels(registry);
-  register_cpu_reduction_kernels(registry);
-  register_cpu_dnnl_kernels(registry);
+  AMP_REGISTER_KERNEL_FAMILIES(cpu, registry);
 }
 
 }  // namespace amp::kernels

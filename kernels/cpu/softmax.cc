@@ -142,7 +142,7 @@ using LogSoftmaxF = SoftmaxKernel<T, true>;
 
 }  // namespace
 
-void register_cpu_softmax_kernels(KernelRegistry& r) {
+void register_softmax_kernels(KernelRegistry& r) {
   add_typed<SoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kSoftmax, 0);
   add_typed<LogSoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kLogSoftmax, 0);
 }

@@ -5,7 +5,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "runtime/common/half.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 namespace {
 
 // The float <-> storage conversions are the shared host/device functions of
@@ -62,4 +62,4 @@ Status launch_cast(DType src_type, const void* src, DType dst_type, void* dst, s
   return Status::ok();
 }
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

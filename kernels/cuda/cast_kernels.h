@@ -10,11 +10,11 @@
 #include "amp/dtype.h"
 #include "runtime/common/status.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 // Converts n elements of src_type at `src` into dst_type at `dst` (device pointers).
 // Supported pairs: any two of f32, f16, bf16. Other pairs are kUnsupported.
 Status launch_cast(DType src_type, const void* src, DType dst_type, void* dst, size_t n,
                    cudaStream_t stream);
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -40,7 +40,7 @@
 #include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/cudnn_epilogue.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 namespace {
 
 // cuBLASLt's recommended workspace on Hopper; the heuristic returns what it needs of it.
@@ -411,11 +411,7 @@ Status MatMulKernel::run(const KernelArgs& a) const {
 }  // namespace
 
 void register_matmul_kernels(KernelRegistry& registry) {
-  const std::vector<DType> dtypes = {DType::kF32, DType::kF16, DType::kBF16};
-  registry.add_all(graph::OpType::kMatMul, Backend::kCuda, dtypes,
-                   [] { return std::make_unique<MatMulKernel>(false); });
-  registry.add_all(graph::OpType::kGemm, Backend::kCuda, dtypes,
-                   [] { return std::make_unique<MatMulKernel>(true); });
+  add_kernel_family<MatMulKernel>(registry, Backend::kCuda, matmul_family());
 }
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

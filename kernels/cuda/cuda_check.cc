@@ -1,6 +1,6 @@
 #include "kernels/cuda/cuda_check.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 Status cuda_status(cudaError_t err, const char* call, const char* file, int line) {
   std::string msg = std::string(call) + " failed: " + cudaGetErrorName(err) + " (" +
@@ -9,4 +9,4 @@ Status cuda_status(cudaError_t err, const char* call, const char* file, int line
   return backend_failure(msg);
 }
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -12,16 +12,16 @@
 
 #include "runtime/common/status.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 // kOutOfMemory for cudaErrorMemoryAllocation, kBackendFailure otherwise.
 Status cuda_status(cudaError_t err, const char* call, const char* file, int line);
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda
 
-#define AMP_CUDA_RETURN_IF_ERROR(call)                                      \
-  do {                                                                      \
-    cudaError_t _amp_err = (call);                                          \
-    if (_amp_err != cudaSuccess)                                            \
-      return ::amp::cuda::cuda_status(_amp_err, #call, __FILE__, __LINE__); \
+#define AMP_CUDA_RETURN_IF_ERROR(call)                                               \
+  do {                                                                               \
+    cudaError_t _amp_err = (call);                                                   \
+    if (_amp_err != cudaSuccess)                                                     \
+      return ::amp::kernels::cuda::cuda_status(_amp_err, #call, __FILE__, __LINE__); \
   } while (0)

@@ -5,7 +5,7 @@
 
 #include "kernels/cuda/cuda_check.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 namespace {
 
@@ -77,4 +77,4 @@ void destroy_context_handles(ContextHandles* h) {
   delete h;
 }
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -15,7 +15,7 @@
 
 #include "runtime/common/status.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 struct DeviceHandles {
   int device = 0;
@@ -40,4 +40,4 @@ void destroy_device_handles(DeviceHandles* h);
 Result<ContextHandles*> create_context_handles(cudaStream_t stream);
 void destroy_context_handles(ContextHandles* h);
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -1,6 +1,6 @@
 // The CUDA backend's kernels: same Kernel interface and registry as the CPU backend
 // (kernel.h, kernel_registry.h), keyed by Backend::kCuda. One registration function per
-// family, all called by register_cuda_kernels().
+// kernel family (kernels/common/kernel_families.h), all called by register_cuda_kernels().
 //
 // Contract specific to CUDA:
 //   - run() pointers (args.inputs/outputs/workspace) are DEVICE pointers; it launches work
@@ -13,15 +13,17 @@
 //     arithmetic shared with the CPU through kernels/common/*_functors.h (AMP_HOST_DEVICE).
 #pragma once
 
+#include "kernels/common/kernel_families.h"
 #include "kernels/kernel_registry.h"
 
 namespace amp::kernels {
 
+// Fills `registry` with every CUDA kernel.
 void register_cuda_kernels(KernelRegistry& registry);
 
-void register_cuda_elementwise_kernels(KernelRegistry& registry);  // unary, binary, Where, Cast
-void register_cuda_movement_kernels(KernelRegistry& registry);     // reshape..resize, shape ops
-void register_cuda_reduction_kernels(KernelRegistry& registry);  // Reduce*, ArgMax, norms, softmax
-void register_cuda_library_kernels(KernelRegistry& registry);    // cuBLASLt / cuDNN ops
+namespace cuda {
+// register_<family>_kernels for every family, each defined in its kernel file.
+AMP_DECLARE_KERNEL_FAMILIES()
+}  // namespace cuda
 
 }  // namespace amp::kernels

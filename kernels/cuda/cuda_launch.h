@@ -32,7 +32,7 @@
 #include "runtime/common/half.h"
 #include "runtime/common/status.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 inline constexpr int kThreads = 256;
 // Enough blocks to fill an H200 (132 SMs x 2048 threads) many times over; the grid-stride
@@ -41,10 +41,16 @@ inline constexpr int64_t kMaxBlocks = int64_t{1} << 16;
 // Dims of the index structs passed by value (after merging contiguous axes).
 inline constexpr int kMaxDims = 8;
 
-// Blocks for a grid-stride loop over `n` work items (n > 0).
-inline unsigned grid_for(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
+// Blocks for a grid-stride loop over `items` work items, `per_block` of them per block
+// (1 for one row per block, kThreads for one item per thread), capped at kMaxBlocks.
+inline unsigned blocks_for(int64_t items, int64_t per_block) {
+  const int64_t blocks = (items + per_block - 1) / per_block;
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxBlocks ? kMaxBlocks : blocks));
+}
+
+// Blocks for a grid-stride loop over `n` items, one per thread.
+inline unsigned grid_for(int64_t n) {
+  return blocks_for(n, kThreads);
 }
 
 // The Status of the last launch (named after `kernel`), e.g. an invalid configuration.
@@ -149,4 +155,4 @@ struct OffsetCalc {
 #endif
 };
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 Status cudnn_status(cudnnStatus_t st, const char* call, const char* file, int line) {
   std::string msg = std::string(call) + " failed: " + cudnnGetErrorString(st) + " (cudnnStatus " +
@@ -25,4 +25,4 @@ Status cublas_status(cublasStatus_t st, const char* call, const char* file, int 
   return backend_failure(msg);
 }
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -12,7 +12,7 @@
 
 #include "runtime/common/status.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 
 // kOutOfMemory for CUDNN_STATUS_ALLOC_FAILED, kUnsupported for CUDNN_STATUS_NOT_SUPPORTED*
 // (the configuration is valid ONNX that cuDNN has no kernel for), kBackendFailure else.
@@ -21,18 +21,18 @@ Status cudnn_status(cudnnStatus_t st, const char* call, const char* file, int li
 // kBackendFailure otherwise.
 Status cublas_status(cublasStatus_t st, const char* call, const char* file, int line);
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda
 
-#define AMP_CUDNN_RETURN_IF_ERROR(call)                                           \
-  do {                                                                            \
-    cudnnStatus_t _amp_cudnn_st = (call);                                         \
-    if (_amp_cudnn_st != CUDNN_STATUS_SUCCESS)                                    \
-      return ::amp::cuda::cudnn_status(_amp_cudnn_st, #call, __FILE__, __LINE__); \
+#define AMP_CUDNN_RETURN_IF_ERROR(call)                                                    \
+  do {                                                                                     \
+    cudnnStatus_t _amp_cudnn_st = (call);                                                  \
+    if (_amp_cudnn_st != CUDNN_STATUS_SUCCESS)                                             \
+      return ::amp::kernels::cuda::cudnn_status(_amp_cudnn_st, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define AMP_CUBLAS_RETURN_IF_ERROR(call)                                            \
-  do {                                                                              \
-    cublasStatus_t _amp_cublas_st = (call);                                         \
-    if (_amp_cublas_st != CUBLAS_STATUS_SUCCESS)                                    \
-      return ::amp::cuda::cublas_status(_amp_cublas_st, #call, __FILE__, __LINE__); \
+#define AMP_CUBLAS_RETURN_IF_ERROR(call)                                                     \
+  do {                                                                                       \
+    cublasStatus_t _amp_cublas_st = (call);                                                  \
+    if (_amp_cublas_st != CUBLAS_STATUS_SUCCESS)                                             \
+      return ::amp::kernels::cuda::cublas_status(_amp_cublas_st, #call, __FILE__, __LINE__); \
   } while (0)

@@ -9,7 +9,7 @@
 
 #include "kernels/cuda/cuda_check.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 
 cudnnDataType_t cudnn_type(DType t) {
   switch (t) {
@@ -129,4 +129,4 @@ Status with_heuristics_handle(int device, const std::function<Status(cudnnHandle
   return fn(it->second);
 }
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

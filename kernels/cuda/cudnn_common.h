@@ -27,11 +27,12 @@
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/common/kernel_params.h"
 #include "kernels/cuda/cuda_context.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cudnn_check.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 
 // ---- dtypes ----
 
@@ -123,9 +124,4 @@ class WorkspaceLayout {
   size_t total_ = 0;
 };
 
-// Registration of each file of the family; register_cuda_library_kernels calls them all.
-void register_conv_kernels(KernelRegistry& registry);    // cudnn_conv.cc
-void register_pool_kernels(KernelRegistry& registry);    // cudnn_pool.cc
-void register_matmul_kernels(KernelRegistry& registry);  // cublaslt_matmul.cc
-
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

@@ -34,7 +34,7 @@
 #include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/cudnn_epilogue.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 namespace {
 
 // Algorithms needing more scratch than this are skipped (FFT variants can ask for GiBs).
@@ -319,11 +319,7 @@ Status ConvKernel::run(const KernelArgs& a) const {
 }  // namespace
 
 void register_conv_kernels(KernelRegistry& registry) {
-  const std::vector<DType> dtypes = {DType::kF32, DType::kF16, DType::kBF16};
-  registry.add_all(graph::OpType::kConv, Backend::kCuda, dtypes,
-                   [] { return std::make_unique<ConvKernel>(false); });
-  registry.add_all(graph::OpType::kConvTranspose, Backend::kCuda, dtypes,
-                   [] { return std::make_unique<ConvKernel>(true); });
+  add_kernel_family<ConvKernel>(registry, Backend::kCuda, conv_family());
 }
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

@@ -11,19 +11,11 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_launch.h"
 #include "kernels/cuda/cudnn_epilogue.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535;
-
-unsigned blocks_for(int64_t items, int64_t per_block = kThreads) {
-  int64_t b = (items + per_block - 1) / per_block;
-  if (b < 1) b = 1;
-  return static_cast<unsigned>(b < kMaxBlocks ? b : kMaxBlocks);
-}
 
 // Storage of each library dtype, with exact widening and round-to-nearest-even narrowing
 // (the values common/half.h produces).
@@ -148,12 +140,12 @@ Status bias_act(const void* src, void* y, const void* bias, int64_t n, int64_t i
     bias_act_planes_kernel<SrcT, DstT>
         <<<blocks_for(planes, 1), kThreads, 0, st>>>(s, d, b, planes, inner, channels, act, vec4);
   } else if (n < (int64_t{1} << 31)) {
-    bias_act_flat_kernel<SrcT, DstT, uint32_t><<<blocks_for(n), kThreads, 0, st>>>(
+    bias_act_flat_kernel<SrcT, DstT, uint32_t><<<grid_for(n), kThreads, 0, st>>>(
         s, d, b, static_cast<uint32_t>(n), static_cast<uint32_t>(inner),
         static_cast<uint32_t>(channels), act);
   } else {
     bias_act_flat_kernel<SrcT, DstT, int64_t>
-        <<<blocks_for(n), kThreads, 0, st>>>(s, d, b, n, inner, channels, act);
+        <<<grid_for(n), kThreads, 0, st>>>(s, d, b, n, inner, channels, act);
   }
   AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return Status::ok();
@@ -265,10 +257,10 @@ Status launch_pad_copy(const void* src, void* dst, size_t elem_size, int64_t pla
   const int64_t total = planes * out.size();
   if (total == 0) return Status::ok();
   if (elem_size == 2) {
-    pad_copy_kernel<uint16_t><<<blocks_for(total), kThreads, 0, stream>>>(
+    pad_copy_kernel<uint16_t><<<grid_for(total), kThreads, 0, stream>>>(
         static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), total, in, out, pad_begin);
   } else if (elem_size == 4) {
-    pad_copy_kernel<uint32_t><<<blocks_for(total), kThreads, 0, stream>>>(
+    pad_copy_kernel<uint32_t><<<grid_for(total), kThreads, 0, stream>>>(
         static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), total, in, out, pad_begin);
   } else {
     return internal_error("pad copy: element size " + std::to_string(elem_size));
@@ -286,17 +278,17 @@ Status launch_crop_bias_activation(const void* staged, void* y, DType type, int6
   if (channels < 1) return internal_error("crop epilogue: bad channel count");
   switch (type) {
     case DType::kF32:
-      crop_bias_act_kernel<DType::kF32><<<blocks_for(total), kThreads, 0, stream>>>(
+      crop_bias_act_kernel<DType::kF32><<<grid_for(total), kThreads, 0, stream>>>(
           static_cast<const float*>(staged), static_cast<float*>(y), total, channels, full, out,
           offset, static_cast<const float*>(bias), act);
       break;
     case DType::kF16:
-      crop_bias_act_kernel<DType::kF16><<<blocks_for(total), kThreads, 0, stream>>>(
+      crop_bias_act_kernel<DType::kF16><<<grid_for(total), kThreads, 0, stream>>>(
           static_cast<const uint16_t*>(staged), static_cast<uint16_t*>(y), total, channels, full,
           out, offset, static_cast<const uint16_t*>(bias), act);
       break;
     case DType::kBF16:
-      crop_bias_act_kernel<DType::kBF16><<<blocks_for(total), kThreads, 0, stream>>>(
+      crop_bias_act_kernel<DType::kBF16><<<grid_for(total), kThreads, 0, stream>>>(
           static_cast<const uint16_t*>(staged), static_cast<uint16_t*>(y), total, channels, full,
           out, offset, static_cast<const uint16_t*>(bias), act);
       break;
@@ -313,10 +305,10 @@ Status launch_broadcast_2d(const void* c, DType c_type, int64_t cm, int64_t cn, 
   if (total == 0) return Status::ok();
   if (m < 1 || n < 1 || cm < 1 || cn < 1 || (c && !library_type(c_type)) || !library_type(dst_type))
     return internal_error("broadcast epilogue: bad geometry or dtype");
-  broadcast_2d_kernel<<<blocks_for(total), kThreads, 0, stream>>>(c, c_type, cm, cn, scale, dst,
-                                                                  dst_type, m, n, total, act);
+  broadcast_2d_kernel<<<grid_for(total), kThreads, 0, stream>>>(c, c_type, cm, cn, scale, dst,
+                                                                dst_type, m, n, total, act);
   AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return Status::ok();
 }
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

@@ -18,7 +18,7 @@
 #include "runtime/common/host_device.h"
 #include "runtime/common/status.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 
 // y[i] = act(src[i] + bias[(i / inner) % channels]) for i < n; bias (in y's dtype) may be
 // nullptr (0). src may equal y (same dtype): in place. src_type is y_type or f32.
@@ -52,4 +52,4 @@ Status launch_broadcast_2d(const void* c, DType c_type, int64_t cm, int64_t cn, 
                            void* dst, DType dst_type, int64_t m, int64_t n, int64_t total,
                            const ew::Activation& act, cudaStream_t stream);
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

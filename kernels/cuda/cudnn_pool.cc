@@ -17,7 +17,7 @@
 #include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/pool_kernels.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 namespace {
 
 class PoolKernel final : public Kernel {
@@ -115,12 +115,7 @@ class PoolKernel final : public Kernel {
 }  // namespace
 
 void register_pool_kernels(KernelRegistry& registry) {
-  registry.add_all(graph::OpType::kMaxPool, Backend::kCuda,
-                   {DType::kF32, DType::kF16, DType::kBF16, DType::kI8, DType::kU8},
-                   [] { return std::make_unique<PoolKernel>(true); });
-  registry.add_all(graph::OpType::kAveragePool, Backend::kCuda,
-                   {DType::kF32, DType::kF16, DType::kBF16},
-                   [] { return std::make_unique<PoolKernel>(false); });
+  add_kernel_family<PoolKernel>(registry, Backend::kCuda, pool_family());
 }
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

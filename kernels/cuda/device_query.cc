@@ -2,7 +2,7 @@
 
 #include <cuda_runtime.h>
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 namespace {
 
 DeviceQuery run_query() {
@@ -43,4 +43,4 @@ const DeviceQuery& query_devices() {
   return q;
 }
 
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

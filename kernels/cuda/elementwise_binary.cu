@@ -9,7 +9,7 @@
 
 #include "kernels/cuda/elementwise_device.h"
 
-namespace amp::kernels::cuda_ew {
+namespace amp::kernels::cuda {
 namespace {
 
 using graph::OpType;
@@ -290,14 +290,16 @@ class PowKernel final : public Kernel {
 
 }  // namespace
 
-void register_binary(KernelRegistry& r) {
+void register_binary_kernels(KernelRegistry& r) {
   const std::vector<DType>& numeric = numeric_dtypes();
-  const Backend kCuda = Backend::kCuda;
-  r.add_all(OpType::kMax, kCuda, numeric, make_factory<VariadicKernel<ew::Max>>(), 0);
-  r.add_all(OpType::kMin, kCuda, numeric, make_factory<VariadicKernel<ew::Min>>(), 0);
-  // Looked up by the first float input: Pow(int, float) finds the float kernels, which
-  // handle any base; integer keys serve integer bases with integer exponents.
-  r.add_all(OpType::kPow, kCuda, numeric, make_factory<PowKernel>(), 0);
+  r.add_all(OpType::kMax, Backend::kCuda, numeric, make_factory<VariadicKernel<ew::Max>>(), 0);
+  r.add_all(OpType::kMin, Backend::kCuda, numeric, make_factory<VariadicKernel<ew::Min>>(), 0);
 }
 
-}  // namespace amp::kernels::cuda_ew
+// Looked up by the first float input: Pow(int, float) finds the float kernels, which
+// handle any base; integer keys serve integer bases with integer exponents.
+void register_pow_kernels(KernelRegistry& r) {
+  r.add_all(OpType::kPow, Backend::kCuda, numeric_dtypes(), make_factory<PowKernel>(), 0);
+}
+
+}  // namespace amp::kernels::cuda

@@ -12,7 +12,7 @@
 
 #include "kernels/cuda/elementwise_device.h"
 
-namespace amp::kernels::cuda_ew {
+namespace amp::kernels::cuda {
 namespace {
 
 template <typename S, typename D>
@@ -67,8 +67,8 @@ class CastKernel final : public Kernel {
 
 }  // namespace
 
-void register_cast(KernelRegistry& r) {
+void register_cast_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kCast, Backend::kCuda, all_dtypes(), make_factory<CastKernel>());
 }
 
-}  // namespace amp::kernels::cuda_ew
+}  // namespace amp::kernels::cuda

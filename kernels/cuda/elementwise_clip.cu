@@ -10,7 +10,7 @@
 #include "kernels/common/clip_bounds.h"
 #include "kernels/cuda/elementwise_device.h"
 
-namespace amp::kernels::cuda_ew {
+namespace amp::kernels::cuda {
 namespace {
 
 // Clip with bounds known on the host (constants, or the type's range when absent) or read
@@ -82,8 +82,8 @@ class ClipKernel final : public Kernel {
 
 }  // namespace
 
-void register_clip(KernelRegistry& r) {
+void register_clip_kernels(KernelRegistry& r) {
   r.add_all(graph::OpType::kClip, Backend::kCuda, numeric_dtypes(), make_factory<ClipKernel>(), 0);
 }
 
-}  // namespace amp::kernels::cuda_ew
+}  // namespace amp::kernels::cuda

@@ -1,4 +1,4 @@
-// The CUDA elementwise family's registration and the device form of the common broadcast
+// The device form of the common broadcast
 // plan (kernels/common/broadcast_plan.h), so both backends accept and reject the same
 // nodes with the same messages. Host code only.
 #include <algorithm>
@@ -7,18 +7,7 @@
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/elementwise_cuda.h"
 
-namespace amp::kernels {
-
-// The family's entry point (cuda_kernels.h): one call per file.
-void register_cuda_elementwise_kernels(KernelRegistry& registry) {
-  cuda_ew::register_family(registry);
-  cuda_ew::register_clip(registry);
-  cuda_ew::register_cast(registry);
-  cuda_ew::register_binary(registry);
-  cuda_ew::register_where(registry);
-}
-
-namespace cuda_ew {
+namespace amp::kernels::cuda {
 
 template <int N>
 Result<DevicePlan<N>> device_plan(const kernels::BroadcastPlan& p) {
@@ -56,5 +45,4 @@ Result<DevicePlan<3>> make_plan3(const std::vector<std::vector<int64_t>>& inputs
   return device_plan<3>(p);
 }
 
-}  // namespace cuda_ew
-}  // namespace amp::kernels
+}  // namespace amp::kernels::cuda

@@ -19,20 +19,11 @@
 #include "kernels/common/broadcast_plan.h"
 #include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/kernel_params.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_launch.h"
 #include "kernels/kernel_registry.h"
 
-namespace amp::kernels::cuda_ew {
-
-using amp::cuda::kMaxDims;
-using amp::cuda::OffsetCalc;
-
-// Per-file registrations, called by register_cuda_elementwise_kernels().
-void register_family(KernelRegistry& registry);  // elementwise_family.cu: the family table
-void register_clip(KernelRegistry& registry);    // elementwise_clip.cu
-void register_cast(KernelRegistry& registry);    // elementwise_cast.cu
-void register_binary(KernelRegistry& registry);  // elementwise_binary.cu (Max, Min, Pow)
-void register_where(KernelRegistry& registry);   // elementwise_where.cu
+namespace amp::kernels::cuda {
 
 // A broadcast of N inputs to an output, merged (see the header comment).
 template <int N>
@@ -57,4 +48,4 @@ Result<DevicePlan<2>> make_plan2(const std::vector<std::vector<int64_t>>& inputs
 Result<DevicePlan<3>> make_plan3(const std::vector<std::vector<int64_t>>& inputs,
                                  const std::vector<int64_t>& out, bool exact);
 
-}  // namespace amp::kernels::cuda_ew
+}  // namespace amp::kernels::cuda

@@ -25,19 +25,7 @@
 #include "kernels/cuda/cuda_launch.h"
 #include "kernels/cuda/elementwise_cuda.h"
 
-namespace amp::kernels::cuda_ew {
-
-using amp::cuda::dev_cast;
-using amp::cuda::dev_load;
-using amp::cuda::dev_store;
-using amp::cuda::grid_for;
-using amp::cuda::grid_stride;
-using amp::cuda::is_aligned;
-using amp::cuda::kThreads;
-using amp::cuda::launch_status;
-using amp::cuda::Pack;
-using amp::cuda::pack_size;
-using amp::cuda::thread_index;
+namespace amp::kernels::cuda {
 
 // ---- Functor adapters: storage in, storage out -----------------------------------------------
 
@@ -193,4 +181,4 @@ Status launch_map3(const DevicePlan<3>& p, const A* a, const B* b, const C* c, O
   return launch_status("map3_kernel");
 }
 
-}  // namespace amp::kernels::cuda_ew
+}  // namespace amp::kernels::cuda

@@ -1,7 +1,8 @@
 // The CUDA executor of the elementwise families (every row of
-// kernels/common/elementwise_family.def: unary, binary, comparison): the launches only; prepare(), dtypes and attributes are kernels/common/elementwise_kernels.h, the same
-// code the CPU backend runs. f16/bf16 compute in fp32 with the device's conversion
-// intrinsics, rounded once on store; f64 in f64; integers wrap.
+// kernels/common/elementwise_family.def: unary, binary, comparison): the launches only; prepare(),
+// dtypes and attributes are kernels/common/elementwise_kernels.h, the same code the CPU backend
+// runs. f16/bf16 compute in fp32 with the device's conversion intrinsics, rounded once on store;
+// f64 in f64; integers wrap.
 //
 // One difference, forced by the device: the CPU reports an integer division or remainder
 // by zero as an invalid_input error; a kernel cannot return a Status without synchronizing,
@@ -9,7 +10,7 @@
 #include "kernels/common/elementwise_kernels.h"
 #include "kernels/cuda/elementwise_device.h"
 
-namespace amp::kernels::cuda_ew {
+namespace amp::kernels::cuda {
 namespace {
 
 template <typename T, typename Op>
@@ -45,8 +46,8 @@ struct CudaElementwise {
 
 }  // namespace
 
-void register_family(KernelRegistry& r) {
-  register_elementwise_family<CudaElementwise>(r);
+void register_elementwise_kernels(KernelRegistry& r) {
+  add_elementwise_family<CudaElementwise>(r);
 }
 
-}  // namespace amp::kernels::cuda_ew
+}  // namespace amp::kernels::cuda

@@ -6,7 +6,7 @@
 
 #include "kernels/cuda/elementwise_device.h"
 
-namespace amp::kernels::cuda_ew {
+namespace amp::kernels::cuda {
 namespace {
 
 using graph::OpType;
@@ -62,7 +62,7 @@ class WhereKernel final : public Kernel {
 
 }  // namespace
 
-void register_where(KernelRegistry& r) {
+void register_where_kernels(KernelRegistry& r) {
   const Backend kCuda = Backend::kCuda;
   // Looked up by X's dtype when it is a float type, else by cond's (bool): registered for
   // bool and each float type, and any X dtype is handled.
@@ -71,4 +71,4 @@ void register_where(KernelRegistry& r) {
   r.add_all(OpType::kWhere, kCuda, where_keys, make_factory<WhereKernel>());
 }
 
-}  // namespace amp::kernels::cuda_ew
+}  // namespace amp::kernels::cuda

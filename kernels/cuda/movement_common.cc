@@ -1,24 +1,10 @@
-// Host helpers of the CUDA movement family: copy plans, rank checks, and
-// the family's registration entry point.
+// Host helpers of the CUDA movement family: copy plans and rank checks.
 #include <cstring>
 
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/movement_cuda.h"
 
-namespace amp::kernels {
-
-// The family's entry point (cuda_kernels.h): one call per sub-family file.
-void register_cuda_movement_kernels(KernelRegistry& registry) {
-  cuda_mv::register_movement_copy_kernels(registry);
-  cuda_mv::register_concat_split_kernels(registry);
-  cuda_mv::register_slice_kernels(registry);
-  cuda_mv::register_gather_kernels(registry);
-  cuda_mv::register_pad_kernels(registry);
-  cuda_mv::register_resize_kernels(registry);
-  cuda_mv::register_range_kernels(registry);
-}
-
-namespace cuda_mv {
+namespace amp::kernels::cuda {
 
 CopyPlan make_copy_plan(int rank, const int64_t* dims, const int64_t* src_strides, int64_t src_base,
                         const int64_t* dst_strides, int64_t dst_base) {
@@ -74,5 +60,4 @@ Status check_data_io(const KernelConfig& cfg) {
   return Status::ok();
 }
 
-}  // namespace cuda_mv
-}  // namespace amp::kernels
+}  // namespace amp::kernels::cuda

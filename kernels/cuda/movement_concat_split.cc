@@ -9,7 +9,7 @@
 #include "kernels/common/movement_io.h"
 #include "kernels/cuda/movement_cuda.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
 
 // One copy per part; `concat` selects the direction (parts -> whole, or whole -> parts).
@@ -83,4 +83,4 @@ void register_concat_split_kernels(KernelRegistry& r) {
             [] { return std::make_unique<SplitKernel>(); });
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

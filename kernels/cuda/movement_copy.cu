@@ -10,17 +10,8 @@
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cuda/movement_cuda.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
-
-using amp::cuda::grid_for;
-using amp::cuda::grid_stride;
-using amp::cuda::is_aligned;
-using amp::cuda::kMaxBlocks;
-using amp::cuda::kThreads;
-using amp::cuda::launch_status;
-using amp::cuda::OffsetCalc;
-using amp::cuda::thread_index;
 
 Status bad_element(size_t elem) {
   return internal_error("CUDA movement kernel: element size " + std::to_string(elem));
@@ -262,8 +253,8 @@ __global__ void range_kernel(const T* start, const T* delta, T* out, int64_t n) 
       const uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(*delta));
       out[i] = static_cast<T>(static_cast<int64_t>(s + static_cast<uint64_t>(i) * d));
     } else {
-      const float s = amp::cuda::dev_load(*start), d = amp::cuda::dev_load(*delta);
-      out[i] = amp::cuda::dev_store<T>(__fadd_rn(s, __fmul_rn(static_cast<float>(i), d)));
+      const float s = dev_load(*start), d = dev_load(*delta);
+      out[i] = dev_store<T>(__fadd_rn(s, __fmul_rn(static_cast<float>(i), d)));
     }
   }
 }
@@ -431,4 +422,4 @@ Status launch_range(DType dtype, const void* start, const void* delta, void* out
   return unsupported("Range on " + std::string(dtype_name(dtype)));
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

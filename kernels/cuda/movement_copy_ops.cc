@@ -6,11 +6,11 @@
 #include "kernels/common/copy_kernels.h"
 #include "kernels/cuda/movement_cuda.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
 
 struct CudaCopy {
-  static constexpr int kMaxRank = cuda_mv::kMaxRank;
+  static constexpr int kMaxRank = cuda::kMaxRank;
   using Plan = CopyPlan;
   static Plan make_plan(int rank, const int64_t* dims, const int64_t* src_strides) {
     return make_copy_plan(rank, dims, src_strides, 0);
@@ -19,7 +19,7 @@ struct CudaCopy {
     return launch_copy_plan(plan, a.inputs[0], a.outputs[0], elem_size, stream(a));
   }
   static Status copy_bytes(void* dst, const void* src, size_t bytes, const KernelArgs& a) {
-    return cuda_mv::copy_bytes(dst, src, bytes, stream(a));
+    return cuda::copy_bytes(dst, src, bytes, stream(a));
   }
   static Status tile(const KernelArgs& a, int rank, const int64_t* in_dims, const int64_t* out_dims,
                      size_t elem_size) {
@@ -37,8 +37,8 @@ struct CudaCopy {
 
 }  // namespace
 
-void register_movement_copy_kernels(KernelRegistry& r) {
-  register_copy_kernels<CudaCopy>(r, Backend::kCuda);
+void register_copy_kernels(KernelRegistry& r) {
+  add_copy_kernels<CudaCopy>(r, Backend::kCuda);
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

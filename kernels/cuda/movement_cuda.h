@@ -29,14 +29,15 @@
 
 #include "amp/dtype.h"
 #include "kernels/common/kernel_params.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_launch.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 
-inline constexpr int kMaxRank = amp::cuda::kMaxDims;
+inline constexpr int kMaxRank = kMaxDims;
 
 // A copy between two N-d layouts of the same dims: element (i_0..i_{r-1}) goes from
 // src[src_base + sum i_a * calc.strides[0][a]] to dst[dst_base + sum i_a * calc.strides[1][a]]
@@ -45,7 +46,7 @@ struct CopyPlan {
   int64_t numel = 0;
   int64_t src_base = 0;
   int64_t dst_base = 0;
-  amp::cuda::OffsetCalc<2> calc;  // strides[0]: source, strides[1]: destination
+  OffsetCalc<2> calc;  // strides[0]: source, strides[1]: destination
 };
 
 // Builds a plan over dims[0..rank) (rank <= kMaxRank), dropping size-1 dims and merging axes
@@ -93,13 +94,4 @@ Status check_max_rank(const TensorDesc& t, const char* what);
 // Requires a present input 0 and a present output 0.
 Status check_data_io(const KernelConfig& cfg);
 
-// Per sub-family registration, called by register_cuda_movement_kernels().
-void register_movement_copy_kernels(KernelRegistry& r);  // movement_copy_ops.cc
-void register_concat_split_kernels(KernelRegistry& r);   // movement_concat_split.cc
-void register_slice_kernels(KernelRegistry& r);          // movement_slice.cu
-void register_gather_kernels(KernelRegistry& r);         // movement_gather.cc
-void register_pad_kernels(KernelRegistry& r);            // movement_pad.cu
-void register_resize_kernels(KernelRegistry& r);         // movement_resize.cu
-void register_range_kernels(KernelRegistry& r);          // movement_range.cc
-
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

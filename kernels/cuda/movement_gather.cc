@@ -5,7 +5,7 @@
 // index yields zeros in its output block (see launch_gather).
 #include "kernels/cuda/movement_cuda.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
 
 class GatherKernel : public Kernel {
@@ -61,4 +61,4 @@ void register_gather_kernels(KernelRegistry& r) {
             [] { return std::make_unique<GatherKernel>(); });
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

@@ -13,14 +13,8 @@
 #include "kernels/cuda/movement_cuda.h"
 #include "runtime/common/host_device.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
-
-using amp::cuda::grid_for;
-using amp::cuda::grid_stride;
-using amp::cuda::kThreads;
-using amp::cuda::launch_status;
-using amp::cuda::thread_index;
 
 enum PadMode : int { kConstant, kReflect, kEdge, kWrap };
 
@@ -251,4 +245,4 @@ void register_pad_kernels(KernelRegistry& r) {
             [] { return std::make_unique<PadKernel>(); });
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

@@ -5,7 +5,7 @@
 #include "kernels/common/movement_io.h"
 #include "kernels/cuda/movement_cuda.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
 
 // Range(start, limit, delta): out[i] = start + i * delta, the length fixed by the output.
@@ -38,4 +38,4 @@ void register_range_kernels(KernelRegistry& r) {
       [] { return std::make_unique<RangeKernel>(); });
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

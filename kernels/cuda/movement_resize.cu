@@ -31,14 +31,8 @@
 #include "runtime/common/half.h"
 #include "runtime/common/host_device.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
-
-using amp::cuda::grid_for;
-using amp::cuda::grid_stride;
-using amp::cuda::kThreads;
-using amp::cuda::launch_status;
-using amp::cuda::thread_index;
 
 enum ResizeMode : int { kNearest, kLinear, kCubic };
 enum CoordMode : int {
@@ -473,7 +467,7 @@ __global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int6
   double w[kTaps];
   for (int64_t k = thread_index(); k < n; k += grid_stride()) {
     if (!ok) {
-      dst[k] = amp::cuda::dev_store<Dst>(C(0));
+      dst[k] = dev_store<Dst>(C(0));
       continue;
     }
     const int64_t t = k / inner;
@@ -483,14 +477,13 @@ __global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int6
     bool ex;
     axis_taps(st.at, s, nt, o, idx, w, &ex);
     if (ex) {
-      dst[k] = amp::cuda::dev_store<Dst>(fill);
+      dst[k] = dev_store<Dst>(fill);
       continue;
     }
     const Src* s0 = src + ou * in_len * inner + i;
     C acc = 0;
-    for (int tp = 0; tp < nt; ++tp)
-      acc += static_cast<C>(w[tp]) * amp::cuda::dev_load(s0[idx[tp] * inner]);
-    dst[k] = amp::cuda::dev_store<Dst>(acc);
+    for (int tp = 0; tp < nt; ++tp) acc += static_cast<C>(w[tp]) * dev_load(s0[idx[tp] * inner]);
+    dst[k] = dev_store<Dst>(acc);
   }
 }
 
@@ -817,12 +810,8 @@ class ResizeKernel : public Kernel {
 
 }  // namespace
 
-void register_resize_kernels(KernelRegistry& r) {
-  // Interpolation needs floats; nearest also runs on integer tensors (prepare() says so).
-  r.add_all(graph::OpType::kResize, Backend::kCuda,
-            {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kU8, DType::kI8,
-             DType::kI16, DType::kI32, DType::kI64},
-            [] { return std::make_unique<ResizeKernel>(); });
+void register_resize_kernels(KernelRegistry& registry) {
+  add_kernel_family<ResizeKernel>(registry, Backend::kCuda, resize_family());
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

@@ -11,14 +11,8 @@
 #include "kernels/cuda/movement_cuda.h"
 #include "runtime/common/host_device.h"
 
-namespace amp::kernels::cuda_mv {
+namespace amp::kernels::cuda {
 namespace {
-
-using amp::cuda::grid_for;
-using amp::cuda::grid_stride;
-using amp::cuda::kThreads;
-using amp::cuda::launch_status;
-using amp::cuda::thread_index;
 
 // What prepare() learns about a Slice node, passed by value to the run-time kernel.
 struct SliceStatic {
@@ -262,4 +256,4 @@ void register_slice_kernels(KernelRegistry& r) {
             [] { return std::make_unique<SliceKernel>(); });
 }
 
-}  // namespace amp::kernels::cuda_mv
+}  // namespace amp::kernels::cuda

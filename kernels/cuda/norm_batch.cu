@@ -10,10 +10,10 @@
 // tensor flattened. Training mode and spatial=0 are unsupported, as on the CPU.
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
-#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 struct BnParams {
@@ -81,15 +81,15 @@ class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_no
       prm.p[i] = a.inputs[i + 1];
       prm.t[i] = this->shape_.param_dtype[i];
     }
-    batchnorm_fold_kernel<C><<<grid_for(this->shape_.channels, kThreads), kThreads, 0, st>>>(
+    batchnorm_fold_kernel<C><<<blocks_for(this->shape_.channels, kThreads), kThreads, 0, st>>>(
         prm, this->shape_.channels, static_cast<C>(this->shape_.epsilon), ab);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     if (this->shape_.spatial >= kThreads) {
-      batchnorm_planes_kernel<T><<<grid_for(this->shape_.planes), kThreads, 0, st>>>(
+      batchnorm_planes_kernel<T><<<blocks_for(this->shape_.planes, 1), kThreads, 0, st>>>(
           a.input<T>(0), a.output<T>(0), ab, this->shape_.planes, this->shape_.channels,
           this->shape_.spatial);
     } else {
-      batchnorm_flat_kernel<T><<<grid_for(n, kThreads), kThreads, 0, st>>>(
+      batchnorm_flat_kernel<T><<<blocks_for(n, kThreads), kThreads, 0, st>>>(
           a.input<T>(0), a.output<T>(0), ab, n, this->shape_.channels, this->shape_.spatial);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
@@ -103,4 +103,4 @@ void register_batch_norm_kernels(KernelRegistry& r) {
   add_typed<BatchNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kBatchNormalization);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

@@ -4,10 +4,10 @@
 // y = (x - mean) * inv_std * scale[c] + B[c].
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/norm_rows.h"
-#include "kernels/cuda/reduce_kernels.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 template <typename C>
@@ -50,4 +50,4 @@ void register_instance_norm_kernels(KernelRegistry& r) {
       r, graph::OpType::kInstanceNormalization);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

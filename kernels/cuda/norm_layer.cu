@@ -11,10 +11,10 @@
 
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/norm_rows.h"
-#include "kernels/cuda/reduce_kernels.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 // How a parameter is read: directly (`direct`, dtype `dtype`), from the expanded workspace
@@ -42,8 +42,8 @@ struct LayerParams {
 // A broadcast parameter's geometry against the normalized dims (0 stride on broadcast dims).
 struct BroadcastGeom {
   int rank = 0;
-  int64_t dims[kMaxRank] = {};
-  int64_t strides[kMaxRank] = {};
+  int64_t dims[kReduceMaxRank] = {};
+  int64_t strides[kReduceMaxRank] = {};
 };
 
 template <typename C>
@@ -150,7 +150,7 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
     }
     C* dst = reinterpret_cast<C*>(*ws);
     *ws += region;
-    expand_param_kernel<C><<<grid_for(this->shape_.n, kThreads), kThreads, 0, st>>>(
+    expand_param_kernel<C><<<blocks_for(this->shape_.n, kThreads), kThreads, 0, st>>>(
         src, p.dtype, dst, this->shape_.n, p.geom);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     ref->expanded = dst;
@@ -166,4 +166,4 @@ void register_layer_norm_kernels(KernelRegistry& r) {
   add_typed<LayerNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kLayerNormalization);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

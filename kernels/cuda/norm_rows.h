@@ -10,7 +10,7 @@
 
 #include "kernels/cuda/reduce_util.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 
 // Optional statistics outputs (LayerNormalization's Mean and InvStdDev): nullptr when
 // absent; any float dtype.
@@ -59,11 +59,11 @@ Status launch_normalize_rows(const T* x, T* y, int64_t rows, int64_t n, compute_
                              const Params& prm, const StatOutputs& stats, cudaStream_t st) {
   if (rows == 0) return Status::ok();
   const bool warp_group = n <= kWarpRowMax;
-  const unsigned blocks = warp_group ? grid_for(rows, kThreads / kWarp) : grid_for(rows);
+  const unsigned blocks = warp_group ? blocks_for(rows, kThreads / kWarp) : blocks_for(rows, 1);
   normalize_rows_kernel<T, Params>
       <<<blocks, kThreads, 0, st>>>(x, y, rows, n, eps, prm, stats, warp_group);
   AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return Status::ok();
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

@@ -8,18 +8,11 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_launch.h"
 #include "kernels/cuda/pool_kernels.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(int64_t items) {
-  int64_t b = (items + kThreads - 1) / kThreads;
-  if (b < 1) b = 1;
-  return static_cast<unsigned>(b < 65535 ? b : 65535);
-}
 
 // Storage type of each dtype and its compute type: float for floats (exact widening,
 // nearest-even narrowing), int for 8-bit integers.
@@ -125,8 +118,8 @@ template <DType D>
 Status max_pool(const PoolGeometry& g, const void* x, void* y, int64_t* indices, int64_t total,
                 cudaStream_t st) {
   using T = typename PoolStor<D>::type;
-  max_pool_kernel<D><<<blocks_for(total), kThreads, 0, st>>>(static_cast<const T*>(x),
-                                                             static_cast<T*>(y), indices, g, total);
+  max_pool_kernel<D><<<grid_for(total), kThreads, 0, st>>>(static_cast<const T*>(x),
+                                                           static_cast<T*>(y), indices, g, total);
   AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return Status::ok();
 }
@@ -135,7 +128,7 @@ template <DType D>
 Status avg_pool(const PoolGeometry& g, bool include_pad, const void* x, void* y, int64_t total,
                 cudaStream_t st) {
   using T = typename PoolStor<D>::type;
-  avg_pool_kernel<D><<<blocks_for(total), kThreads, 0, st>>>(
+  avg_pool_kernel<D><<<grid_for(total), kThreads, 0, st>>>(
       static_cast<const T*>(x), static_cast<T*>(y), g, include_pad, total);
   AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return Status::ok();
@@ -179,4 +172,4 @@ Status launch_avg_pool(DType type, const PoolGeometry& g, bool include_pad, cons
   }
 }
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

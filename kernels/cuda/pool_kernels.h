@@ -13,7 +13,7 @@
 #include "kernels/common/pool_geometry.h"
 #include "runtime/common/status.h"
 
-namespace amp::kernels::cuda_library {
+namespace amp::kernels::cuda {
 
 // MaxPool over f32/f16/bf16/i8/u8; indices (i64, flattened into X as ONNX defines) may be
 // nullptr.
@@ -23,4 +23,4 @@ Status launch_max_pool(DType type, const PoolGeometry& g, const void* x, void* y
 Status launch_avg_pool(DType type, const PoolGeometry& g, bool include_pad, const void* x, void* y,
                        cudaStream_t stream);
 
-}  // namespace amp::kernels::cuda_library
+}  // namespace amp::kernels::cuda

@@ -10,10 +10,10 @@
 // neighbouring threads read neighbouring columns.
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_io.h"
-#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 // Whether candidate (v, i) beats the current (best, bi); bi < 0 means "nothing yet".
@@ -120,13 +120,13 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
     cudaStream_t st = stream_of(a);
     if (this->shape_.inner == 1) {
       const bool warp_group = this->shape_.len <= kWarpRowMax;
-      const unsigned blocks = warp_group ? grid_for(this->shape_.outer, kThreads / kWarp)
-                                         : grid_for(this->shape_.outer);
+      const unsigned blocks = warp_group ? blocks_for(this->shape_.outer, kThreads / kWarp)
+                                         : blocks_for(this->shape_.outer, 1);
       argmax_rows_kernel<T><<<blocks, kThreads, 0, st>>>(
           x, y, this->shape_.outer, this->shape_.len, this->shape_.select_last_index, warp_group);
     } else {
       argmax_columns_kernel<T>
-          <<<grid_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
+          <<<blocks_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
               x, y, this->shape_.outer, this->shape_.len, this->shape_.inner,
               this->shape_.select_last_index);
     }
@@ -142,4 +142,4 @@ void register_argmax_kernels(KernelRegistry& r) {
       r, graph::OpType::kArgMax);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

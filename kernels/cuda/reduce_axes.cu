@@ -23,10 +23,10 @@
 #include <cstring>
 
 #include "kernels/common/reduction_family.h"
-#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 template <typename T, typename R>
@@ -221,7 +221,7 @@ class ReduceKernel : public Kernel {
             "run-time (non-constant) axes: the CUDA kernel plans the reduction in prepare()");
       axes = static_cast<const int64_t*>(ad.constant_data);
     }
-    bool flags[kMaxRank];
+    bool flags[kReduceMaxRank];
     if (n_axes == 0) {
       copy_ = noop != 0;
       for (int i = 0; i < rank_; ++i) flags[i] = !copy_;
@@ -257,15 +257,15 @@ class ReduceKernel : public Kernel {
     if (p.inner_reduced) {
       const int64_t items = p.kept_count * params_.splits;
       const unsigned blocks =
-          params_.warp_group ? grid_for(items, kThreads / kWarp) : grid_for(items);
+          params_.warp_group ? blocks_for(items, kThreads / kWarp) : blocks_for(items, 1);
       reduce_inner_kernel<T, R><<<blocks, kThreads, 0, st>>>(x, y, partial, params_);
     } else {
-      reduce_outer_kernel<T, R>
-          <<<grid_for(n_out * params_.splits, kThreads), kThreads, 0, st>>>(x, y, partial, params_);
+      reduce_outer_kernel<T, R><<<blocks_for(n_out * params_.splits, kThreads), kThreads, 0, st>>>(
+          x, y, partial, params_);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     if (params_.splits > 1) {
-      reduce_combine_kernel<T, R><<<grid_for(n_out, kThreads), kThreads, 0, st>>>(
+      reduce_combine_kernel<T, R><<<blocks_for(n_out, kThreads), kThreads, 0, st>>>(
           partial, y, n_out, params_.splits, p.reduce_size);
       AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     }
@@ -300,7 +300,7 @@ class ReduceKernel : public Kernel {
 }  // namespace
 
 void register_reduce_axes_kernels(KernelRegistry& r) {
-  register_reduction_family<ReduceKernel>(r, Backend::kCuda);
+  add_reduction_family<ReduceKernel>(r, Backend::kCuda);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

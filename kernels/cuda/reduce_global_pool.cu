@@ -2,10 +2,10 @@
 // dims, which are contiguous per (n, c) plane (kernels/cpu/reduce_global_pool.cc). One warp
 // per plane when the plane has <= 1024 elements (ResNet's 7x7 head), else one block;
 // 16-byte loads, fp32 sums (f64 for f64), one rounding on store.
-#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 template <typename T>
@@ -44,7 +44,8 @@ class GlobalAveragePoolKernel : public Kernel {
   Status run(const KernelArgs& a) const override {
     if (planes_ == 0) return Status::ok();
     const bool warp_group = spatial_ <= kWarpRowMax;
-    const unsigned blocks = warp_group ? grid_for(planes_, kThreads / kWarp) : grid_for(planes_);
+    const unsigned blocks =
+        warp_group ? blocks_for(planes_, kThreads / kWarp) : blocks_for(planes_, 1);
     global_avg_pool_kernel<T><<<blocks, kThreads, 0, stream_of(a)>>>(a.input<T>(0), a.output<T>(0),
                                                                      planes_, spatial_, warp_group);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
@@ -62,4 +63,4 @@ void register_global_pool_kernels(KernelRegistry& r) {
       r, graph::OpType::kGlobalAveragePool);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

@@ -1,7 +1,7 @@
 // Device-side helpers of the CUDA reduction family (reduce_*.cu, norm_*.cu, softmax.cu):
 // storage <-> compute conversions, warp / block reductions, row visitors with 16-byte
 // vector loads, and the host-side iteration plan of a multi-axis reduction. Included only
-// by .cu files (nvcc); the registration functions are declared in reduce_kernels.h.
+// by .cu files (nvcc); the registration functions are declared in cuda_kernels.h.
 //
 // Compute types follow the numerical contract (ARCHITECTURE.md) and the CPU kernels
 // (kernels/cpu/reduce_util.h): f32/f16/bf16 -> float, f64 -> double, integers and bool ->
@@ -33,18 +33,16 @@
 #include "kernels/common/reduction_types.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_context.h"
+#include "kernels/cuda/cuda_launch.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "runtime/common/status.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 
-inline constexpr int kThreads = 256;
 inline constexpr int kWarp = 32;
 // Rows up to this length are reduced by one warp, longer ones by one block.
 inline constexpr int64_t kWarpRowMax = 1024;
-// Grid-size cap for grid-stride loops: plenty to fill an H200 (132 SMs x 16 blocks).
-inline constexpr int64_t kMaxBlocks = 65535;
 
 // Storage types and their compute types: common/reduction_types.h.
 using reduction::compute_t;
@@ -234,16 +232,7 @@ __device__ __forceinline__ void visit_row(const T* row, int64_t n, int lane, int
   for (int64_t i = lane; i < n; i += stride) f(i, to_compute(row[i]));
 }
 
-// Blocks for a grid over `items` independent work items of `per_block` each.
-inline unsigned grid_for(int64_t items, int64_t per_block = 1) {
-  int64_t b = (items + per_block - 1) / per_block;
-  if (b < 1) b = 1;
-  return static_cast<unsigned>(b < kMaxBlocks ? b : kMaxBlocks);
-}
-
 // ---- Host-side helpers ----
-
-inline constexpr int kMaxRank = kReduceMaxRank;  // common/reduce_plan.h
 
 // The input offset of the index-th element of a row-major space `dims` with `strides`.
 __host__ __device__ __forceinline__ int64_t offset_of(int64_t index, const int64_t* dims,
@@ -267,4 +256,4 @@ inline cudaStream_t stream_of(const KernelArgs& a) {
   return static_cast<cudaStream_t>(a.stream);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

@@ -13,10 +13,10 @@
 // inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_io.h"
-#include "kernels/cuda/reduce_kernels.h"
+#include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
-namespace amp::kernels::cuda_reduction {
+namespace amp::kernels::cuda {
 namespace {
 
 template <typename T, bool kLog>
@@ -86,13 +86,13 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
     cudaStream_t st = stream_of(a);
     if (this->shape_.inner == 1) {
       const bool warp_group = this->shape_.len <= kWarpRowMax;
-      const unsigned blocks = warp_group ? grid_for(this->shape_.outer, kThreads / kWarp)
-                                         : grid_for(this->shape_.outer);
+      const unsigned blocks = warp_group ? blocks_for(this->shape_.outer, kThreads / kWarp)
+                                         : blocks_for(this->shape_.outer, 1);
       softmax_rows_kernel<T, kLog>
           <<<blocks, kThreads, 0, st>>>(x, y, this->shape_.outer, this->shape_.len, warp_group);
     } else {
       softmax_columns_kernel<T, kLog>
-          <<<grid_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
+          <<<blocks_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
               x, y, this->shape_.outer, this->shape_.len, this->shape_.inner);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
@@ -112,4 +112,4 @@ void register_softmax_kernels(KernelRegistry& r) {
   add_typed<LogSoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kLogSoftmax);
 }
 
-}  // namespace amp::kernels::cuda_reduction
+}  // namespace amp::kernels::cuda

@@ -25,7 +25,7 @@ Result<BackendChoice> create_backend(const Options& opt) {
     return c;
   }
 #if AMP_HAVE_CUDA
-  const amp::cuda::DeviceQuery& q = amp::cuda::query_devices();
+  const amp::kernels::cuda::DeviceQuery& q = amp::kernels::cuda::query_devices();
   if (q.has_gpu()) {
     if (opt.cuda_device < 0 || static_cast<size_t>(opt.cuda_device) >= q.devices.size())
       return invalid_argument("cuda_device " + std::to_string(opt.cuda_device) +

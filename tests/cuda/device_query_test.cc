@@ -13,7 +13,7 @@
 #include "runtime/common/half.h"
 #include "tests/test_util/require_gpu.h"
 
-namespace amp::cuda {
+namespace amp::kernels::cuda {
 namespace {
 
 TEST(DeviceQuery, NeverCrashesAndExplainsAbsence) {
@@ -63,4 +63,4 @@ TEST(CastKernel, RejectsUnsupportedPairsWithoutLaunching) {
 }
 
 }  // namespace
-}  // namespace amp::cuda
+}  // namespace amp::kernels::cuda

@@ -45,12 +45,14 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
   AMP_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
   std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> stream_guard(
       stream, [](cudaStream_t s) { cudaStreamDestroy(s); });
-  AMP_ASSIGN_OR_RETURN(cuda::DeviceHandles * dev_raw, cuda::create_device_handles(0, false));
-  std::unique_ptr<cuda::DeviceHandles, void (*)(cuda::DeviceHandles*)> dev(
-      dev_raw, cuda::destroy_device_handles);
-  AMP_ASSIGN_OR_RETURN(cuda::ContextHandles * ctx_raw, cuda::create_context_handles(stream));
-  std::unique_ptr<cuda::ContextHandles, void (*)(cuda::ContextHandles*)> ctx(
-      ctx_raw, cuda::destroy_context_handles);
+  AMP_ASSIGN_OR_RETURN(kernels::cuda::DeviceHandles * dev_raw,
+                       kernels::cuda::create_device_handles(0, false));
+  std::unique_ptr<kernels::cuda::DeviceHandles, void (*)(kernels::cuda::DeviceHandles*)> dev(
+      dev_raw, kernels::cuda::destroy_device_handles);
+  AMP_ASSIGN_OR_RETURN(kernels::cuda::ContextHandles * ctx_raw,
+                       kernels::cuda::create_context_handles(stream));
+  std::unique_ptr<kernels::cuda::ContextHandles, void (*)(kernels::cuda::ContextHandles*)> ctx(
+      ctx_raw, kernels::cuda::destroy_context_handles);
 
   std::vector<DeviceBuffer> buf(g.values.size());
   auto alloc = [&](ValueId id, size_t bytes) -> Status {

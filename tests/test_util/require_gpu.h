@@ -7,8 +7,8 @@
 
 #include "kernels/cuda/device_query.h"
 
-#define AMP_REQUIRE_GPU()                                  \
-  do {                                                     \
-    if (!::amp::cuda::query_devices().has_gpu())           \
-      GTEST_SKIP() << ::amp::cuda::query_devices().reason; \
+#define AMP_REQUIRE_GPU()                                           \
+  do {                                                              \
+    if (!::amp::kernels::cuda::query_devices().has_gpu())           \
+      GTEST_SKIP() << ::amp::kernels::cuda::query_devices().reason; \
   } while (0)

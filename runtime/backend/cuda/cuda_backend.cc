@@ -26,16 +26,18 @@ size_t align_up(size_t n) {
 using HostKey = std::pair<const uint8_t*, size_t>;
 
 struct HandlesDeleter {
-  void operator()(amp::cuda::DeviceHandles* h) const { amp::cuda::destroy_device_handles(h); }
+  void operator()(amp::kernels::cuda::DeviceHandles* h) const {
+    amp::kernels::cuda::destroy_device_handles(h);
+  }
 };
 
 class CudaBackend : public Backend {
  public:
-  CudaBackend(const CudaBackendOptions& opt, amp::cuda::DeviceHandles* handles)
+  CudaBackend(const CudaBackendOptions& opt, amp::kernels::cuda::DeviceHandles* handles)
       : opt_(opt), handles_(handles) {
     const cudaDeviceProp& p = handles_->props;
     name_ = std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) +
-            ", " + cuda_rt::describe_bytes(p.totalGlobalMem) + ", " +
+            ", " + cuda::describe_bytes(p.totalGlobalMem) + ", " +
             std::to_string(p.multiProcessorCount) + " SMs" +
             (opt.allow_tf32 ? ", TF32 allowed" : "") + "; " + handles_->library_versions + ")";
   }
@@ -83,7 +85,7 @@ class CudaBackend : public Backend {
       }
     }
     if (local.empty()) return Status::ok();
-    auto buffer = std::make_shared<cuda_rt::DeviceBuffer>();
+    auto buffer = std::make_shared<cuda::DeviceBuffer>();
     AMP_RETURN_IF_ERROR(
         buffer->allocate(opt_.device, local_total, "constants folded for these input shapes"));
     for (const auto& [i, offset] : local) {
@@ -113,9 +115,9 @@ class CudaBackend : public Backend {
   }
 
   CudaBackendOptions opt_;
-  std::unique_ptr<amp::cuda::DeviceHandles, HandlesDeleter> handles_;
+  std::unique_ptr<amp::kernels::cuda::DeviceHandles, HandlesDeleter> handles_;
   std::string name_;
-  cuda_rt::DeviceBuffer weights_;
+  cuda::DeviceBuffer weights_;
   std::map<HostKey, size_t> offsets_;
 };
 
@@ -131,8 +133,8 @@ const kernels::KernelRegistry& cuda_kernel_registry() {
 }
 
 Result<std::unique_ptr<Backend>> create_cuda_backend(const CudaBackendOptions& opt) {
-  AMP_ASSIGN_OR_RETURN(amp::cuda::DeviceHandles * handles,
-                       amp::cuda::create_device_handles(opt.device, opt.allow_tf32));
+  AMP_ASSIGN_OR_RETURN(amp::kernels::cuda::DeviceHandles * handles,
+                       amp::kernels::cuda::create_device_handles(opt.device, opt.allow_tf32));
   return std::unique_ptr<Backend>(std::make_unique<CudaBackend>(opt, handles));
 }
 

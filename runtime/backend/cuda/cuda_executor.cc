@@ -62,12 +62,12 @@ class CudaExecutor : public Executor {
   }
 
   CudaExecutorOptions opt_;
-  cuda_rt::StreamSlot slot_;  // from the process-wide pool (stream_pool.h)
+  cuda::StreamSlot slot_;  // from the process-wide pool (stream_pool.h)
   cudaStream_t stream_ = nullptr;
-  amp::cuda::ContextHandles* handles_ = nullptr;
+  amp::kernels::cuda::ContextHandles* handles_ = nullptr;
   cudaEvent_t events_[4] = {nullptr, nullptr, nullptr, nullptr};
-  cuda_rt::DeviceBuffer arena_;
-  cuda_rt::PinnedBuffer staging_;
+  cuda::DeviceBuffer arena_;
+  cuda::PinnedBuffer staging_;
   std::vector<StagedCopy> staged_inputs_;
   std::vector<StagedCopy> staged_outputs_;
   std::vector<const void*> in_ptrs_;
@@ -87,7 +87,7 @@ class CudaExecutor : public Executor {
 
 Status CudaExecutor::init() {
   AMP_CUDA_RETURN_IF_ERROR(cudaSetDevice(opt_.device));
-  AMP_ASSIGN_OR_RETURN(slot_, cuda_rt::acquire_stream(opt_.device));
+  AMP_ASSIGN_OR_RETURN(slot_, cuda::acquire_stream(opt_.device));
   stream_ = slot_.stream;
   handles_ = slot_.handles;
   for (cudaEvent_t& e : events_) AMP_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
@@ -105,9 +105,9 @@ CudaExecutor::~CudaExecutor() {
   // Give the stream back only when it is known idle; a failed sync means the context is
   // broken (a sticky CUDA error), so its handles are not worth keeping.
   if (stream_ && cudaStreamSynchronize(stream_) == cudaSuccess) {
-    cuda_rt::release_stream(slot_);
+    cuda::release_stream(slot_);
   } else if (stream_) {
-    amp::cuda::destroy_context_handles(handles_);
+    amp::kernels::cuda::destroy_context_handles(handles_);
     cudaStreamDestroy(stream_);
   }
 }
@@ -253,7 +253,7 @@ Status CudaExecutor::capture(const ExecutionPlan& plan) {
     if (graph) cudaGraphDestroy(graph);
     cudaGetLastError();  // a failed capture leaves a non-sticky error behind; clear it
     return enqueued.is_ok()
-               ? amp::cuda::cuda_status(ended, "cudaStreamEndCapture", __FILE__, __LINE__)
+               ? amp::kernels::cuda::cuda_status(ended, "cudaStreamEndCapture", __FILE__, __LINE__)
                : enqueued;
   }
   const cudaError_t inst = cudaGraphInstantiate(&graph_exec_, graph, 0);
@@ -261,7 +261,7 @@ Status CudaExecutor::capture(const ExecutionPlan& plan) {
   if (inst != cudaSuccess) {
     graph_exec_ = nullptr;
     cudaGetLastError();
-    return amp::cuda::cuda_status(inst, "cudaGraphInstantiate", __FILE__, __LINE__);
+    return amp::kernels::cuda::cuda_status(inst, "cudaGraphInstantiate", __FILE__, __LINE__);
   }
   return Status::ok();
 }

@@ -5,7 +5,7 @@
 
 #include "kernels/cuda/cuda_check.h"
 
-namespace amp::runtime::cuda_rt {
+namespace amp::runtime::cuda {
 
 std::string describe_bytes(size_t bytes) {
   char buf[64];
@@ -32,7 +32,7 @@ Status DeviceBuffer::allocate(int device, size_t bytes, const std::string& what)
   reset();
   const DeviceGuard on_device(device);
   if (on_device.status() != cudaSuccess)
-    return amp::cuda::cuda_status(on_device.status(), "cudaSetDevice", __FILE__, __LINE__);
+    return amp::kernels::cuda::cuda_status(on_device.status(), "cudaSetDevice", __FILE__, __LINE__);
   const size_t asked = bytes ? bytes : 1;
   void* p = nullptr;
   const cudaError_t err = cudaMalloc(&p, asked);
@@ -45,7 +45,8 @@ Status DeviceBuffer::allocate(int device, size_t bytes, const std::string& what)
                          describe_bytes(free_b) + " free of " + describe_bytes(total_b));
   }
   if (err != cudaSuccess)
-    return amp::cuda::cuda_status(err, ("cudaMalloc for the " + what).c_str(), __FILE__, __LINE__);
+    return amp::kernels::cuda::cuda_status(err, ("cudaMalloc for the " + what).c_str(), __FILE__,
+                                           __LINE__);
   data_ = static_cast<uint8_t*>(p);
   size_ = asked;
   device_ = device;
@@ -77,7 +78,8 @@ Status PinnedBuffer::reserve(size_t bytes, const std::string& what) {
                          " of pinned host memory for " + what + " failed");
   }
   if (err != cudaSuccess)
-    return amp::cuda::cuda_status(err, ("cudaHostAlloc for " + what).c_str(), __FILE__, __LINE__);
+    return amp::kernels::cuda::cuda_status(err, ("cudaHostAlloc for " + what).c_str(), __FILE__,
+                                           __LINE__);
   data_ = static_cast<uint8_t*>(p);
   size_ = asked;
   return Status::ok();
@@ -89,4 +91,4 @@ void PinnedBuffer::reset() {
   size_ = 0;
 }
 
-}  // namespace amp::runtime::cuda_rt
+}  // namespace amp::runtime::cuda

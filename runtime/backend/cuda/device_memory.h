@@ -14,7 +14,7 @@
 
 #include "runtime/common/status.h"
 
-namespace amp::runtime::cuda_rt {
+namespace amp::runtime::cuda {
 
 // Makes `device` current for a scope and restores the caller's device after, so a library
 // call on a user's thread does not leave that thread on another GPU.
@@ -81,4 +81,4 @@ class PinnedBuffer {
 // "cudaMalloc of 1.5 GiB for the activation arena failed: 1.1 GiB free of 80 GiB".
 std::string describe_bytes(size_t bytes);
 
-}  // namespace amp::runtime::cuda_rt
+}  // namespace amp::runtime::cuda

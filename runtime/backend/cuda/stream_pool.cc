@@ -6,7 +6,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "runtime/backend/cuda/device_memory.h"
 
-namespace amp::runtime::cuda_rt {
+namespace amp::runtime::cuda {
 namespace {
 
 constexpr size_t kMaxPooledSlots = 32;
@@ -23,7 +23,7 @@ Pool& pool() {
 
 void destroy(StreamSlot s) {
   const DeviceGuard on_device(s.device);
-  amp::cuda::destroy_context_handles(s.handles);
+  amp::kernels::cuda::destroy_context_handles(s.handles);
   if (s.stream) cudaStreamDestroy(s.stream);
 }
 
@@ -44,7 +44,8 @@ Result<StreamSlot> acquire_stream(int device) {
   s.device = device;
   AMP_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
   AMP_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-  Result<amp::cuda::ContextHandles*> h = amp::cuda::create_context_handles(s.stream);
+  Result<amp::kernels::cuda::ContextHandles*> h =
+      amp::kernels::cuda::create_context_handles(s.stream);
   if (!h.is_ok()) {
     cudaStreamDestroy(s.stream);
     return h.status();
@@ -66,4 +67,4 @@ void release_stream(StreamSlot slot) {
   destroy(slot);
 }
 
-}  // namespace amp::runtime::cuda_rt
+}  // namespace amp::runtime::cuda

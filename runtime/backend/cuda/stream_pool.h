@@ -13,12 +13,12 @@
 #include "kernels/cuda/cuda_context.h"
 #include "runtime/common/status.h"
 
-namespace amp::runtime::cuda_rt {
+namespace amp::runtime::cuda {
 
 struct StreamSlot {
   int device = 0;
   cudaStream_t stream = nullptr;
-  amp::cuda::ContextHandles* handles = nullptr;
+  amp::kernels::cuda::ContextHandles* handles = nullptr;
 };
 
 // A pooled slot for `device`, or a new one (non-blocking stream, handles bound to it).
@@ -26,4 +26,4 @@ Result<StreamSlot> acquire_stream(int device);
 // The stream must be idle. Slots beyond the pool's cap are destroyed.
 void release_stream(StreamSlot slot);
 
-}  // namespace amp::runtime::cuda_rt
+}  // namespace amp::runtime::cuda

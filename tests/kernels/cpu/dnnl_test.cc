@@ -156,7 +156,7 @@ class Rng {
 const kernels::KernelRegistry& registry() {
   static const kernels::KernelRegistry reg = [] {
     kernels::KernelRegistry r;
-    kernels::register_cpu_dnnl_kernels(r);
+    kernels::register_cpu_kernels(r);
     return r;
   }();
   return reg;

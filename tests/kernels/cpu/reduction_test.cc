@@ -41,7 +41,7 @@ using kernels::TensorDesc;
 const KernelRegistry& registry() {
   static const KernelRegistry reg = [] {
     KernelRegistry r;
-    kernels::register_cpu_reduction_kernels(r);
+    kernels::register_cpu_kernels(r);
     return r;
   }();
   return reg;
