@@ -16,6 +16,16 @@
 namespace amp::graph {
 namespace {
 
+// The position of s in options, or -1.
+int index_of(const std::string& s, std::initializer_list<const char*> options) {
+  int i = 0;
+  for (const char* o : options) {
+    if (s == o) return i;
+    ++i;
+  }
+  return -1;
+}
+
 using Inputs = std::vector<const Value*>;
 using Outputs = std::vector<OutputInfo>;
 
@@ -573,7 +583,7 @@ Status infer_slice(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
 }
 
 // Gather(data, indices, axis): data.shape[:axis] + indices.shape + data.shape[axis+1:].
-Status infer_gather(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_gather(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
@@ -588,6 +598,7 @@ Status infer_gather(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) 
   const int64_t r = static_cast<int64_t>(x.shape->rank());
   if (r == 0) return invalid_model("input 0 must have rank >= 1");
   AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis(axis, r));
+  attrs = AxisAttrs{a};
   const Dim& d = x.shape->dims[static_cast<size_t>(a)];
   // Constant indices are checked now: out of range is a malformed model, not a run-time
   // surprise.
@@ -688,16 +699,22 @@ Status infer_tile(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
 
 // Pad(data, pads, constant_value?, axes?) with mode constant | reflect | edge | wrap.
 // pads = [begin_0.., end_0..] per padded axis; negative pads crop.
-Status infer_pad(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_pad(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumericOrBool));
   AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kI64));
   AMP_RETURN_IF_ERROR(check_1d(*in[1], 1));
-  AMP_ASSIGN_OR_RETURN(std::string mode, node.attrs.get_string("mode", "constant"));
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    return unsupported("Pad mode '" + mode + "' is not supported");
+  // (A plain Result rather than AMP_ASSIGN_OR_RETURN: GCC 12 warns spuriously about a
+  // moved-from std::string there.)
+  const Result<std::string> mode_text = node.attrs.get_string("mode", "constant");
+  if (!mode_text.is_ok()) return mode_text.status();
+  const std::string& mode = *mode_text;
+  PadAttrs rec;
+  rec.mode = index_of(mode, {"constant", "reflect", "edge", "wrap"});  // PadAttrs::Mode order
+  if (rec.mode < 0) return unsupported("Pad mode '" + mode + "' is not supported");
+  attrs = rec;
   if (const Value* value = optional_input(in, 2)) {
     AMP_RETURN_IF_ERROR(check_same_dtype(*value, 2, x, 0));
     AMP_RETURN_IF_ERROR(check_scalar(*value, 2, /*allow_1=*/true));
@@ -819,29 +836,35 @@ Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, Op
 
 namespace {
 
-bool one_of(const std::string& s, std::initializer_list<const char*> options) {
-  for (const char* o : options)
-    if (s == o) return true;
-  return false;
+// Reads one string attribute into an enum: its position in `options` (declared in the
+// record's enum order); an unknown value makes the model malformed.
+Status read_choice(const Node& node, const char* name, const char* fallback,
+                   std::initializer_list<const char*> options, int* out, std::string* text) {
+  AMP_ASSIGN_OR_RETURN(*text, node.attrs.get_string(name, fallback));
+  *out = index_of(*text, options);
+  if (*out < 0) return invalid_model("attribute '" + std::string(name) + "' is '" + *text + "'");
+  return Status::ok();
 }
 
-// Resize's string attributes; unknown values make the model malformed.
-Status check_resize_attrs(const Node& node, std::string* policy) {
-  AMP_ASSIGN_OR_RETURN(std::string mode, node.attrs.get_string("mode", "nearest"));
-  if (!one_of(mode, {"nearest", "linear", "cubic"}))
-    return invalid_model("attribute 'mode' is '" + mode + "'");
-  AMP_ASSIGN_OR_RETURN(std::string ctm,
-                       node.attrs.get_string("coordinate_transformation_mode", "half_pixel"));
-  if (!one_of(ctm, {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners",
-                    "asymmetric", "tf_crop_and_resize"}))
-    return invalid_model("attribute 'coordinate_transformation_mode' is '" + ctm + "'");
-  AMP_ASSIGN_OR_RETURN(std::string nearest,
-                       node.attrs.get_string("nearest_mode", "round_prefer_floor"));
-  if (!one_of(nearest, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}))
-    return invalid_model("attribute 'nearest_mode' is '" + nearest + "'");
-  AMP_ASSIGN_OR_RETURN(*policy, node.attrs.get_string("keep_aspect_ratio_policy", "stretch"));
-  if (!one_of(*policy, {"stretch", "not_larger", "not_smaller"}))
-    return invalid_model("attribute 'keep_aspect_ratio_policy' is '" + *policy + "'");
+// Resize's attributes into the record (graph/ops/op_attrs.h); `policy` keeps the text.
+Status read_resize_attrs(const Node& node, ResizeAttrs* r, std::string* policy) {
+  std::string text;
+  AMP_RETURN_IF_ERROR(
+      read_choice(node, "mode", "nearest", {"nearest", "linear", "cubic"}, &r->mode, &text));
+  AMP_RETURN_IF_ERROR(read_choice(node, "coordinate_transformation_mode", "half_pixel",
+                                  {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                                   "align_corners", "asymmetric", "tf_crop_and_resize"},
+                                  &r->coord, &text));
+  AMP_RETURN_IF_ERROR(read_choice(node, "nearest_mode", "round_prefer_floor",
+                                  {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+                                  &r->nearest, &text));
+  AMP_RETURN_IF_ERROR(read_choice(node, "keep_aspect_ratio_policy", "stretch",
+                                  {"stretch", "not_larger", "not_smaller"}, &r->policy, policy));
+  AMP_ASSIGN_OR_RETURN(const float a, node.attrs.get_float("cubic_coeff_a", -0.75f));
+  r->cubic_a = a;
+  AMP_ASSIGN_OR_RETURN(r->exclude_outside, read_flag(node, "exclude_outside", 0));
+  AMP_ASSIGN_OR_RETURN(r->antialias, read_flag(node, "antialias", 0));
+  AMP_ASSIGN_OR_RETURN(r->extrapolation, node.attrs.get_float("extrapolation_value", 0.0f));
   return Status::ok();
 }
 
@@ -865,14 +888,16 @@ Result<int64_t> scaled_dim(int64_t d, double scale) {
 
 // Resize(X, roi?, scales?, sizes?): exactly one of scales and sizes; `axes` restricts
 // them to some dims; keep_aspect_ratio_policy rescales `sizes` by one common factor.
-Status infer_resize(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_resize(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));
   if (const Value* roi = optional_input(in, 1))
     AMP_RETURN_IF_ERROR(check_dtype(*roi, 1, DTypeSet::kFloat));
   std::string policy;
-  AMP_RETURN_IF_ERROR(check_resize_attrs(node, &policy));
+  ResizeAttrs rec;
+  AMP_RETURN_IF_ERROR(read_resize_attrs(node, &rec, &policy));
+  attrs = rec;
   const Value* scales_v = optional_input(in, 2);
   const Value* sizes_v = optional_input(in, 3);
   const bool has_scales = resize_input_given(scales_v);

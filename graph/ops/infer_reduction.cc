@@ -23,12 +23,13 @@ Shape reduce_shape(const Shape& in, const std::vector<char>& reduced, bool keepd
   return out;
 }
 
-Status reduce(const Node& node, const Inputs& in, Outputs& out, DTypeSet set) {
+Status reduce(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs, DTypeSet set) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, set));
   AMP_ASSIGN_OR_RETURN(bool keepdims, read_flag(node, "keepdims", 1));
   AMP_ASSIGN_OR_RETURN(bool noop_empty, read_flag(node, "noop_with_empty_axes", 0));
+  attrs = ReduceAttrs{keepdims, noop_empty};
 
   // Axes: absent or empty means "all axes", or "none" with noop_with_empty_axes.
   std::optional<std::vector<int64_t>> axes = std::vector<int64_t>();
@@ -81,12 +82,13 @@ Status reduce(const Node& node, const Inputs& in, Outputs& out, DTypeSet set) {
 }  // namespace
 
 // ReduceSum, ReduceMean and the other sums over axes.
-Status infer_reduce_numeric(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
-  return reduce(node, in, out, DTypeSet::kNumeric);
+Status infer_reduce_numeric(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return reduce(node, in, out, attrs, DTypeSet::kNumeric);
 }
 // ReduceMax and ReduceMin accept bool since opset 20.
-Status infer_reduce_numeric_or_bool(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
-  return reduce(node, in, out, DTypeSet::kNumericOrBool);
+Status infer_reduce_numeric_or_bool(const Node& node, const Inputs& in, Outputs& out,
+                                    OpAttrs& attrs) {
+  return reduce(node, in, out, attrs, DTypeSet::kNumericOrBool);
 }
 
 Status infer_arg_max(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {

@@ -127,13 +127,49 @@ struct PermuteAttrs {
   std::vector<int64_t> view_dims;  // the input's dims as perm reads them; empty until static
 };
 
-// Concat and Split: the axis the parts join along.
+// Concat and Split: the axis the parts join along; Gather: the axis it indexes.
 struct AxisAttrs {
   int64_t axis = 0;  // normalized
 };
 
-using OpAttrs =
-    std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
-                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs>;
+// Reduce* over a set of axes (the axes are input 1).
+struct ReduceAttrs {
+  bool keepdims = true;
+  bool noop_with_empty_axes = false;
+};
+
+// Pad: how the border is filled.
+struct PadAttrs {
+  enum Mode : int { kConstant, kReflect, kEdge, kWrap };
+  int mode = kConstant;
+};
+
+// Resize: the interpolation attributes, validated. Plain enums and scalars only: the CUDA
+// kernels take the record by value.
+struct ResizeAttrs {
+  enum Mode : int { kNearest, kLinear, kCubic };
+  enum Coord : int {
+    kHalfPixel,
+    kHalfPixelSymmetric,
+    kPytorchHalfPixel,
+    kAlignCorners,
+    kAsymmetric,
+    kTfCropAndResize
+  };
+  enum Nearest : int { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
+  enum Policy : int { kStretch, kNotLarger, kNotSmaller };
+  int mode = kNearest;
+  int coord = kHalfPixel;
+  int nearest = kRoundPreferFloor;
+  int policy = kStretch;  // keep_aspect_ratio_policy
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  bool antialias = false;
+  float extrapolation = 0.0f;
+};
+
+using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
+                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs,
+                             PermuteAttrs, AxisAttrs, ReduceAttrs, PadAttrs, ResizeAttrs>;
 
 }  // namespace amp::graph

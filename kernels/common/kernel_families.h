@@ -21,7 +21,7 @@
 
 // clang-format off
 #define AMP_KERNEL_FAMILIES(X)                                                          \
-  /* elementwise */ X(elementwise) X(clip) X(binary) X(pow) X(where) X(cast)            \
+  /* elementwise */ X(elementwise) X(pow)                                              \
   /* movement */    X(copy) X(concat_split) X(slice) X(gather) X(pad) X(resize) X(range) \
   /* reduction */   X(reduce_axes) X(argmax) X(global_pool) X(softmax)                  \
                     X(layer_norm) X(instance_norm) X(batch_norm)                        \
@@ -87,6 +87,12 @@ inline const std::vector<FamilyMember>& resize_family() {
        {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kU8, DType::kI8, DType::kI16,
         DType::kI32, DType::kI64}}};
   return kMembers;
+}
+
+// Registers K for `op` on every dtype: the movement ops copy elements, whatever they hold.
+template <typename K>
+void add_any_dtype_kernel(KernelRegistry& registry, graph::OpType op, Backend backend) {
+  registry.add_all(op, backend, all_dtypes(), [] { return std::make_unique<K>(); });
 }
 
 // Registers K for every member on `backend`, built as K(member.variant) when it takes the

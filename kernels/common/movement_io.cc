@@ -90,6 +90,35 @@ Result<PartsLayout> check_split_io(const KernelConfig& cfg) {
   return parts_layout(in.dims, ax, std::move(sizes), in.dtype);
 }
 
+Result<GatherLayout> check_gather_io(const KernelConfig& cfg) {
+  if (cfg.inputs.size() < 2 || !cfg.inputs[0].present || !cfg.inputs[1].present ||
+      cfg.outputs.empty() || !cfg.outputs[0].present)
+    return invalid_model("Gather: needs data, indices and an output");
+  AMP_ASSIGN_OR_RETURN(const graph::AxisAttrs* rec, resolved_attrs<graph::AxisAttrs>(cfg));
+  const TensorDesc& data = cfg.inputs[0];
+  const TensorDesc& ind = cfg.inputs[1];
+  const TensorDesc& out = cfg.outputs[0];
+  if (ind.dtype != DType::kI64 && ind.dtype != DType::kI32)
+    return invalid_model("Gather: indices must be i32 or i64, not " +
+                         std::string(dtype_name(ind.dtype)));
+  const size_t a = static_cast<size_t>(rec->axis);
+  if (a >= data.rank()) return internal_error("Gather: the recorded axis exceeds the data rank");
+  std::vector<int64_t> expect(data.dims.begin(), data.dims.begin() + static_cast<ptrdiff_t>(a));
+  expect.insert(expect.end(), ind.dims.begin(), ind.dims.end());
+  expect.insert(expect.end(), data.dims.begin() + static_cast<ptrdiff_t>(a) + 1, data.dims.end());
+  if (out.dims != expect || out.dtype != data.dtype)
+    return invalid_model("Gather: output " + dims_to_string(out.dims) + ", expected " +
+                         dims_to_string(expect));
+  GatherLayout l;
+  l.outer = dims_product(data.dims, 0, a);
+  l.inner = dims_product(data.dims, a + 1, data.dims.size());
+  l.dim = data.dims[a];
+  l.n_idx = ind.numel();
+  l.elem_size = dtype_size(data.dtype);
+  l.idx_dtype = ind.dtype;
+  return l;
+}
+
 Result<int64_t> check_range_io(const KernelConfig& cfg) {
   for (size_t i = 0; i < 3; ++i)
     if (cfg.inputs.size() <= i || !cfg.inputs[i].present || cfg.inputs[i].numel() != 1)

@@ -45,6 +45,16 @@ struct PartsLayout {
 Result<PartsLayout> check_concat_io(const KernelConfig& cfg);
 Result<PartsLayout> check_split_io(const KernelConfig& cfg);
 
+// Gather: data seen as [outer, dim, inner], one inner block copied per (outer, index); the
+// indices (i32 or i64, checked against dim at run) and the output data.shape[:axis] +
+// indices.shape + data.shape[axis+1:] of data's dtype.
+struct GatherLayout {
+  int64_t outer = 1, dim = 0, inner = 1, n_idx = 0;
+  size_t elem_size = 0;
+  DType idx_dtype = DType::kI64;
+};
+Result<GatherLayout> check_gather_io(const KernelConfig& cfg);
+
 // Range: start, limit and delta scalars, start and delta of the output's dtype, a 1-D
 // output; returns its length (the static output shape fixes it).
 Result<int64_t> check_range_io(const KernelConfig& cfg);

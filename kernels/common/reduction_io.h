@@ -5,9 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "amp/dtype.h"
 #include "graph/ops/op_attrs.h"
+#include "kernels/common/reduce_plan.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
@@ -26,5 +28,36 @@ Result<ArgReduceShape> check_arg_reduce_io(const KernelConfig& cfg, DType t);
 // Softmax / LogSoftmax: input 0 / output 0 of dtype `t` and one shape; the [outer, len,
 // inner] geometry shape inference resolved (SoftmaxAttrs).
 Result<graph::AxisGeometry> check_softmax_io(const KernelConfig& cfg, DType t);
+
+// Reduce* over a set of axes (reduction_family.def): input and output of the kernel's dtype
+// and rank <= kReduceMaxRank, keepdims and noop_with_empty_axes from the node's record, the
+// optional axes input (i64, 1-D; absent or empty: every axis, or none with noop).
+struct ReduceAxesShape {
+  std::vector<int64_t> in_dims, out_dims;
+  int rank = 0;
+  int64_t in_numel = 0;
+  bool keepdims = true;
+  bool noop_empty = false;
+  int64_t axes_len = 0;
+  bool runtime_axes = false;            // non-empty axes computed at run time
+  const int64_t* const_axes = nullptr;  // constant axes (valid during prepare() only)
+};
+Result<ReduceAxesShape> check_reduce_axes_io(const KernelConfig& cfg, DType t);
+
+// Marks `axes` (each in [-rank, rank), no repeats) in `flags`; invalid_input otherwise.
+Status reduce_axes_flags(const int64_t* axes, int64_t n, int rank, bool* flags);
+
+// invalid_input unless the output dims the flags imply are the planned ones.
+Status check_reduced_shape(const ReduceAxesShape& s, const bool* flags);
+
+// The plan of constant or absent axes; *copy when there is nothing to reduce
+// (noop_with_empty_axes). invalid_model when the axes do not give the output shape.
+Result<ReducePlan> plan_constant_axes(const ReduceAxesShape& s, bool* copy);
+
+// GlobalAveragePool: [N, C, D1..Dk] -> N*C planes of `spatial` contiguous elements each.
+struct GlobalPoolShape {
+  int64_t planes = 0, spatial = 1;
+};
+Result<GlobalPoolShape> check_global_pool_io(const KernelConfig& cfg, DType t);
 
 }  // namespace amp::kernels

@@ -38,6 +38,7 @@
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
 #include "kernels/common/elementwise_functors.h"
+#include "kernels/common/workspace_layout.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
@@ -90,25 +91,8 @@ Status append_activation(dnnl::post_ops& po, const ew::Activation& act);
 
 // ---- Workspace layout ---------------------------------------------------------------------
 
-// Hands out 64-byte-aligned regions of the run's workspace in prepare(); run() turns an
-// offset back into a pointer with at(). Offset kNone means "no region".
-class WorkspaceLayout {
- public:
-  static constexpr size_t kNone = static_cast<size_t>(-1);
-  size_t add(size_t bytes) {
-    if (bytes == 0) return kNone;
-    const size_t off = total_;
-    total_ += (bytes + 63) / 64 * 64;
-    return off;
-  }
-  size_t total() const { return total_; }
-  static uint8_t* at(void* workspace, size_t offset) {
-    return offset == kNone ? nullptr : static_cast<uint8_t*>(workspace) + offset;
-  }
-
- private:
-  size_t total_ = 0;
-};
+// 64-byte (cache line) aligned regions of the run's workspace (common/workspace_layout.h).
+using WorkspaceLayout = AlignedWorkspaceLayout<64>;
 
 // Adds a DNNL_ARG_SCRATCHPAD argument at `offset` of the workspace (none for kNone).
 void add_scratchpad(std::unordered_map<int, dnnl::memory>& args, const dnnl::memory::desc& d,

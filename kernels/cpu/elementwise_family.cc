@@ -1,16 +1,37 @@
-// The CPU executor of the elementwise families (every row of
-// kernels/common/elementwise_family.def: unary, binary, comparison): the loops only; prepare(),
+// The CPU executor of the elementwise kernels (every row of
+// kernels/common/elementwise_family.def, Where, Cast and Clip): the loops only; prepare(),
 // dtypes and attributes are kernels/common/elementwise_kernels.h. Float storage computes in fp32
 // (f64 in f64) and rounds once on store; integers wrap; an integer division or remainder by zero is
 // an invalid_input error at run.
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/common/elementwise_kernels.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/elementwise_cpu.h"
+#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {
 namespace {
+
+// The float <-> low-float pairs the vectorized converters of common/half.h serve.
+template <typename S, typename D>
+inline constexpr bool kBulkCast = (std::is_same_v<S, float> &&
+                                   (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>)) ||
+                                  (std::is_same_v<D, float> &&
+                                   (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>));
+
+template <typename S, typename D>
+void bulk_cast(const S* in, D* out, size_t n) {
+  if constexpr (std::is_same_v<D, Half>)
+    convert_f32_to_f16(in, reinterpret_cast<uint16_t*>(out), n);
+  else if constexpr (std::is_same_v<D, BFloat16>)
+    convert_f32_to_bf16(in, reinterpret_cast<uint16_t*>(out), n);
+  else if constexpr (std::is_same_v<S, Half>)
+    convert_f16_to_f32(reinterpret_cast<const uint16_t*>(in), out, n);
+  else
+    convert_bf16_to_f32(reinterpret_cast<const uint16_t*>(in), out, n);
+}
 
 struct CpuElementwise {
   static constexpr Backend kBackend = Backend::kCpu;
@@ -46,6 +67,58 @@ struct CpuElementwise {
     binary_loop(p, x, y, out, a.num_threads, [o](T u, T v) {
       return ew::Bool{static_cast<uint8_t>(o(ew::load(u), ew::load(v)) ? 1 : 0)};
     });
+    return Status::ok();
+  }
+
+  using Plan3 = BroadcastPlan;
+  static Result<Plan3> plan3(const BroadcastPlan& p) { return p; }
+
+  template <typename U>
+  static Status select(const Plan3& p, const ew::Bool* cond, const U* x, const U* y, U* out,
+                       const KernelArgs& a) {
+    const uint8_t* c = reinterpret_cast<const uint8_t*>(cond);
+    const int64_t sc = p.inner_stride(0), sx = p.inner_stride(1), sy = p.inner_stride(2);
+    parallel_for(p.numel, a.num_threads, [&](int64_t begin, int64_t end) {
+      for_each_row(p, begin, end, [&](int64_t o, int64_t n, const int64_t* off) {
+        const uint8_t* cr = c + off[0];
+        const U* xr = x + off[1];
+        const U* yr = y + off[2];
+        U* orow = out + o;
+        if (sc == 1 && sx == 1 && sy == 1) {
+          for (int64_t i = 0; i < n; ++i) orow[i] = cr[i] != 0 ? xr[i] : yr[i];
+        } else {
+          for (int64_t i = 0; i < n; ++i) orow[i] = cr[i * sc] != 0 ? xr[i * sx] : yr[i * sy];
+        }
+      });
+    });
+    return Status::ok();
+  }
+
+  template <typename S, typename D>
+  static Status cast(const S* in, D* out, int64_t n, const KernelArgs& a) {
+    if constexpr (kBulkCast<S, D>) {
+      // The casts AMP inserts (f32 <-> f16/bf16): vectorized F16C / AVX-512 conversions.
+      parallel_for(n, a.num_threads, [&](int64_t begin, int64_t end) {
+        bulk_cast(in + begin, out + begin, static_cast<size_t>(end - begin));
+      });
+    } else {
+      unary_loop(in, out, n, a.num_threads, [](S s) { return ew::cast_value<D>(s); });
+    }
+    return Status::ok();
+  }
+
+  static Status copy(const void* in, void* out, size_t bytes, const KernelArgs&) {
+    std::memcpy(out, in, bytes);
+    return Status::ok();
+  }
+
+  template <typename T>
+  static Status clip(const ClipRange<T>& r, const T* in, T* out, int64_t n, const KernelArgs& a) {
+    using C = typename ClipRange<T>::C;
+    const C lo = r.lo_ptr ? ew::load(read_scalar<T>(r.lo_ptr)) : r.lo;
+    const C hi = r.hi_ptr ? ew::load(read_scalar<T>(r.hi_ptr)) : r.hi;
+    const ew::Clip<C> clip{lo, hi};
+    unary_loop(in, out, n, a.num_threads, [clip](T x) { return ew::store<T>(clip(ew::load(x))); });
     return Status::ok();
   }
 };

@@ -1,32 +1,14 @@
-// Pow(X, Y) with numpy broadcasting. The exponent may have another numeric dtype than the
-// base; the output has the base's. The exponent is brought to one "exponent type" per
-// base kind, once in prepare() when constant, else into the workspace at run:
-//   f32/f16/bf16 base -> float (fp32 arithmetic)   f64 base -> double
-//   integer base, integer exponent -> int64 (exact, wrapping ew::ipow)
-//   integer base, float exponent -> double (pow in double, saturated to the base type)
-// A constant scalar exponent 2 on a float base is x * x (same value as powf, far cheaper;
-// LayerNorm decompositions write it).
+// Pow(X, Y) with numpy broadcasting: prepare() is kernels/common/pow_io.h (the exponent's
+// type per base kind, a constant scalar exponent converted once, 2 on a float base as x * x);
+// a tensor exponent of another dtype is converted into the workspace at run.
 #include <cstring>
 
+#include "kernels/common/pow_io.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/elementwise_cpu.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-enum class ExpKind : uint8_t { kFloat, kDouble, kInt64 };
-
-DType exp_kind_dtype(ExpKind k) {
-  switch (k) {
-    case ExpKind::kFloat:
-      return DType::kF32;
-    case ExpKind::kDouble:
-      return DType::kF64;
-    case ExpKind::kInt64:
-      return DType::kI64;
-  }
-  return DType::kUndefined;
-}
 
 // Converts n exponent elements of dtype `src` to the kind's type at `dst`.
 Status convert_exponent(DType src, const void* in, ExpKind kind, void* dst, int64_t n) {
@@ -57,93 +39,78 @@ Status convert_exponent(DType src, const void* in, ExpKind kind, void* dst, int6
 class PowKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_arity(cfg, 2, 2));
-    base_ = cfg.inputs[0].dtype;
-    exp_ = cfg.inputs[1].dtype;
-    if (!is_float(base_) && !is_integer(base_))
-      return unsupported("base dtype " + std::string(dtype_name(base_)) + " is not supported");
-    if (!is_float(exp_) && !is_integer(exp_))
-      return unsupported("exponent dtype " + std::string(dtype_name(exp_)) + " is not supported");
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, base_));
-    AMP_ASSIGN_OR_RETURN(
-        plan_, make_broadcast_plan({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims));
-    kind_ = base_ == DType::kF64 ? ExpKind::kDouble
-            : is_float(base_)    ? ExpKind::kFloat
-            : is_integer(exp_)   ? ExpKind::kInt64
-                                 : ExpKind::kDouble;
-    exp_numel_ = cfg.inputs[1].numel();
-    convert_ = exp_ != exp_kind_dtype(kind_);
-    const void* c = cfg.inputs[1].constant_data;
-    exp_const_.clear();
-    if (convert_ && c) {
-      exp_const_.resize(static_cast<size_t>(exp_numel_) * 8);
-      AMP_RETURN_IF_ERROR(convert_exponent(exp_, c, kind_, exp_const_.data(), exp_numel_));
-    }
-    square_ = false;
-    if (c && exp_numel_ == 1 && is_float(base_)) {
-      double e = 0;
-      if (kind_ == ExpKind::kFloat)
-        e = convert_ ? *reinterpret_cast<const float*>(exp_const_.data())
-                     : *static_cast<const float*>(c);
-      else
-        e = convert_ ? *reinterpret_cast<const double*>(exp_const_.data())
-                     : *static_cast<const double*>(c);
-      square_ = e == 2.0;
-    }
+    AMP_ASSIGN_OR_RETURN(s_, check_pow_io(cfg));
     return Status::ok();
   }
 
-  size_t workspace_bytes() const override {
-    return convert_ && exp_const_.empty() ? static_cast<size_t>(exp_numel_) * 8 : 0;
-  }
+  size_t workspace_bytes() const override { return s_.workspace_bytes(); }
 
   Status run(const KernelArgs& a) const override {
+    if (s_.scalar) return run_scalar(a);
     const void* e = a.inputs[1];
-    if (convert_) {
-      if (!exp_const_.empty()) {
-        e = exp_const_.data();
-      } else {
-        AMP_RETURN_IF_ERROR(convert_exponent(exp_, a.inputs[1], kind_, a.workspace, exp_numel_));
-        e = a.workspace;
-      }
+    if (s_.convert) {
+      AMP_RETURN_IF_ERROR(
+          convert_exponent(s_.exp, a.inputs[1], s_.kind, a.workspace, s_.exp_numel));
+      e = a.workspace;
     }
-    return visit_dtype(base_, [&](auto tag) -> Status {
+    return visit_dtype(s_.base, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       if constexpr (ew::kIsFloatStorage<T>) {
-        using C = ew::compute_t<T>;  // float or double, as kind_ says
-        if (square_) {
-          unary_loop(a.input<T>(0), a.output<T>(0), plan_.numel, a.num_threads, [](T x) {
-            const C v = ew::load(x);
-            return ew::store<T>(v * v);
-          });
-          return Status::ok();
-        }
-        binary_loop(plan_, a.input<T>(0), static_cast<const C*>(e), a.output<T>(0), a.num_threads,
+        using C = ew::compute_t<T>;  // float or double, as the kind says
+        binary_loop(s_.plan, a.input<T>(0), static_cast<const C*>(e), a.output<T>(0), a.num_threads,
                     [](T x, C y) { return ew::store<T>(ew::Pow{}(ew::load(x), y)); });
         return Status::ok();
       } else if constexpr (std::is_integral_v<T>) {
-        if (kind_ == ExpKind::kInt64)
-          binary_loop(plan_, a.input<T>(0), static_cast<const int64_t*>(e), a.output<T>(0),
+        if (s_.kind == ExpKind::kInt64)
+          binary_loop(s_.plan, a.input<T>(0), static_cast<const int64_t*>(e), a.output<T>(0),
                       a.num_threads, [](T x, int64_t y) { return ew::Pow{}(x, y); });
         else
-          binary_loop(plan_, a.input<T>(0), static_cast<const double*>(e), a.output<T>(0),
+          binary_loop(s_.plan, a.input<T>(0), static_cast<const double*>(e), a.output<T>(0),
                       a.num_threads, [](T x, double y) { return ew::Pow{}(x, y); });
         return Status::ok();
       } else {
-        return unexpected_dtype(base_);
+        return unexpected_dtype(s_.base);
       }
     });
   }
 
  private:
-  DType base_ = DType::kUndefined;
-  DType exp_ = DType::kUndefined;
-  ExpKind kind_ = ExpKind::kFloat;
-  BroadcastPlan plan_;
-  int64_t exp_numel_ = 0;
-  bool convert_ = false;            // the exponent's dtype is not the kind's type
-  std::vector<uint8_t> exp_const_;  // converted constant exponent (8 bytes per element)
-  bool square_ = false;             // constant scalar exponent 2 on a float base
+  // A constant scalar exponent, passed by value: the output is the base's elements in order.
+  Status run_scalar(const KernelArgs& a) const {
+    const int64_t n = s_.plan.numel;
+    return visit_dtype(s_.base, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      if constexpr (ew::kIsFloatStorage<T>) {
+        using C = ew::compute_t<T>;
+        if (s_.square) {
+          unary_loop(a.input<T>(0), a.output<T>(0), n, a.num_threads, [](T x) {
+            const C v = ew::load(x);
+            return ew::store<T>(v * v);
+          });
+          return Status::ok();
+        }
+        const C e = s_.scalar_as<C>();
+        unary_loop(a.input<T>(0), a.output<T>(0), n, a.num_threads,
+                   [e](T x) { return ew::store<T>(ew::Pow{}(ew::load(x), e)); });
+        return Status::ok();
+      } else if constexpr (std::is_integral_v<T>) {
+        if (s_.kind == ExpKind::kInt64) {
+          const int64_t e = s_.scalar_as<int64_t>();
+          unary_loop(a.input<T>(0), a.output<T>(0), n, a.num_threads,
+                     [e](T x) { return ew::Pow{}(x, e); });
+        } else {
+          const double e = s_.scalar_as<double>();
+          unary_loop(a.input<T>(0), a.output<T>(0), n, a.num_threads,
+                     [e](T x) { return ew::Pow{}(x, e); });
+        }
+        return Status::ok();
+      } else {
+        return unexpected_dtype(s_.base);
+      }
+    });
+  }
+
+  PowSetup s_;
 };
 
 }  // namespace

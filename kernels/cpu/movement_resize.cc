@@ -19,11 +19,8 @@
 namespace amp::kernels::cpu {
 namespace {
 
-using resize::AspectPolicy;
 using resize::AxisSpec;
-using resize::CoordMode;
 using resize::ResizeAttrs;
-using resize::ResizeMode;
 
 // Storage <-> compute type.
 inline float to_compute(float v) {
@@ -190,12 +187,13 @@ class ResizeKernel : public Kernel {
     const TensorDesc& x = cfg.inputs[0];
     const TensorDesc& out = cfg.outputs[0];
     AMP_RETURN_IF_ERROR(check_max_rank(x, "Resize input"));
-    AMP_RETURN_IF_ERROR(resize::parse_attrs(cfg.node->attrs, &at_));
+    AMP_ASSIGN_OR_RETURN(const graph::ResizeAttrs* rec, resolved_attrs<graph::ResizeAttrs>(cfg));
+    at_ = *rec;
     dtype_ = x.dtype;
     if (out.dtype != dtype_ || out.rank() != x.rank())
       return invalid_model("Resize: output " + dims_to_string(out.dims) +
                            " does not match the input's rank or dtype");
-    if (at_.mode != ResizeMode::kNearest && !is_float(dtype_))
+    if (at_.mode != ResizeAttrs::kNearest && !is_float(dtype_))
       return unsupported("Resize: mode linear/cubic on " + std::string(dtype_name(dtype_)) +
                          " (only nearest runs on integer tensors)");
     rank_ = static_cast<int>(x.rank());
@@ -243,7 +241,7 @@ class ResizeKernel : public Kernel {
         return invalid_model("Resize: roi must be float with " + std::to_string(2 * n_axes_) +
                              " entries");
       all_const = all_const && cfg.inputs[1].constant_data != nullptr;
-    } else if (at_.coord == CoordMode::kTfCropAndResize) {
+    } else if (at_.coord == ResizeAttrs::kTfCropAndResize) {
       return invalid_model("Resize: tf_crop_and_resize needs roi (input 1)");
     }
     const TensorDesc& param = cfg.inputs[has_scales_ ? 2 : 3];
@@ -300,7 +298,7 @@ class ResizeKernel : public Kernel {
              static_cast<double>(out_dims_[q]) * static_cast<double>(in_dims_[p]);
     });
     scratch_bytes_ = 0;
-    if (at_.mode != ResizeMode::kNearest && n_passes_ >= 2) {
+    if (at_.mode != ResizeAttrs::kNearest && n_passes_ >= 2) {
       // Any subset of axes may be resized between passes: bound by the larger of in/out.
       int64_t bound = 1;
       for (int a = 0; a < rank_; ++a) bound *= std::max(in_dims_[a], out_dims_[a]);
@@ -338,7 +336,7 @@ class ResizeKernel : public Kernel {
       tables = local;
       ws += table_bytes_;
     }
-    if (at_.mode == ResizeMode::kNearest) {
+    if (at_.mode == ResizeAttrs::kNearest) {
       run_nearest(args, tables);
       return Status::ok();
     }
@@ -382,12 +380,12 @@ class ResizeKernel : public Kernel {
     }
     // keep_aspect_ratio_policy: one scale for all resized axes (min or max of size/in).
     double common = 0.0;
-    if (has_sizes_ && at_.policy != AspectPolicy::kStretch) {
+    if (has_sizes_ && at_.policy != ResizeAttrs::kStretch) {
       bool first = true;
       for (int a = 0; a < rank_; ++a) {
         if (axis_pos_[a] < 0 || in_dims_[a] == 0) continue;
         const double s = params[axis_pos_[a]] / static_cast<double>(in_dims_[a]);
-        if (first || (at_.policy == AspectPolicy::kNotLarger ? s < common : s > common)) common = s;
+        if (first || (at_.policy == ResizeAttrs::kNotLarger ? s < common : s > common)) common = s;
         first = false;
       }
     }
@@ -409,7 +407,7 @@ class ResizeKernel : public Kernel {
         if (!(s.scale > 0.0) || !std::isfinite(s.scale))
           return invalid_model("Resize: scales entry " + std::to_string(i) + " must be positive");
       } else if (s.in > 0) {
-        if (at_.policy == AspectPolicy::kStretch) {
+        if (at_.policy == ResizeAttrs::kStretch) {
           if (static_cast<int64_t>(params[i]) != s.out)
             return invalid_model("Resize: sizes entry " + std::to_string(i) + " is " +
                                  std::to_string(static_cast<int64_t>(params[i])) +

@@ -24,33 +24,13 @@
 #include <cstdint>
 
 #include "amp/dtype.h"
-#include "graph/ir/attribute.h"
+#include "graph/ops/op_attrs.h"
 #include "runtime/common/status.h"
 
 namespace amp::kernels::cpu::resize {
 
-enum class ResizeMode { kNearest, kLinear, kCubic };
-enum class CoordMode {
-  kHalfPixel,
-  kHalfPixelSymmetric,
-  kPytorchHalfPixel,
-  kAlignCorners,
-  kAsymmetric,
-  kTfCropAndResize
-};
-enum class NearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
-enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
-
-struct ResizeAttrs {
-  ResizeMode mode = ResizeMode::kNearest;
-  CoordMode coord = CoordMode::kHalfPixel;
-  NearestMode nearest = NearestMode::kRoundPreferFloor;
-  AspectPolicy policy = AspectPolicy::kStretch;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-  bool antialias = false;
-  float extrapolation = 0.0f;
-};
+// The validated attributes: shape inference's record (graph/ops/op_attrs.h).
+using ResizeAttrs = graph::ResizeAttrs;
 
 // One axis' resize parameters.
 struct AxisSpec {
@@ -58,9 +38,6 @@ struct AxisSpec {
   double scale = 1.0;
   double roi_start = 0.0, roi_end = 1.0;
 };
-
-// Reads and validates the attributes (unknown strings are unsupported).
-Status parse_attrs(const graph::Attributes& at, ResizeAttrs* r);
 
 // Float parameter elements (roi, scales) widened to double; false for other dtypes.
 bool read_float_param(const void* data, DType dtype, int64_t n, double* out);

@@ -33,66 +33,6 @@ int64_t neighbor_window(double x_ori, int n, int64_t in) {
 
 }  // namespace
 
-Status parse_attrs(const graph::Attributes& at, ResizeAttrs* r) {
-  AMP_ASSIGN_OR_RETURN(std::string mode, at.get_string("mode", "nearest"));
-  if (mode == "nearest")
-    r->mode = ResizeMode::kNearest;
-  else if (mode == "linear")
-    r->mode = ResizeMode::kLinear;
-  else if (mode == "cubic")
-    r->mode = ResizeMode::kCubic;
-  else
-    return unsupported("Resize: mode '" + mode + "'");
-
-  AMP_ASSIGN_OR_RETURN(std::string ctm,
-                       at.get_string("coordinate_transformation_mode", "half_pixel"));
-  if (ctm == "half_pixel")
-    r->coord = CoordMode::kHalfPixel;
-  else if (ctm == "half_pixel_symmetric")
-    r->coord = CoordMode::kHalfPixelSymmetric;
-  else if (ctm == "pytorch_half_pixel")
-    r->coord = CoordMode::kPytorchHalfPixel;
-  else if (ctm == "align_corners")
-    r->coord = CoordMode::kAlignCorners;
-  else if (ctm == "asymmetric")
-    r->coord = CoordMode::kAsymmetric;
-  else if (ctm == "tf_crop_and_resize")
-    r->coord = CoordMode::kTfCropAndResize;
-  else
-    return unsupported("Resize: coordinate_transformation_mode '" + ctm + "'");
-
-  AMP_ASSIGN_OR_RETURN(std::string nm, at.get_string("nearest_mode", "round_prefer_floor"));
-  if (nm == "round_prefer_floor")
-    r->nearest = NearestMode::kRoundPreferFloor;
-  else if (nm == "round_prefer_ceil")
-    r->nearest = NearestMode::kRoundPreferCeil;
-  else if (nm == "floor")
-    r->nearest = NearestMode::kFloor;
-  else if (nm == "ceil")
-    r->nearest = NearestMode::kCeil;
-  else
-    return unsupported("Resize: nearest_mode '" + nm + "'");
-
-  AMP_ASSIGN_OR_RETURN(std::string pol, at.get_string("keep_aspect_ratio_policy", "stretch"));
-  if (pol == "stretch")
-    r->policy = AspectPolicy::kStretch;
-  else if (pol == "not_larger")
-    r->policy = AspectPolicy::kNotLarger;
-  else if (pol == "not_smaller")
-    r->policy = AspectPolicy::kNotSmaller;
-  else
-    return unsupported("Resize: keep_aspect_ratio_policy '" + pol + "'");
-
-  AMP_ASSIGN_OR_RETURN(float a, at.get_float("cubic_coeff_a", -0.75f));
-  r->cubic_a = a;
-  AMP_ASSIGN_OR_RETURN(int64_t ex, at.get_int("exclude_outside", 0));
-  r->exclude_outside = ex != 0;
-  AMP_ASSIGN_OR_RETURN(int64_t aa, at.get_int("antialias", 0));
-  r->antialias = aa != 0;
-  AMP_ASSIGN_OR_RETURN(r->extrapolation, at.get_float("extrapolation_value", 0.0f));
-  return Status::ok();
-}
-
 bool read_float_param(const void* data, DType dtype, int64_t n, double* out) {
   switch (dtype) {
     case DType::kF32:
@@ -123,15 +63,15 @@ bool read_float_param(const void* data, DType dtype, int64_t n, double* out) {
 
 int tap_count(const ResizeAttrs& at, double scale) {
   switch (at.mode) {
-    case ResizeMode::kNearest:
+    case ResizeAttrs::kNearest:
       return 1;
-    case ResizeMode::kLinear: {
+    case ResizeAttrs::kLinear: {
       if (!at.antialias) return 2;
       const double s = std::min(scale, 1.0);
       const int64_t start = static_cast<int64_t>(std::floor(-1.0 / s)) + 1;
       return static_cast<int>(2 - 2 * start);
     }
-    case ResizeMode::kCubic: {
+    case ResizeAttrs::kCubic: {
       if (!at.antialias) return 4;
       const double s = std::min(scale, 1.0);
       const int64_t start = static_cast<int64_t>(std::floor(-2.0 / s)) + 1;
@@ -151,25 +91,25 @@ void build_axis(const ResizeAttrs& at, const AxisSpec& s, int taps, int cap, int
     double x_ori = 0.0;
     bool outside = false;
     switch (at.coord) {
-      case CoordMode::kAlignCorners:
+      case ResizeAttrs::kAlignCorners:
         x_ori = out_w == 1.0 ? 0.0 : x * (in_w - 1) / (out_w - 1);
         break;
-      case CoordMode::kAsymmetric:
+      case ResizeAttrs::kAsymmetric:
         x_ori = x / s.scale;
         break;
-      case CoordMode::kTfCropAndResize:
+      case ResizeAttrs::kTfCropAndResize:
         x_ori = out_w == 1.0 ? (s.roi_end - s.roi_start) * (in_w - 1) / 2
                              : x * (s.roi_end - s.roi_start) * (in_w - 1) / (out_w - 1);
         x_ori += s.roi_start * (in_w - 1);
         outside = x_ori < 0 || x_ori > in_w - 1;
         break;
-      case CoordMode::kPytorchHalfPixel:
+      case ResizeAttrs::kPytorchHalfPixel:
         x_ori = out_w == 1.0 ? -0.5 : (x + 0.5) / s.scale - 0.5;
         break;
-      case CoordMode::kHalfPixel:
+      case ResizeAttrs::kHalfPixel:
         x_ori = (x + 0.5) / s.scale - 0.5;
         break;
-      case CoordMode::kHalfPixelSymmetric: {
+      case ResizeAttrs::kHalfPixelSymmetric: {
         const double adjustment = static_cast<double>(s.out) / out_w;
         const double offset = in_w / 2 * (1 - adjustment);
         x_ori = offset + (x + 0.5) / s.scale - 0.5;
@@ -189,23 +129,23 @@ void build_axis(const ResizeAttrs& at, const AxisSpec& s, int taps, int cap, int
     }
     const double fl = std::floor(x_ori);
     const double ratio = fl == x_ori ? 1.0 : x_ori - fl;
-    const int n = at.mode == ResizeMode::kNearest ? 2 : taps;  // nearest: 2 coefficients
+    const int n = at.mode == ResizeAttrs::kNearest ? 2 : taps;  // nearest: 2 coefficients
     const int64_t lo = neighbor_window(x_ori, n, s.in);
 
-    if (at.mode == ResizeMode::kNearest) {
+    if (at.mode == ResizeAttrs::kNearest) {
       bool right = true;  // integer x_ori: coefficients [0, 1]
       if (ratio != 1.0) {
         switch (at.nearest) {
-          case NearestMode::kRoundPreferFloor:
+          case ResizeAttrs::kRoundPreferFloor:
             right = ratio > 0.5;
             break;
-          case NearestMode::kRoundPreferCeil:
+          case ResizeAttrs::kRoundPreferCeil:
             right = ratio >= 0.5;
             break;
-          case NearestMode::kFloor:
+          case ResizeAttrs::kFloor:
             right = false;
             break;
-          case NearestMode::kCeil:
+          case ResizeAttrs::kCeil:
             right = true;
             break;
         }
@@ -218,10 +158,10 @@ void build_axis(const ResizeAttrs& at, const AxisSpec& s, int taps, int cap, int
     // Coefficients for window points lo .. lo + n - 1, i.e. offsets first .. from the
     // point left of x_ori.
     const int64_t first = 1 - n / 2;
-    if (at.mode == ResizeMode::kLinear && !at.antialias) {
+    if (at.mode == ResizeAttrs::kLinear && !at.antialias) {
       coeffs[0] = 1 - ratio;
       coeffs[1] = ratio;
-    } else if (at.mode == ResizeMode::kCubic && !at.antialias) {
+    } else if (at.mode == ResizeAttrs::kCubic && !at.antialias) {
       for (int t = 0; t < 4; ++t)
         coeffs[t] = cubic_kernel(static_cast<double>(first + t) - ratio, at.cubic_a);
     } else {
@@ -229,8 +169,8 @@ void build_axis(const ResizeAttrs& at, const AxisSpec& s, int taps, int cap, int
       double sum = 0.0;
       for (int t = 0; t < n; ++t) {
         const double arg = (static_cast<double>(first + t) - ratio) * sc;
-        coeffs[t] = at.mode == ResizeMode::kLinear ? std::clamp(1 - std::fabs(arg), 0.0, 1.0)
-                                                   : cubic_kernel(arg, at.cubic_a);
+        coeffs[t] = at.mode == ResizeAttrs::kLinear ? std::clamp(1 - std::fabs(arg), 0.0, 1.0)
+                                                    : cubic_kernel(arg, at.cubic_a);
         sum += coeffs[t];
       }
       for (int t = 0; t < n; ++t) coeffs[t] /= sum;

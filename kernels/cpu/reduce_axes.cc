@@ -17,27 +17,12 @@
 
 #include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
+#include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-// Marks `axes` (each in [-rank, rank), no repeats) in `flags`. invalid_input on bad axes;
-// prepare() turns that into invalid_model.
-Status axes_to_flags(const int64_t* axes, int64_t n, int rank, bool* flags) {
-  for (int i = 0; i < rank; ++i) flags[i] = false;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t a = axes[i];
-    if (a < -rank || a >= rank)
-      return invalid_input("axis " + std::to_string(a) + " is out of range for rank " +
-                           std::to_string(rank));
-    if (a < 0) a += rank;
-    if (flags[a]) return invalid_input("axis " + std::to_string(axes[i]) + " is repeated");
-    flags[a] = true;
-  }
-  return Status::ok();
-}
 
 template <typename T, typename R>
 void reduce(const ReducePlan& p, const T* x, T* y, int threads) {
@@ -103,90 +88,33 @@ template <typename T, typename R>
 class ReduceKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const graph::Attributes& attrs = cfg.node->attrs;
-    AMP_ASSIGN_OR_RETURN(int64_t keepdims, attrs.get_int("keepdims", 1));
-    AMP_ASSIGN_OR_RETURN(int64_t noop, attrs.get_int("noop_with_empty_axes", 0));
-    keepdims_ = keepdims != 0;
-    noop_empty_ = noop != 0;
-    in_dims_ = cfg.inputs[0].dims;
-    out_dims_ = cfg.outputs[0].dims;
-    rank_ = static_cast<int>(in_dims_.size());
-    in_numel_ = cfg.inputs[0].numel();
-
-    const bool has_axes = cfg.inputs.size() > 1 && cfg.inputs[1].present;
-    if (!has_axes) return set_axes(nullptr, 0);
-    const TensorDesc& ad = cfg.inputs[1];
-    if (ad.dtype != DType::kI64)
-      return invalid_model("axes (input 1) must be i64, got " + std::string(dtype_name(ad.dtype)));
-    if (ad.rank() > 1) return invalid_model("axes (input 1) must be 1-D");
-    axes_len_ = ad.numel();
-    if (ad.constant_data == nullptr && axes_len_ != 0) {
-      runtime_axes_ = true;  // plan built in run()
-      return Status::ok();
-    }
-    Status s = set_axes(static_cast<const int64_t*>(ad.constant_data), axes_len_);
-    if (!s.is_ok()) return invalid_model(s.message());
+    AMP_ASSIGN_OR_RETURN(s_, check_reduce_axes_io(cfg, dtype_of<T>()));
+    if (s_.runtime_axes) return Status::ok();  // planned in run()
+    AMP_ASSIGN_OR_RETURN(plan_, plan_constant_axes(s_, &copy_));
     return Status::ok();
   }
 
   Status run(const KernelArgs& a) const override {
     const T* x = a.input<T>(0);
     T* y = a.output<T>(0);
-    if (!runtime_axes_) {
+    if (!s_.runtime_axes) {
       if (copy_) {
-        if (in_numel_ > 0) std::memcpy(y, x, static_cast<size_t>(in_numel_) * sizeof(T));
+        if (s_.in_numel > 0) std::memcpy(y, x, static_cast<size_t>(s_.in_numel) * sizeof(T));
         return Status::ok();
       }
       reduce<T, R>(plan_, x, y, a.num_threads);
       return Status::ok();
     }
-    bool flags[kMaxRank];
-    AMP_RETURN_IF_ERROR(axes_to_flags(a.input<int64_t>(1), axes_len_, rank_, flags));
-    AMP_RETURN_IF_ERROR(check_output_shape(flags));
-    reduce<T, R>(make_reduce_plan(in_dims_.data(), flags, rank_), x, y, a.num_threads);
+    bool flags[kReduceMaxRank];
+    AMP_RETURN_IF_ERROR(reduce_axes_flags(a.input<int64_t>(1), s_.axes_len, s_.rank, flags));
+    AMP_RETURN_IF_ERROR(check_reduced_shape(s_, flags));
+    reduce<T, R>(make_reduce_plan(s_.in_dims.data(), flags, s_.rank), x, y, a.num_threads);
     return Status::ok();
   }
 
  private:
-  // Constant (or absent) axes: validates them against the output shape and plans once.
-  Status set_axes(const int64_t* axes, int64_t n) {
-    bool flags[kMaxRank];
-    if (n == 0) {
-      copy_ = noop_empty_;
-      for (int i = 0; i < rank_; ++i) flags[i] = !noop_empty_;
-    } else {
-      AMP_RETURN_IF_ERROR(axes_to_flags(axes, n, rank_, flags));
-    }
-    Status s = check_output_shape(flags);
-    if (!s.is_ok()) return invalid_model(s.message());
-    plan_ = make_reduce_plan(in_dims_.data(), flags, rank_);
-    return Status::ok();
-  }
-
-  // The output dims these flags imply must be the ones prepare() was given.
-  Status check_output_shape(const bool* flags) const {
-    size_t j = 0;
-    bool ok = true;
-    for (int i = 0; i < rank_ && ok; ++i) {
-      if (flags[i] && !keepdims_) continue;
-      const int64_t d = flags[i] ? 1 : in_dims_[i];
-      ok = j < out_dims_.size() && out_dims_[j] == d;
-      ++j;
-    }
-    if (!ok || j != out_dims_.size())
-      return invalid_input("the axes give an output shape other than the planned one");
-    return Status::ok();
-  }
-
-  std::vector<int64_t> in_dims_, out_dims_;
-  int rank_ = 0;
-  int64_t in_numel_ = 0;
-  bool keepdims_ = true;
-  bool noop_empty_ = false;
+  ReduceAxesShape s_;
   bool copy_ = false;
-  bool runtime_axes_ = false;
-  int64_t axes_len_ = 0;
   ReducePlan plan_;
 };
 

@@ -26,6 +26,7 @@
 #include "graph/ir/graph.h"
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/common/kernel_params.h"
+#include "kernels/common/workspace_layout.h"
 #include "kernels/cuda/cuda_context.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cudnn_check.h"
@@ -104,24 +105,8 @@ Status with_heuristics_handle(int device, const std::function<Status(cudnnHandle
 
 // ---- Workspace layout ----
 
-// Hands out 256-byte aligned regions of the run's workspace in prepare(); run() turns an
-// offset back into a pointer with at(). kNone: no region.
-class WorkspaceLayout {
- public:
-  static constexpr size_t kNone = static_cast<size_t>(-1);
-  size_t add(size_t bytes) {
-    if (bytes == 0) return kNone;
-    const size_t off = total_;
-    total_ += (bytes + 255) / 256 * 256;
-    return off;
-  }
-  size_t total() const { return total_; }
-  static void* at(void* workspace, size_t offset) {
-    return offset == kNone ? nullptr : static_cast<uint8_t*>(workspace) + offset;
-  }
-
- private:
-  size_t total_ = 0;
-};
+// 256-byte aligned regions of the run's workspace (common/workspace_layout.h), as
+// cuBLASLt and cuDNN want their buffers.
+using WorkspaceLayout = AlignedWorkspaceLayout<256>;
 
 }  // namespace amp::kernels::cuda

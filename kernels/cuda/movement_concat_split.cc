@@ -77,10 +77,8 @@ class SplitKernel : public Kernel {
 }  // namespace
 
 void register_concat_split_kernels(KernelRegistry& r) {
-  r.add_all(graph::OpType::kConcat, Backend::kCuda, all_dtypes(),
-            [] { return std::make_unique<ConcatKernel>(); });
-  r.add_all(graph::OpType::kSplit, Backend::kCuda, all_dtypes(),
-            [] { return std::make_unique<SplitKernel>(); });
+  add_any_dtype_kernel<ConcatKernel>(r, graph::OpType::kConcat, Backend::kCuda);
+  add_any_dtype_kernel<SplitKernel>(r, graph::OpType::kSplit, Backend::kCuda);
 }
 
 }  // namespace amp::kernels::cuda

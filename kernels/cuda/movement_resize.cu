@@ -34,34 +34,14 @@
 namespace amp::kernels::cuda {
 namespace {
 
-enum ResizeMode : int { kNearest, kLinear, kCubic };
-enum CoordMode : int {
-  kHalfPixel,
-  kHalfPixelSymmetric,
-  kPytorchHalfPixel,
-  kAlignCorners,
-  kAsymmetric,
-  kTfCropAndResize
-};
-enum NearestMode : int { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil };
-enum AspectPolicy : int { kStretch, kNotLarger, kNotSmaller };
+// The validated attributes: shape inference's record (graph/ops/op_attrs.h).
+using ResizeAttrs = graph::ResizeAttrs;
 
 // Taps per coordinate the CUDA kernels hold: 4 without antialias (cubic), kMaxTaps with
 // (linear/cubic filters stretched by 1/scale when downsampling: 64 taps reach a 16x linear
 // or 8x cubic downscale).
 constexpr int kPlainTaps = 4;
 constexpr int kMaxTaps = 64;
-
-struct ResizeAttrs {
-  int mode = kNearest;
-  int coord = kHalfPixel;
-  int nearest = kRoundPreferFloor;
-  int policy = kStretch;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-  bool antialias = false;
-  float extrapolation = 0.0f;
-};
 
 // One axis' resize parameters. No default member initializers: the kernels keep it in
 // __shared__ memory, which needs a trivially constructible type (make_spec gives defaults).
@@ -93,66 +73,6 @@ struct ResizeStatic {
   DType roi_dtype = DType::kF32;
   DType param_dtype = DType::kF32;
 };
-
-Status parse_attrs(const graph::Attributes& at, ResizeAttrs* r) {
-  AMP_ASSIGN_OR_RETURN(std::string mode, at.get_string("mode", "nearest"));
-  if (mode == "nearest")
-    r->mode = kNearest;
-  else if (mode == "linear")
-    r->mode = kLinear;
-  else if (mode == "cubic")
-    r->mode = kCubic;
-  else
-    return unsupported("Resize: mode '" + mode + "'");
-
-  AMP_ASSIGN_OR_RETURN(std::string ctm,
-                       at.get_string("coordinate_transformation_mode", "half_pixel"));
-  if (ctm == "half_pixel")
-    r->coord = kHalfPixel;
-  else if (ctm == "half_pixel_symmetric")
-    r->coord = kHalfPixelSymmetric;
-  else if (ctm == "pytorch_half_pixel")
-    r->coord = kPytorchHalfPixel;
-  else if (ctm == "align_corners")
-    r->coord = kAlignCorners;
-  else if (ctm == "asymmetric")
-    r->coord = kAsymmetric;
-  else if (ctm == "tf_crop_and_resize")
-    r->coord = kTfCropAndResize;
-  else
-    return unsupported("Resize: coordinate_transformation_mode '" + ctm + "'");
-
-  AMP_ASSIGN_OR_RETURN(std::string nm, at.get_string("nearest_mode", "round_prefer_floor"));
-  if (nm == "round_prefer_floor")
-    r->nearest = kRoundPreferFloor;
-  else if (nm == "round_prefer_ceil")
-    r->nearest = kRoundPreferCeil;
-  else if (nm == "floor")
-    r->nearest = kFloor;
-  else if (nm == "ceil")
-    r->nearest = kCeil;
-  else
-    return unsupported("Resize: nearest_mode '" + nm + "'");
-
-  AMP_ASSIGN_OR_RETURN(std::string pol, at.get_string("keep_aspect_ratio_policy", "stretch"));
-  if (pol == "stretch")
-    r->policy = kStretch;
-  else if (pol == "not_larger")
-    r->policy = kNotLarger;
-  else if (pol == "not_smaller")
-    r->policy = kNotSmaller;
-  else
-    return unsupported("Resize: keep_aspect_ratio_policy '" + pol + "'");
-
-  AMP_ASSIGN_OR_RETURN(float a, at.get_float("cubic_coeff_a", -0.75f));
-  r->cubic_a = a;
-  AMP_ASSIGN_OR_RETURN(int64_t ex, at.get_int("exclude_outside", 0));
-  r->exclude_outside = ex != 0;
-  AMP_ASSIGN_OR_RETURN(int64_t aa, at.get_int("antialias", 0));
-  r->antialias = aa != 0;
-  AMP_ASSIGN_OR_RETURN(r->extrapolation, at.get_float("extrapolation_value", 0.0f));
-  return Status::ok();
-}
 
 // ---- Shared host/device arithmetic (ports of kernels/cpu/movement_resize_tables.cc) -------
 
@@ -223,11 +143,11 @@ AMP_HOST_DEVICE int64_t neighbor_window(double x_ori, int n, int64_t in) {
 // Number of coefficients per output coordinate. A scale that is not a positive finite number
 // (only possible with run-time parameters) counts as 1; huge counts saturate at 1 << 20.
 AMP_HOST_DEVICE int tap_count(const ResizeAttrs& at, double scale) {
-  if (at.mode == kNearest) return 1;
-  if (!at.antialias) return at.mode == kLinear ? 2 : 4;
+  if (at.mode == ResizeAttrs::kNearest) return 1;
+  if (!at.antialias) return at.mode == ResizeAttrs::kLinear ? 2 : 4;
   if (!(scale > 0.0) || !isfinite(scale)) scale = 1.0;
   const double s = scale < 1.0 ? scale : 1.0;
-  const double start = floor((at.mode == kLinear ? -1.0 : -2.0) / s) + 1;
+  const double start = floor((at.mode == ResizeAttrs::kLinear ? -1.0 : -2.0) / s) + 1;
   const double n = 2 - 2 * start;
   return n > 1048576.0 ? 1048576 : static_cast<int>(n);
 }
@@ -244,25 +164,25 @@ AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int tap
   double x_ori = 0.0;
   bool outside = false;
   switch (at.coord) {
-    case kAlignCorners:
+    case ResizeAttrs::kAlignCorners:
       x_ori = out_w == 1.0 ? 0.0 : x * (in_w - 1) / (out_w - 1);
       break;
-    case kAsymmetric:
+    case ResizeAttrs::kAsymmetric:
       x_ori = x / s.scale;
       break;
-    case kTfCropAndResize:
+    case ResizeAttrs::kTfCropAndResize:
       x_ori = out_w == 1.0 ? (s.roi_end - s.roi_start) * (in_w - 1) / 2
                            : x * (s.roi_end - s.roi_start) * (in_w - 1) / (out_w - 1);
       x_ori = add_rn(x_ori, mul_rn(s.roi_start, in_w - 1));
       outside = x_ori < 0 || x_ori > in_w - 1;
       break;
-    case kPytorchHalfPixel:
+    case ResizeAttrs::kPytorchHalfPixel:
       x_ori = out_w == 1.0 ? -0.5 : (x + 0.5) / s.scale - 0.5;
       break;
-    case kHalfPixel:
+    case ResizeAttrs::kHalfPixel:
       x_ori = (x + 0.5) / s.scale - 0.5;
       break;
-    case kHalfPixelSymmetric:
+    case ResizeAttrs::kHalfPixelSymmetric:
     default: {
       const double adjustment = static_cast<double>(s.out) / out_w;
       const double offset = mul_rn(in_w / 2, 1 - adjustment);
@@ -281,23 +201,23 @@ AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int tap
   }
   const double fl = floor(x_ori);
   const double ratio = fl == x_ori ? 1.0 : x_ori - fl;
-  const int n = at.mode == kNearest ? 2 : taps;  // nearest: 2 coefficients
+  const int n = at.mode == ResizeAttrs::kNearest ? 2 : taps;  // nearest: 2 coefficients
   const int64_t lo = neighbor_window(x_ori, n, s.in);
 
-  if (at.mode == kNearest) {
+  if (at.mode == ResizeAttrs::kNearest) {
     bool right = true;  // integer x_ori: coefficients [0, 1]
     if (ratio != 1.0) {
       switch (at.nearest) {
-        case kRoundPreferFloor:
+        case ResizeAttrs::kRoundPreferFloor:
           right = ratio > 0.5;
           break;
-        case kRoundPreferCeil:
+        case ResizeAttrs::kRoundPreferCeil:
           right = ratio >= 0.5;
           break;
-        case kFloor:
+        case ResizeAttrs::kFloor:
           right = false;
           break;
-        case kCeil:
+        case ResizeAttrs::kCeil:
         default:
           right = true;
           break;
@@ -311,10 +231,10 @@ AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int tap
   // Coefficients for window points lo .. lo + n - 1, i.e. offsets first .. from the point
   // left of x_ori.
   const int64_t first = 1 - n / 2;
-  if (at.mode == kLinear && !at.antialias) {
+  if (at.mode == ResizeAttrs::kLinear && !at.antialias) {
     w[0] = 1 - ratio;
     w[1] = ratio;
-  } else if (at.mode == kCubic && !at.antialias) {
+  } else if (at.mode == ResizeAttrs::kCubic && !at.antialias) {
     for (int t = 0; t < 4; ++t)
       w[t] = cubic_kernel(static_cast<double>(first + t) - ratio, at.cubic_a);
   } else {
@@ -323,7 +243,7 @@ AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int tap
     for (int t = 0; t < n; ++t) {
       const double arg = (static_cast<double>(first + t) - ratio) * sc;
       double c;
-      if (at.mode == kLinear) {
+      if (at.mode == ResizeAttrs::kLinear) {
         c = 1 - fabs(arg);
         c = c < 0.0 ? 0.0 : (c > 1.0 ? 1.0 : c);
       } else {
@@ -363,7 +283,7 @@ AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const
     s.scale = read_float_at(param, st.param_dtype, i);
     if (!(s.scale > 0.0) || !isfinite(s.scale)) return false;
   } else if (s.in > 0) {
-    if (st.at.policy == kStretch) {
+    if (st.at.policy == ResizeAttrs::kStretch) {
       const double size = static_cast<double>(read_int_at(param, st.param_dtype, i));
       if (static_cast<int64_t>(size) != s.out) return false;
       s.scale = size / static_cast<double>(s.in);
@@ -375,7 +295,8 @@ AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const
         if (st.axis_pos[b] < 0 || st.in_dims[b] == 0) continue;
         const double v = static_cast<double>(read_int_at(param, st.param_dtype, st.axis_pos[b])) /
                          static_cast<double>(st.in_dims[b]);
-        if (first || (st.at.policy == kNotLarger ? v < common : v > common)) common = v;
+        if (first || (st.at.policy == ResizeAttrs::kNotLarger ? v < common : v > common))
+          common = v;
         first = false;
       }
       s.scale = common;
@@ -500,13 +421,14 @@ class ResizeKernel : public Kernel {
     const TensorDesc& out = cfg.outputs[0];
     AMP_RETURN_IF_ERROR(check_max_rank(x, "Resize input"));
     st_ = ResizeStatic{};
-    AMP_RETURN_IF_ERROR(parse_attrs(node_attrs(cfg), &st_.at));
+    AMP_ASSIGN_OR_RETURN(const graph::ResizeAttrs* rec, resolved_attrs<graph::ResizeAttrs>(cfg));
+    st_.at = *rec;
     const ResizeAttrs& at = st_.at;
     dtype_ = x.dtype;
     if (out.dtype != dtype_ || out.rank() != x.rank())
       return invalid_model("Resize: output " + dims_to_string(out.dims) +
                            " does not match the input's rank or dtype");
-    if (at.mode != kNearest && !is_float(dtype_))
+    if (at.mode != ResizeAttrs::kNearest && !is_float(dtype_))
       return unsupported("Resize: mode linear/cubic on " + std::string(dtype_name(dtype_)) +
                          " (only nearest runs on integer tensors)");
     const int rank = static_cast<int>(x.rank());
@@ -555,7 +477,7 @@ class ResizeKernel : public Kernel {
         return invalid_model("Resize: roi must be float with " + std::to_string(2 * st_.n_axes) +
                              " entries");
       all_const = all_const && cfg.inputs[1].constant_data != nullptr;
-    } else if (at.coord == kTfCropAndResize) {
+    } else if (at.coord == ResizeAttrs::kTfCropAndResize) {
       return invalid_model("Resize: tf_crop_and_resize needs roi (input 1)");
     }
     param_index_ = st_.has_scales ? 2 : 3;
@@ -608,7 +530,7 @@ class ResizeKernel : public Kernel {
              static_cast<double>(st_.out_dims[q]) * static_cast<double>(st_.in_dims[p]);
     });
     scratch_bytes_ = 0;
-    if (at.mode != kNearest && n_passes_ >= 2) {
+    if (at.mode != ResizeAttrs::kNearest && n_passes_ >= 2) {
       // Any subset of axes may be resized between passes: bound by the larger of in/out.
       int64_t bound = 1;
       for (int a = 0; a < rank; ++a) bound *= std::max(st_.in_dims[a], st_.out_dims[a]);
@@ -625,7 +547,7 @@ class ResizeKernel : public Kernel {
     const cudaStream_t stream = static_cast<cudaStream_t>(args.stream);
     const void* roi = !resolved_ && st_.has_roi ? args.inputs[1] : nullptr;
     const void* param = resolved_ ? nullptr : args.inputs[param_index_];
-    if (st_.at.mode == kNearest) return run_nearest(args, roi, param, stream);
+    if (st_.at.mode == ResizeAttrs::kNearest) return run_nearest(args, roi, param, stream);
     if (n_passes_ == 0)  // every axis is the identity
       return copy_bytes(args.outputs[0], args.inputs[0], static_cast<size_t>(numel_) * elem_,
                         stream);

@@ -23,6 +23,7 @@
 #include <cstring>
 
 #include "kernels/common/reduction_family.h"
+#include "kernels/common/reduction_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -135,21 +136,6 @@ __global__ void reduce_combine_kernel(const compute_t<T>* __restrict__ partial, 
   }
 }
 
-// Marks `axes` (each in [-rank, rank), no repeats) in `flags`.
-Status axes_to_flags(const int64_t* axes, int64_t n, int rank, bool* flags) {
-  for (int i = 0; i < rank; ++i) flags[i] = false;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t a = axes[i];
-    if (a < -rank || a >= rank)
-      return invalid_model("axis " + std::to_string(a) + " is out of range for rank " +
-                           std::to_string(rank));
-    if (a < 0) a += rank;
-    if (flags[a]) return invalid_model("axis " + std::to_string(axes[i]) + " is repeated");
-    flags[a] = true;
-  }
-  return Status::ok();
-}
-
 // Chooses splits and group size for a plan (header comment).
 ReduceParams make_params(const ReducePlan& p, int sms) {
   ReduceParams rp;
@@ -194,42 +180,16 @@ class ReduceKernel : public Kernel {
 
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const graph::Attributes& attrs = cfg.node->attrs;
-    AMP_ASSIGN_OR_RETURN(int64_t keepdims, attrs.get_int("keepdims", 1));
-    AMP_ASSIGN_OR_RETURN(int64_t noop, attrs.get_int("noop_with_empty_axes", 0));
-    keepdims_ = keepdims != 0;
-    in_dims_ = cfg.inputs[0].dims;
-    out_dims_ = cfg.outputs[0].dims;
-    rank_ = static_cast<int>(in_dims_.size());
-    in_numel_ = cfg.inputs[0].numel();
+    AMP_ASSIGN_OR_RETURN(const ReduceAxesShape s, check_reduce_axes_io(cfg, dtype_of<T>()));
+    if (s.runtime_axes)
+      return unsupported(
+          "run-time (non-constant) axes: the CUDA kernel plans the reduction in prepare()");
+    in_numel_ = s.in_numel;
     const auto* dev = static_cast<const cuda::DeviceHandles*>(cfg.backend_handle);
-    sms_ = dev && dev->props.multiProcessorCount > 0 ? dev->props.multiProcessorCount : 132;
-
-    const bool has_axes = cfg.inputs.size() > 1 && cfg.inputs[1].present;
-    const int64_t* axes = nullptr;
-    int64_t n_axes = 0;
-    if (has_axes) {
-      const TensorDesc& ad = cfg.inputs[1];
-      if (ad.dtype != DType::kI64)
-        return invalid_model("axes (input 1) must be i64, got " +
-                             std::string(dtype_name(ad.dtype)));
-      if (ad.rank() > 1) return invalid_model("axes (input 1) must be 1-D");
-      n_axes = ad.numel();
-      if (ad.constant_data == nullptr && n_axes != 0)
-        return unsupported(
-            "run-time (non-constant) axes: the CUDA kernel plans the reduction in prepare()");
-      axes = static_cast<const int64_t*>(ad.constant_data);
-    }
-    bool flags[kReduceMaxRank];
-    if (n_axes == 0) {
-      copy_ = noop != 0;
-      for (int i = 0; i < rank_; ++i) flags[i] = !copy_;
-    } else {
-      AMP_RETURN_IF_ERROR(axes_to_flags(axes, n_axes, rank_, flags));
-    }
-    AMP_RETURN_IF_ERROR(check_output_shape(flags));
-    params_ = make_params(make_reduce_plan(in_dims_.data(), flags, rank_), sms_);
+    const int sms =
+        dev && dev->props.multiProcessorCount > 0 ? dev->props.multiProcessorCount : 132;
+    AMP_ASSIGN_OR_RETURN(const ReducePlan plan, plan_constant_axes(s, &copy_));
+    params_ = make_params(plan, sms);
     return Status::ok();
   }
 
@@ -273,26 +233,7 @@ class ReduceKernel : public Kernel {
   }
 
  private:
-  // The output dims these flags imply must be the ones prepare() was given.
-  Status check_output_shape(const bool* flags) const {
-    size_t j = 0;
-    bool ok = true;
-    for (int i = 0; i < rank_ && ok; ++i) {
-      if (flags[i] && !keepdims_) continue;
-      const int64_t d = flags[i] ? 1 : in_dims_[i];
-      ok = j < out_dims_.size() && out_dims_[j] == d;
-      ++j;
-    }
-    if (!ok || j != out_dims_.size())
-      return invalid_model("the axes give an output shape other than the planned one");
-    return Status::ok();
-  }
-
-  std::vector<int64_t> in_dims_, out_dims_;
-  int rank_ = 0;
   int64_t in_numel_ = 0;
-  int sms_ = 132;
-  bool keepdims_ = true;
   bool copy_ = false;
   ReduceParams params_;
 };

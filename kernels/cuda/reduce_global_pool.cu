@@ -2,6 +2,8 @@
 // dims, which are contiguous per (n, c) plane (kernels/cpu/reduce_global_pool.cc). One warp
 // per plane when the plane has <= 1024 elements (ResNet's 7x7 head), else one block;
 // 16-byte loads, fp32 sums (f64 for f64), one rounding on store.
+#include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -27,33 +29,18 @@ __global__ void global_avg_pool_kernel(const T* __restrict__ x, T* __restrict__ 
 }
 
 template <typename T>
-class GlobalAveragePoolKernel : public Kernel {
+class GlobalAveragePoolKernel : public CheckedKernel<T, GlobalPoolShape, check_global_pool_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_io(cfg, dtype_of<T>()));
-    const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-    if (dims.size() < 2) return invalid_model("GlobalAveragePool needs an input [N, C, ...]");
-    planes_ = dims[0] * dims[1];
-    spatial_ = dims_product(dims, 2, dims.size());
-    if (cfg.outputs[0].numel() != planes_)
-      return invalid_model("output has " + std::to_string(cfg.outputs[0].numel()) +
-                           " elements, expected N*C = " + std::to_string(planes_));
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
-    if (planes_ == 0) return Status::ok();
-    const bool warp_group = spatial_ <= kWarpRowMax;
-    const unsigned blocks =
-        warp_group ? blocks_for(planes_, kThreads / kWarp) : blocks_for(planes_, 1);
-    global_avg_pool_kernel<T><<<blocks, kThreads, 0, stream_of(a)>>>(a.input<T>(0), a.output<T>(0),
-                                                                     planes_, spatial_, warp_group);
+    if (this->shape_.planes == 0) return Status::ok();
+    const bool warp_group = this->shape_.spatial <= kWarpRowMax;
+    const unsigned blocks = warp_group ? blocks_for(this->shape_.planes, kThreads / kWarp)
+                                       : blocks_for(this->shape_.planes, 1);
+    global_avg_pool_kernel<T><<<blocks, kThreads, 0, stream_of(a)>>>(
+        a.input<T>(0), a.output<T>(0), this->shape_.planes, this->shape_.spatial, warp_group);
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
   }
-
- private:
-  int64_t planes_ = 0, spatial_ = 1;
 };
 
 }  // namespace

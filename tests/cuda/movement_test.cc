@@ -32,6 +32,7 @@
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
+#include "tests/test_util/inferred_node.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
@@ -293,6 +294,8 @@ Result<std::vector<std::vector<uint8_t>>> run_cpu(const graph::Node& node,
   const kernels::KernelDef* def = test::cpu_registry().find(node.op, Backend::kCpu, kd);
   if (!def) return unsupported("no CPU kernel");
   kernels::KernelConfig cfg = make_config(&node, inputs, outputs);
+  AMP_ASSIGN_OR_RETURN(graph::Graph g, test::infer_single_node(node, cfg.inputs, cfg.outputs));
+  cfg.node = &g.nodes[0];
   std::vector<std::vector<uint8_t>> in_copy;
   std::vector<const void*> in_ptrs;
   for (const KTensor& t : inputs) in_copy.push_back(t.bytes);
@@ -334,6 +337,8 @@ Result<std::vector<std::vector<uint8_t>>> run_gpu(const graph::Node& node,
   const kernels::KernelDef* def = test::cuda_registry().find(node.op, Backend::kCuda, kd);
   if (!def) return unsupported("no CUDA kernel");
   kernels::KernelConfig cfg = make_config(&node, inputs, outputs);
+  AMP_ASSIGN_OR_RETURN(graph::Graph g, test::infer_single_node(node, cfg.inputs, cfg.outputs));
+  cfg.node = &g.nodes[0];
   cudaStream_t stream = nullptr;
   AMP_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
   std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> guard(

@@ -23,6 +23,7 @@
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/inferred_node.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
 
@@ -420,6 +421,9 @@ TEST(CudaReduction, RuntimeAxesAreUnsupportedNotWrong) {
   axes.dims = {1};
   cfg.inputs = {x, axes};
   cfg.outputs = {y};
+  Result<graph::Graph> g = test::infer_single_node(node, cfg.inputs, cfg.outputs);
+  ASSERT_TRUE(g.is_ok()) << g.status().to_string();
+  cfg.node = &g->nodes[0];
   const kernels::KernelDef* def =
       test::cuda_registry().find(OpType::kReduceSum, kernels::Backend::kCuda, DType::kF32);
   ASSERT_NE(def, nullptr);

@@ -46,6 +46,18 @@ Result<graph::Graph> infer_single_node(const graph::Node& node,
   }
   g.add_node(std::move(n));
   AMP_RETURN_IF_ERROR(graph::infer_node(g, 0));
+  // The runtime describes a kernel's outputs from these inferred values (and the model
+  // verifier rejects a file whose values disagree), so outputs of another dtype describe a
+  // graph that never reaches a kernel: the model is malformed.
+  const graph::Node& done = g.nodes[0];
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!outputs[k].present) continue;
+    const graph::Value& v = g.value(done.outputs[k]);
+    if (v.dtype != outputs[k].dtype)
+      return invalid_model("output " + std::to_string(k) + " is " +
+                           std::string(dtype_name(outputs[k].dtype)) + ", inference gives " +
+                           std::string(dtype_name(v.dtype)));
+  }
   return g;
 }
 

@@ -2,7 +2,8 @@
 // with inputs and outputs of the given descriptions (constant inputs keep their bytes) and
 // shape-inferred, as the runtime does before prepare(), so the node carries its typed
 // record (graph/ops/op_attrs.h). An inference error is returned as it is: bad attributes
-// are rejected there, once, for every backend.
+// are rejected there, once, for every backend; so is an output dtype inference disagrees
+// with (the runtime never hands a kernel one).
 //
 //   AMP_ASSIGN_OR_RETURN(graph::Graph g, infer_single_node(node, cfg.inputs, cfg.outputs));
 //   cfg.node = &g.nodes[0];
