@@ -62,11 +62,34 @@ Status infer_unary_bool(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return unary(in, out, DTypeSet::kBool);
 }
 
-Status infer_gelu(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
-  // The kernel picks the formula from 'approximate'; an unknown value is malformed.
-  AMP_ASSIGN_OR_RETURN(std::string approx, node.attrs.get_string("approximate", "none"));
-  if (approx != "none" && approx != "tanh")
-    return invalid_model("attribute 'approximate' is '" + approx + "', expected none or tanh");
+Status infer_gelu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  // The kernel picks the formula from 'approximate'; an unknown value is malformed. (A
+  // plain Result rather than AMP_ASSIGN_OR_RETURN: GCC 12 warns spuriously about a
+  // moved-from std::string there.)
+  const Result<std::string> approx = node.attrs.get_string("approximate", "none");
+  if (!approx.is_ok()) return approx.status();
+  if (*approx != "none" && *approx != "tanh")
+    return invalid_model("attribute 'approximate' is '" + *approx + "', expected none or tanh");
+  FunctorAttrs rec;
+  rec.gelu_tanh = *approx == "tanh";
+  attrs = rec;
+  return unary(in, out, DTypeSet::kFloat);
+}
+
+// LeakyRelu(alpha = 0.01).
+Status infer_leaky_relu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  FunctorAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float("alpha", 0.01f));
+  attrs = rec;
+  return unary(in, out, DTypeSet::kFloat);
+}
+
+// HardSigmoid(alpha = 0.2, beta = 0.5): max(0, min(1, alpha * x + beta)).
+Status infer_hard_sigmoid(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  FunctorAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float("alpha", 0.2f));
+  AMP_ASSIGN_OR_RETURN(rec.beta, node.attrs.get_float("beta", 0.5f));
+  attrs = rec;
   return unary(in, out, DTypeSet::kFloat);
 }
 
@@ -75,12 +98,15 @@ Status infer_binary_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs
 }
 // Mod: integer remainder takes the divisor's sign (fmod=0, Python's %) or the dividend's
 // (fmod=1, C's fmod); float inputs require fmod=1 (ONNX).
-Status infer_mod(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
+Status infer_mod(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_ASSIGN_OR_RETURN(int64_t fmod, node.attrs.get_int("fmod", 0));
   if (fmod != 0 && fmod != 1) return invalid_model("attribute 'fmod' must be 0 or 1");
   AMP_RETURN_IF_ERROR(binary(in, out, DTypeSet::kNumeric, std::nullopt));
   if (fmod == 0 && is_float(in[0]->dtype))
     return invalid_model("attribute 'fmod' must be 1 for float inputs");
+  FunctorAttrs rec;
+  rec.fmod = fmod == 1;
+  attrs = rec;
   return Status::ok();
 }
 Status infer_compare_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {

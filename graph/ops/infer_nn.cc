@@ -80,13 +80,12 @@ Status check_channel_vector(const Value& v, size_t index, const Dim& channels) {
 
 // Shared by Conv and ConvTranspose: X, W, B dtypes and ranks, group and the fused
 // activation, into a record whose window is still unread.
-Result<ConvAttrs> check_conv_inputs(const Node& node, const Inputs& in, bool transpose) {
+Result<ConvAttrs> check_conv_inputs(const Node& node, const Inputs& in) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));
   AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kFloat));
   AMP_RETURN_IF_ERROR(check_same_dtype(*in[1], 1, *in[0], 0));
   ConvAttrs a;
-  a.transpose = transpose;
   if (const Value* b = optional_input(in, 2)) {
     AMP_RETURN_IF_ERROR(check_same_dtype(*b, 2, *in[0], 0));
     a.has_bias = true;
@@ -173,7 +172,7 @@ void record_channels(ConvAttrs& a, const Shape& x, const Dim& m) {
 
 // Conv(X [N, C, D...], W [M, C/group, k...], B [M]) -> [N, M, out...].
 Status infer_conv(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
-  AMP_ASSIGN_OR_RETURN(ConvAttrs a, check_conv_inputs(node, in, /*transpose=*/false));
+  AMP_ASSIGN_OR_RETURN(ConvAttrs a, check_conv_inputs(node, in));
   const Value& x = *in[0];
   const Value& w = *in[1];
   if (!x.shape || !w.shape) {
@@ -213,7 +212,7 @@ Status infer_conv(const Node& node, const Inputs& in, Outputs& out, OpAttrs& att
 // ConvTranspose(X [N, C, D...], W [C, M/group, k...], B [M]) -> [N, M, out...]
 // (window_geometry.h has the output sizes and pads).
 Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
-  AMP_ASSIGN_OR_RETURN(ConvAttrs a, check_conv_inputs(node, in, /*transpose=*/true));
+  AMP_ASSIGN_OR_RETURN(ConvAttrs a, check_conv_inputs(node, in));
   const int64_t group = a.group;
   const Value& x = *in[0];
   const Value& w = *in[1];

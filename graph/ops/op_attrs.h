@@ -49,7 +49,6 @@ struct Window {
 
 // Conv and ConvTranspose: X [N, C, D...], W, optional B [M] -> [N, M, out...].
 struct ConvAttrs {
-  bool transpose = false;
   int64_t group = 1;
   int64_t n = 0, c = 0, m = 0;  // batch, input and output channels (when static)
   bool has_bias = false;
@@ -132,6 +131,16 @@ struct AxisAttrs {
   int64_t axis = 0;  // normalized
 };
 
+// The attributes an elementwise functor takes (kernels/common/elementwise_kernels.h,
+// configure()): LeakyRelu alpha; HardSigmoid alpha and beta; Gelu approximate="tanh"; Mod
+// fmod.
+struct FunctorAttrs {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  bool gelu_tanh = false;
+  bool fmod = false;
+};
+
 // Reduce* over a set of axes (the axes are input 1).
 struct ReduceAttrs {
   bool keepdims = true;
@@ -168,8 +177,9 @@ struct ResizeAttrs {
   float extrapolation = 0.0f;
 };
 
-using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
-                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs,
-                             PermuteAttrs, AxisAttrs, ReduceAttrs, PadAttrs, ResizeAttrs>;
+using OpAttrs =
+    std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
+                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
+                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs>;
 
 }  // namespace amp::graph

@@ -1,6 +1,6 @@
-// A kernel whose whole prepare() is one shared check (norm_io.h, reduction_io.h) returning
-// what run() needs: the check and the member exist once, each backend derives and writes
-// only run(), reading this->shape_.
+// A kernel whose prepare() is one shared check (norm_io.h, reduction_io.h) returning what
+// run() needs: the check and the member exist once, each backend derives and writes run(),
+// reading this->shape_ (and prepare_params() when it has constant parameters to read).
 //
 //   template <typename T>
 //   class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io> {
@@ -18,13 +18,36 @@ namespace amp::kernels {
 template <typename T, typename Shape, Result<Shape> (*Check)(const KernelConfig&, DType)>
 class CheckedKernel : public Kernel {
  public:
-  Status prepare(const KernelConfig& cfg) override {
+  Status prepare(const KernelConfig& cfg) final {
     AMP_ASSIGN_OR_RETURN(shape_, Check(cfg, reduction::dtype_of<T>()));
-    return Status::ok();
+    return prepare_params(cfg);
   }
 
  protected:
+  // What a kernel prepares beyond the shared check, after it (constant parameters read and
+  // folded once); shape_ is set.
+  virtual Status prepare_params(const KernelConfig&) { return Status::ok(); }
+
   Shape shape_;
+};
+
+// The same for a kernel that is not a template over the storage type: prepare() is
+// Check(cfg), what it returns is setup_.
+//
+//   class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> { run() ... };
+template <typename Setup, Result<Setup> (*Check)(const KernelConfig&)>
+class SetupKernel : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) final {
+    AMP_ASSIGN_OR_RETURN(setup_, Check(cfg));
+    return prepare_params(cfg);
+  }
+
+ protected:
+  // What a kernel prepares beyond the shared check, after it; setup_ is set.
+  virtual Status prepare_params(const KernelConfig&) { return Status::ok(); }
+
+  Setup setup_;
 };
 
 }  // namespace amp::kernels

@@ -50,39 +50,35 @@
 
 namespace amp::kernels {
 
-// ---- Attributes into functors (most functors have none) ------------------------------------
+// ---- The node's record into functors (most functors have none) ----------------------------
 
 template <typename Op>
-Status configure(Op&, const graph::Attributes&) {
+Status configure(Op&, const KernelConfig&) {
   return Status::ok();
 }
 template <>
-inline Status configure(ew::LeakyRelu& op, const graph::Attributes& attrs) {
-  AMP_ASSIGN_OR_RETURN(op.alpha, attrs.get_float("alpha", 0.01f));
+inline Status configure(ew::LeakyRelu& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.alpha = rec->alpha;
   return Status::ok();
 }
 template <>
-inline Status configure(ew::HardSigmoid& op, const graph::Attributes& attrs) {
-  AMP_ASSIGN_OR_RETURN(op.alpha, attrs.get_float("alpha", 0.2f));
-  AMP_ASSIGN_OR_RETURN(op.beta, attrs.get_float("beta", 0.5f));
+inline Status configure(ew::HardSigmoid& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.alpha = rec->alpha;
+  op.beta = rec->beta;
   return Status::ok();
 }
 template <>
-inline Status configure(ew::Gelu& op, const graph::Attributes& attrs) {
-  // (A plain Result rather than AMP_ASSIGN_OR_RETURN: GCC 12 warns spuriously about a
-  // moved-from std::string there.)
-  const Result<std::string> approx = attrs.get_string("approximate", "none");
-  if (!approx.is_ok()) return approx.status();
-  if (*approx != "none" && *approx != "tanh")
-    return invalid_model("attribute 'approximate' is '" + *approx + "', expected none or tanh");
-  op.tanh = *approx == "tanh";
+inline Status configure(ew::Gelu& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.tanh = rec->gelu_tanh;
   return Status::ok();
 }
 template <>
-inline Status configure(ew::Mod& op, const graph::Attributes& attrs) {
-  AMP_ASSIGN_OR_RETURN(int64_t fmod, attrs.get_int("fmod", 0));
-  if (fmod != 0 && fmod != 1) return invalid_model("attribute 'fmod' must be 0 or 1");
-  op.fmod = fmod == 1;
+inline Status configure(ew::Mod& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.fmod = rec->fmod;
   return Status::ok();
 }
 
@@ -102,7 +98,7 @@ class UnaryKernel final : public Kernel {
     AMP_RETURN_IF_ERROR(check_same_shape(cfg));
     dtype_ = cfg.inputs[0].dtype;
     n_ = cfg.outputs[0].numel();
-    return configure(op_, node_attrs(cfg));
+    return configure(op_, cfg);
   }
   Status run(const KernelArgs& a) const override {
     return visit_dtype(dtype_, [&](auto tag) -> Status {
@@ -135,7 +131,7 @@ class BroadcastKernel final : public Kernel {
         make_broadcast_plan({cfg.inputs[0].dims, cfg.inputs[1].dims}, cfg.outputs[0].dims));
     AMP_ASSIGN_OR_RETURN(plan_, Exec::plan(p));
     y_numel_ = cfg.inputs[1].numel();
-    return configure(op_, node_attrs(cfg));
+    return configure(op_, cfg);
   }
   Status run(const KernelArgs& a) const override {
     return visit_dtype(dtype_, [&](auto tag) -> Status {

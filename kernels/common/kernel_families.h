@@ -4,7 +4,7 @@
 // with one registration function, register_<family>_kernels(KernelRegistry&), in the
 // backend's namespace (kernels::cpu, kernels::cuda). The list below is the only place the
 // families are named: each backend's header declares them all with
-// AMP_DECLARE_KERNEL_FAMILIES(), and its register_<backend>_kernels() calls them all with
+// AMP_DECLARE_KERNEL_FAMILIES(namespace), and its register_<backend>_kernels() calls them all with
 // AMP_REGISTER_KERNEL_FAMILIES(namespace, registry). A backend that lacks a family fails to
 // link, instead of silently registering fewer ops than the other.
 //
@@ -30,7 +30,10 @@
 
 #define AMP_DECLARE_KERNEL_FAMILY_(family) \
   void register_##family##_kernels(KernelRegistry& registry);
-#define AMP_DECLARE_KERNEL_FAMILIES() AMP_KERNEL_FAMILIES(AMP_DECLARE_KERNEL_FAMILY_)
+#define AMP_DECLARE_KERNEL_FAMILIES(backend_namespace) \
+  namespace backend_namespace {                        \
+  AMP_KERNEL_FAMILIES(AMP_DECLARE_KERNEL_FAMILY_)      \
+  }
 
 #define AMP_REGISTER_KERNEL_FAMILIES(backend_namespace, registry)      \
   do {                                                                 \
@@ -87,6 +90,13 @@ inline const std::vector<FamilyMember>& resize_family() {
        {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kU8, DType::kI8, DType::kI16,
         DType::kI32, DType::kI64}}};
   return kMembers;
+}
+
+// Range: the floats and the signed integers wider than 8 bits.
+inline const std::vector<DType>& range_dtypes() {
+  static const std::vector<DType> kDTypes = {DType::kF32, DType::kF16, DType::kBF16, DType::kF64,
+                                             DType::kI64, DType::kI32, DType::kI16};
+  return kDTypes;
 }
 
 // Registers K for `op` on every dtype: the movement ops copy elements, whatever they hold.

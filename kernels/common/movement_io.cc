@@ -119,7 +119,7 @@ Result<GatherLayout> check_gather_io(const KernelConfig& cfg) {
   return l;
 }
 
-Result<int64_t> check_range_io(const KernelConfig& cfg) {
+Result<RangeShape> check_range_io(const KernelConfig& cfg) {
   for (size_t i = 0; i < 3; ++i)
     if (cfg.inputs.size() <= i || !cfg.inputs[i].present || cfg.inputs[i].numel() != 1)
       return invalid_model("Range: input " + std::to_string(i) + " must be a scalar");
@@ -129,7 +129,7 @@ Result<int64_t> check_range_io(const KernelConfig& cfg) {
   if (cfg.inputs[0].dtype != dtype || cfg.inputs[2].dtype != dtype)
     return invalid_model("Range: start and delta must have the output's dtype " +
                          std::string(dtype_name(dtype)));
-  return cfg.outputs[0].numel();
+  return RangeShape{cfg.outputs[0].numel(), dtype};
 }
 
 Result<PermutedCopy> check_permute_io(const KernelConfig& cfg) {

@@ -56,7 +56,11 @@ struct GatherLayout {
 Result<GatherLayout> check_gather_io(const KernelConfig& cfg);
 
 // Range: start, limit and delta scalars, start and delta of the output's dtype, a 1-D
-// output; returns its length (the static output shape fixes it).
-Result<int64_t> check_range_io(const KernelConfig& cfg);
+// output whose static length is the element count.
+struct RangeShape {
+  int64_t n = 0;
+  DType dtype = DType::kUndefined;
+};
+Result<RangeShape> check_range_io(const KernelConfig& cfg);
 
 }  // namespace amp::kernels

@@ -70,6 +70,8 @@ constexpr DType dtype_of() {
 template <typename... Ts>
 struct TypeList {};
 using FloatTypes = TypeList<float, Half, BFloat16, double>;
+// ArgMax / ArgMin: floats and the integer types exporters index with.
+using ArgMaxTypes = TypeList<float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t>;
 using SumTypes = TypeList<float, Half, BFloat16, double, int32_t, int64_t>;
 using MinMaxTypes =
     TypeList<float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t, ew::Bool>;

@@ -39,6 +39,9 @@ Result<const graph::ConvAttrs*> check_conv_io(const KernelConfig& cfg) {
   if (cfg.outputs.size() != 1) return invalid_model(op + ": expects one output");
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* a, resolved_attrs<graph::ConvAttrs>(cfg));
   const DType dtype = cfg.inputs[0].dtype;
+  if (dtype != DType::kF32 && dtype != DType::kF16 && dtype != DType::kBF16)
+    return unsupported(op + ": dtype " + std::string(dtype_name(dtype)) +
+                       " (the library kernels take f32, f16, bf16)");
   const bool has_bias = cfg.inputs.size() == 3 && cfg.inputs[2].present;
   if (has_bias != a->has_bias || cfg.inputs[1].dtype != dtype ||
       (has_bias && cfg.inputs[2].dtype != dtype) || cfg.outputs[0].dtype != dtype)
@@ -53,7 +56,7 @@ Result<const graph::ConvAttrs*> check_conv_io(const KernelConfig& cfg) {
   return a;
 }
 
-Result<const graph::PoolAttrs*> check_pool_io(const KernelConfig& cfg) {
+Result<PoolSetup> check_pool_io(const KernelConfig& cfg) {
   const std::string op = op_label(cfg);
   AMP_ASSIGN_OR_RETURN(const graph::PoolAttrs* a, resolved_attrs<graph::PoolAttrs>(cfg));
   AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 1));
@@ -72,7 +75,11 @@ Result<const graph::PoolAttrs*> check_pool_io(const KernelConfig& cfg) {
     return invalid_model(op + ": Indices must be i64");
   AMP_RETURN_IF_ERROR(
       check_window(cfg, a->window, cfg.inputs[0].rank() > 1 ? cfg.inputs[0].dims[1] : 0));
-  return a;
+  PoolSetup setup;
+  setup.attrs = *a;
+  setup.dtype = cfg.inputs[0].dtype;
+  setup.geom = pool_geometry(*a, cfg.inputs[0].dims[0] * cfg.inputs[0].dims[1]);
+  return setup;
 }
 
 PoolGeometry pool_geometry(const graph::PoolAttrs& a, int64_t planes) {

@@ -11,12 +11,9 @@
 
 namespace amp::kernels {
 
-// Fills `registry` with every CPU kernel.
+// Fills `registry` with every CPU kernel: cpu::register_<family>_kernels, declared here for
+// every family and defined in its kernel file.
 void register_cpu_kernels(KernelRegistry& registry);
-
-namespace cpu {
-// register_<family>_kernels for every family, each defined in its kernel file.
-AMP_DECLARE_KERNEL_FAMILIES()
-}  // namespace cpu
+AMP_DECLARE_KERNEL_FAMILIES(cpu)
 
 }  // namespace amp::kernels

@@ -62,17 +62,15 @@ class ConvKernel final : public Kernel {
 
   const bool transpose_;
   DType dtype_ = DType::kUndefined;
-  ew::Activation act_;
   bool empty_ = false;
-  bool has_bias_ = false;
   bool stage_src_ = false;   // widen src to f32 in the workspace
   bool stage_dst_ = false;   // plain f32 dst in the workspace; the store rounds
   bool shifted_ = false;     // ConvTranspose with a negative begin pad (header comment)
   DnnlReorder src_reorder_;  // plain src -> the primitive's layout
   DnnlReorder dst_reorder_;  // the primitive's layout -> plain dst
 
-  int64_t n_ = 0, c_ = 0, m_ = 0, group_ = 1;
-  std::vector<int64_t> in_sp_, out_sp_, dnnl_out_sp_, shift_;
+  graph::ConvAttrs conv_;  // the node's record (group, channels, window, activation)
+  std::vector<int64_t> out_sp_, dnnl_out_sp_, shift_;
   memory::dims strides_, dilations_, pad_l_, pad_r_;
   memory::dims w_dims_, w_strides_;
 
@@ -102,7 +100,8 @@ Status ConvKernel::geometry(const graph::Window& win) {
   pad_r_.assign(win.pad_end.begin(), win.pad_end.end());
   if (!transpose_) return Status::ok();
   for (size_t i = 0; i < sp; ++i) {
-    const int64_t natural = win.strides[i] * (in_sp_[i] - 1) + win.effective_kernel(i);
+    const int64_t natural =
+        win.strides[i] * (conv_.window.in_spatial[i] - 1) + win.effective_kernel(i);
     int64_t pl = win.pad_begin[i];
     if (pl < 0) {
       shift_[i] = -pl;
@@ -119,19 +118,19 @@ Status ConvKernel::geometry(const graph::Window& win) {
 }
 
 dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
-  memory::dims src_dims = {n_, c_};
-  memory::dims dst_dims = {n_, m_};
-  src_dims.insert(src_dims.end(), in_sp_.begin(), in_sp_.end());
+  memory::dims src_dims = {conv_.n, conv_.c};
+  memory::dims dst_dims = {conv_.n, conv_.m};
+  src_dims.insert(src_dims.end(), conv_.window.in_spatial.begin(), conv_.window.in_spatial.end());
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   const memory::desc src(src_dims, compute, memory::format_tag::any);
   const memory::desc wei(w_dims_, compute, memory::format_tag::any);
   const memory::desc dst(dst_dims, dst_type, memory::format_tag::any);
   const memory::desc bias =
-      has_bias_ ? memory::desc({m_}, dt::f32, memory::format_tag::a) : memory::desc();
+      conv_.has_bias ? memory::desc({conv_.m}, dt::f32, memory::format_tag::a) : memory::desc();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
-  (void)append_activation(po, act_);  // kinds were validated by shape inference
+  (void)append_activation(po, conv_.act);  // kinds were validated by shape inference
   attr.set_post_ops(po);
   const auto prop = dnnl::prop_kind::forward_inference;
   if (transpose_) {
@@ -146,17 +145,8 @@ dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
 
 Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
+  conv_ = *p;
   dtype_ = cfg.inputs[0].dtype;
-  if (dtype_ != DType::kF32 && dtype_ != DType::kF16 && dtype_ != DType::kBF16)
-    return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
-                       " (the oneDNN kernel takes f32, f16, bf16)");
-  has_bias_ = p->has_bias;
-  group_ = p->group;
-  act_ = p->act;
-  n_ = p->n;
-  c_ = p->c;
-  m_ = p->m;
-  in_sp_ = p->window.in_spatial;
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
   const std::vector<int64_t>& kernel = p->window.kernel;
@@ -173,17 +163,17 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   // Weights: logical oneDNN dims and the strides of the ONNX buffer seen through them.
   // Conv W [M, C/G, k...] is oihw (goihw for groups). ConvTranspose W [C, M/G, k...] is
   // [G, C/G, M/G, k...]: oneDNN's (g)oihw dims read with iohw strides.
-  const int64_t g = group_, mg = m_ / g, cg = c_ / g;
+  const int64_t g = conv_.group, mg = conv_.m / g, cg = conv_.c / g;
   int64_t ksize = 1;
   for (int64_t k : kernel) ksize *= k;
   memory::dims kdims(kernel.begin(), kernel.end());
   memory::dims kstrides = dense_strides(kdims);
   if (!transpose_) {
-    w_dims_ = g == 1 ? memory::dims{m_, c_} : memory::dims{g, mg, cg};
+    w_dims_ = g == 1 ? memory::dims{conv_.m, conv_.c} : memory::dims{g, mg, cg};
     w_dims_.insert(w_dims_.end(), kdims.begin(), kdims.end());
     w_strides_ = dense_strides(w_dims_);
   } else {
-    w_dims_ = g == 1 ? memory::dims{m_, c_} : memory::dims{g, mg, cg};
+    w_dims_ = g == 1 ? memory::dims{conv_.m, conv_.c} : memory::dims{g, mg, cg};
     w_strides_ =
         g == 1 ? memory::dims{ksize, mg * ksize} : memory::dims{cg * mg * ksize, ksize, mg * ksize};
     w_dims_.insert(w_dims_.end(), kdims.begin(), kdims.end());
@@ -212,28 +202,28 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   src_md_ = pd.query_md(dnnl::query::src_md);
   wei_md_ = pd.query_md(dnnl::query::weights_md);
   dst_md_ = pd.query_md(dnnl::query::dst_md);
-  if (has_bias_) bias_md_ = pd.query_md(dnnl::query::weights_md, 1);
+  if (conv_.has_bias) bias_md_ = pd.query_md(dnnl::query::weights_md, 1);
   scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
 
   src_numel_ = x.numel();
-  dnnl_dst_numel_ = n_ * m_;
+  dnnl_dst_numel_ = conv_.n * conv_.m;
   for (int64_t d : dnnl_out_sp_) dnnl_dst_numel_ *= d;
   off_scratch_ = ws_.add(scratch_md_.get_size());
   if (stage_src_) off_src_ = ws_.add(static_cast<size_t>(src_numel_) * sizeof(float));
   if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
-  memory::dims dst_dims = {n_, m_};
+  memory::dims dst_dims = {conv_.n, conv_.m};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   src_reorder_.prepare(plain_desc(to_dnnl_dims(x.dims), src_md_.data_type()), src_md_, ws_);
   dst_reorder_.prepare(dst_md_, plain_desc(dst_dims, dst_md_.data_type()), ws_);
   if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
   if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
-  if (has_bias_) {
+  if (conv_.has_bias) {
     const TensorDesc& b = cfg.inputs[2];
     if (b.constant_data != nullptr) {
-      bias_const_.resize(static_cast<size_t>(m_));
-      load_scaled_f32(dtype_, b.constant_data, 1.0f, bias_const_.data(), m_);
+      bias_const_.resize(static_cast<size_t>(conv_.m));
+      load_scaled_f32(dtype_, b.constant_data, 1.0f, bias_const_.data(), conv_.m);
     } else if (dtype_ != DType::kF32) {
-      off_bias_ = ws_.add(static_cast<size_t>(m_) * sizeof(float));
+      off_bias_ = ws_.add(static_cast<size_t>(conv_.m) * sizeof(float));
     }
   }
   return weights_.prepare(dtype_, w_dims_, w_strides_, w.constant_data, wei_md_, ws_,
@@ -280,18 +270,18 @@ void ConvKernel::store_shifted(const float* staged, const float* bias, void* out
     src3[3 - sp + i] = dnnl_out_sp_[i];
     shift3[3 - sp + i] = shift_[i];
   }
-  const int64_t planes = n_ * m_;
+  const int64_t planes = conv_.n * conv_.m;
   switch (dtype_) {
     case DType::kF32:
-      store_shifted_as(staged, bias, act_, planes, m_, out3, src3, shift3, static_cast<float*>(out),
-                       threads);
+      store_shifted_as(staged, bias, conv_.act, planes, conv_.m, out3, src3, shift3,
+                       static_cast<float*>(out), threads);
       return;
     case DType::kF16:
-      store_shifted_as(staged, bias, act_, planes, m_, out3, src3, shift3, static_cast<Half*>(out),
-                       threads);
+      store_shifted_as(staged, bias, conv_.act, planes, conv_.m, out3, src3, shift3,
+                       static_cast<Half*>(out), threads);
       return;
     case DType::kBF16:
-      store_shifted_as(staged, bias, act_, planes, m_, out3, src3, shift3,
+      store_shifted_as(staged, bias, conv_.act, planes, conv_.m, out3, src3, shift3,
                        static_cast<BFloat16*>(out), threads);
       return;
     default:
@@ -313,14 +303,14 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
   }
   const void* wei = weights_.get(a.inputs[1], ws, threads);
   const float* bias = nullptr;
-  if (has_bias_) {
+  if (conv_.has_bias) {
     if (!bias_const_.empty()) {
       bias = bias_const_.data();
     } else if (dtype_ == DType::kF32) {
       bias = static_cast<const float*>(a.inputs[2]);
     } else {
       float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_bias_));
-      load_scaled_f32(dtype_, a.inputs[2], 1.0f, buf, m_);
+      load_scaled_f32(dtype_, a.inputs[2], 1.0f, buf, conv_.m);
       bias = buf;
     }
   }
@@ -336,7 +326,7 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
       {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(src))},
       {DNNL_ARG_WEIGHTS, memory(wei_md_, eng, const_cast<void*>(wei))},
       {DNNL_ARG_DST, memory(dst_md_, eng, prim_dst)}};
-  if (has_bias_) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
+  if (conv_.has_bias) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
   add_scratchpad(args, scratch_md_, ws, off_scratch_);
   dnnl_execute(prim_, args, threads);
   if (dst_reorder_.active()) dst_reorder_.run(prim_dst, dst, ws, threads);

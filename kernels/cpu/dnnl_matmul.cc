@@ -57,7 +57,8 @@ class MatMulKernel final : public Kernel {
   Status run_impl(const KernelArgs& a) const;
   // beta * C broadcast to element (i, j) of [M, N]; C in f32 at `c`.
   float c_at(const float* c, int64_t i, int64_t j) const {
-    return beta_ * c[(cm_ == 1 ? 0 : i) * cn_ + (cn_ == 1 ? 0 : j)];
+    return gemm_dims_.beta *
+           c[(gemm_dims_.cm == 1 ? 0 : i) * gemm_dims_.cn + (gemm_dims_.cn == 1 ? 0 : j)];
   }
   void fill(const float* c, void* out, int threads) const;
 
@@ -72,9 +73,8 @@ class MatMulKernel final : public Kernel {
   int64_t a_numel_ = 0, b_numel_ = 0, y_numel_ = 0;
 
   // Gemm's C (header comment).
-  float alpha_ = 1.0f, beta_ = 1.0f;
-  bool use_c_ = false, c_as_bias_ = false, c_prefill_ = false;
-  int64_t cm_ = 1, cn_ = 1;
+  GemmDims gemm_dims_;  // Gemm: alpha, beta, C's use and dims, transposes
+  bool c_as_bias_ = false, c_prefill_ = false;
   std::vector<float> c_const_;             // constant C widened to f32 (prefill / fill)
   size_t off_c_ = WorkspaceLayout::kNone;  // variable C widened to f32
   std::vector<float> bias_const_;          // constant C as bias [N] = beta C / alpha
@@ -110,15 +110,11 @@ Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
 }
 
 Status MatMulKernel::gemm_geometry(const KernelConfig& cfg) {
-  AMP_ASSIGN_OR_RETURN(const GemmDims d, read_gemm_dims(cfg, dtype_));
-  alpha_ = d.alpha;
-  beta_ = d.beta;
+  AMP_ASSIGN_OR_RETURN(gemm_dims_, read_gemm_dims(cfg, dtype_));
+  const GemmDims& d = gemm_dims_;
   m_ = d.m;
   k_ = d.k;
   n_ = d.n;
-  cm_ = d.cm;
-  cn_ = d.cn;
-  use_c_ = d.use_c;
   a_dims_ = {m_, k_};
   a_strides_ = d.trans_a ? memory::dims{1, m_} : memory::dims{k_, 1};
   b_dims_ = {k_, n_};
@@ -134,7 +130,7 @@ dnnl::primitive_desc MatMulKernel::create_pd(dt compute, dt dst_type, bool b_con
   const memory::desc dst = plain_desc(y_dims_, dst_type);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (alpha_ != 1.0f) attr.set_output_scales(0, {alpha_});
+  if (gemm_dims_.alpha != 1.0f) attr.set_output_scales(0, {gemm_dims_.alpha});
   dnnl::post_ops po;
   if (c_prefill_) po.append_sum(1.0f);
   (void)append_activation(po, act_);  // kinds were validated by shape inference
@@ -163,10 +159,10 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
     return Status::ok();
   }
   // C in f32 for the loop paths (prefill and fill).
-  const bool fill = k_ == 0 || (gemm_ && alpha_ == 0.0f);
-  c_prefill_ = use_c_ && !fill && cm_ != 1;
-  c_as_bias_ = use_c_ && !fill && cm_ == 1;
-  if (use_c_ && (fill || c_prefill_)) {
+  const bool fill = k_ == 0 || (gemm_ && gemm_dims_.alpha == 0.0f);
+  c_prefill_ = gemm_dims_.use_c && !fill && gemm_dims_.cm != 1;
+  c_as_bias_ = gemm_dims_.use_c && !fill && gemm_dims_.cm == 1;
+  if (gemm_dims_.use_c && (fill || c_prefill_)) {
     const TensorDesc& c = cfg.inputs[2];
     if (c.constant_data != nullptr) {
       c_const_.resize(static_cast<size_t>(c.numel()));
@@ -216,9 +212,10 @@ Status MatMulKernel::build(const KernelConfig& cfg) {
     const TensorDesc& c = cfg.inputs[2];
     if (c.constant_data != nullptr) {
       std::vector<float> cv(static_cast<size_t>(c.numel()));
-      load_scaled_f32(dtype_, c.constant_data, beta_ / alpha_, cv.data(), c.numel());
+      load_scaled_f32(dtype_, c.constant_data, gemm_dims_.beta / gemm_dims_.alpha, cv.data(),
+                      c.numel());
       bias_const_.resize(static_cast<size_t>(n_));
-      for (int64_t j = 0; j < n_; ++j) bias_const_[j] = cv[cn_ == 1 ? 0 : j];
+      for (int64_t j = 0; j < n_; ++j) bias_const_[j] = cv[gemm_dims_.cn == 1 ? 0 : j];
     } else {
       off_bias_ = ws_.add(static_cast<size_t>(n_) * sizeof(float));
     }
@@ -240,16 +237,19 @@ void fill_as(const float* c, float beta, int64_t cm, int64_t cn, int64_t m, int6
 }
 
 void MatMulKernel::fill(const float* c, void* out, int /*threads*/) const {
-  const float* cv = use_c_ ? c : nullptr;
+  const float* cv = gemm_dims_.use_c ? c : nullptr;
   switch (dtype_) {
     case DType::kF32:
-      fill_as(cv, beta_, cm_, cn_, m_, n_, y_numel_, act_, static_cast<float*>(out));
+      fill_as(cv, gemm_dims_.beta, gemm_dims_.cm, gemm_dims_.cn, m_, n_, y_numel_, act_,
+              static_cast<float*>(out));
       return;
     case DType::kF16:
-      fill_as(cv, beta_, cm_, cn_, m_, n_, y_numel_, act_, static_cast<Half*>(out));
+      fill_as(cv, gemm_dims_.beta, gemm_dims_.cm, gemm_dims_.cn, m_, n_, y_numel_, act_,
+              static_cast<Half*>(out));
       return;
     case DType::kBF16:
-      fill_as(cv, beta_, cm_, cn_, m_, n_, y_numel_, act_, static_cast<BFloat16*>(out));
+      fill_as(cv, gemm_dims_.beta, gemm_dims_.cm, gemm_dims_.cn, m_, n_, y_numel_, act_,
+              static_cast<BFloat16*>(out));
       return;
     default:
       return;  // prepare() admits only these
@@ -266,7 +266,7 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
   const float* c = c_const_.empty() ? nullptr : c_const_.data();
   if (off_c_ != WorkspaceLayout::kNone) {
     float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_c_));
-    load_scaled_f32(dtype_, a.inputs[2], 1.0f, buf, cm_ * cn_);
+    load_scaled_f32(dtype_, a.inputs[2], 1.0f, buf, gemm_dims_.cm * gemm_dims_.cn);
     c = buf;
   }
   if (mode_ == Mode::kFill) {
@@ -296,12 +296,12 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
     const float* bias = bias_const_.data();
     if (bias_const_.empty()) {
       float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_bias_));
-      if (cn_ == 1) {
+      if (gemm_dims_.cn == 1) {
         float v;
-        load_scaled_f32(dtype_, a.inputs[2], beta_ / alpha_, &v, 1);
+        load_scaled_f32(dtype_, a.inputs[2], gemm_dims_.beta / gemm_dims_.alpha, &v, 1);
         std::fill(buf, buf + n_, v);
       } else {
-        load_scaled_f32(dtype_, a.inputs[2], beta_ / alpha_, buf, n_);
+        load_scaled_f32(dtype_, a.inputs[2], gemm_dims_.beta / gemm_dims_.alpha, buf, n_);
       }
       bias = buf;
     }

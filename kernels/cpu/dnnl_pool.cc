@@ -123,11 +123,8 @@ class PoolKernel final : public Kernel {
   Status run_impl(const KernelArgs& a) const;
 
   const bool max_;
-  DType dtype_ = DType::kUndefined;
-  bool include_pad_ = false;
-  bool with_indices_ = false;
+  PoolSetup pool_;  // the record, dtype and window walk (common/window_op_io.h)
   bool empty_ = false;
-  PoolGeometry geom_;
   bool use_dnnl_ = false;
   dnnl::primitive prim_;
   memory::desc src_md_, dst_md_, scratch_md_;
@@ -137,14 +134,15 @@ class PoolKernel final : public Kernel {
 
 bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
                           const graph::Window& w, const std::vector<int64_t>& pad_r) {
-  const dt type = dtype_ == DType::kF32 ? dt::f32 : dt::bf16;
+  const dt type = pool_.dtype == DType::kF32 ? dt::f32 : dt::bf16;
   memory::dims dil(w.rank()), pl(w.pad_begin.begin(), w.pad_begin.end());
   for (size_t i = 0; i < w.rank(); ++i) dil[i] = w.dilations[i] - 1;
   const memory::desc src = plain_desc(to_dnnl_dims(x_dims), type);
   const memory::desc dst = plain_desc(to_dnnl_dims(y_dims), type);
-  const dnnl::algorithm alg = max_           ? dnnl::algorithm::pooling_max
-                              : include_pad_ ? dnnl::algorithm::pooling_avg_include_padding
-                                             : dnnl::algorithm::pooling_avg_exclude_padding;
+  const dnnl::algorithm alg = max_ ? dnnl::algorithm::pooling_max
+                              : pool_.attrs.count_include_pad
+                                  ? dnnl::algorithm::pooling_avg_include_padding
+                                  : dnnl::algorithm::pooling_avg_exclude_padding;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   try {
@@ -165,14 +163,10 @@ bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<
 }
 
 Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
-  AMP_ASSIGN_OR_RETURN(const graph::PoolAttrs* p, check_pool_io(cfg));
+  AMP_ASSIGN_OR_RETURN(pool_, check_pool_io(cfg));
   const TensorDesc& x = cfg.inputs[0];
-  dtype_ = x.dtype;
-  with_indices_ = p->with_indices;
-  include_pad_ = p->count_include_pad;
-  const graph::Window& w = p->window;
+  const graph::Window& w = pool_.attrs.window;
   const size_t sp = w.rank();
-  geom_ = pool_geometry(*p, x.dims[0] * x.dims[1]);
   std::vector<int64_t> pad_r(sp);
   bool extended = false;  // ceil_mode reaches past the end pad
   for (size_t i = 0; i < sp; ++i) {
@@ -185,8 +179,8 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
     empty_ = true;
     return Status::ok();
   }
-  const bool dnnl_fits = (dtype_ == DType::kF32 || dtype_ == DType::kBF16) && !with_indices_ &&
-                         !(include_pad_ && extended);
+  const bool dnnl_fits = (pool_.dtype == DType::kF32 || pool_.dtype == DType::kBF16) &&
+                         !pool_.attrs.with_indices && !(pool_.attrs.count_include_pad && extended);
   use_dnnl_ = dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r);
   return Status::ok();
 }
@@ -211,25 +205,28 @@ Status PoolKernel::run_impl(const KernelArgs& a) const {
     dnnl_execute(prim_, args, a.num_threads);
     return Status::ok();
   }
-  int64_t* indices = with_indices_ ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
+  int64_t* indices = pool_.attrs.with_indices ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
   const void* x = a.inputs[0];
   void* y = a.outputs[0];
-  switch (dtype_) {
+  switch (pool_.dtype) {
     case DType::kF32:
-      pool_loop<float>(max_, include_pad_, geom_, x, y, indices, a.num_threads);
+      pool_loop<float>(max_, pool_.attrs.count_include_pad, pool_.geom, x, y, indices,
+                       a.num_threads);
       break;
     case DType::kF16:
-      pool_loop<Half>(max_, include_pad_, geom_, x, y, indices, a.num_threads);
+      pool_loop<Half>(max_, pool_.attrs.count_include_pad, pool_.geom, x, y, indices,
+                      a.num_threads);
       break;
     case DType::kBF16:
-      pool_loop<BFloat16>(max_, include_pad_, geom_, x, y, indices, a.num_threads);
+      pool_loop<BFloat16>(max_, pool_.attrs.count_include_pad, pool_.geom, x, y, indices,
+                          a.num_threads);
       break;
     case DType::kI8:
-      max_pool_loop(geom_, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices,
+      max_pool_loop(pool_.geom, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices,
                     a.num_threads);
       break;
     case DType::kU8:
-      max_pool_loop(geom_, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices,
+      max_pool_loop(pool_.geom, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices,
                     a.num_threads);
       break;
     default:

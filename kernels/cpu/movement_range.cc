@@ -1,6 +1,8 @@
 // Range(start, limit, delta) on the CPU. (Shape, Size, Constant and ConstantOfShape are
 // copy kernels: kernels/common/copy_kernels.h.) Range reads start and delta at run time
 // (they may be computed) and takes its length from the static output shape.
+#include "kernels/common/checked_kernel.h"
+#include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/movement_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/movement_common.h"
@@ -11,51 +13,39 @@ namespace {
 // Range(start, limit, delta): out[i] = start + i * delta, the length fixed by the output
 // shape. Floats compute in fp32 (f64 in f64) and round once on store; integers in int64.
 template <typename T>
-class RangeKernel : public Kernel {
+void fill_range(T start, T delta, T* out, int64_t n) {
+  if constexpr (std::is_same_v<T, double>) {
+    for (int64_t i = 0; i < n; ++i) out[i] = start + static_cast<double>(i) * delta;
+  } else if constexpr (std::is_integral_v<T>) {
+    const int64_t s = start, d = delta;
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(s + i * d);
+  } else {
+    const float s = load_f32(start), d = load_f32(delta);
+    for (int64_t i = 0; i < n; ++i) out[i] = store_as<T>(s + static_cast<float>(i) * d);
+  }
+}
+
+class RangeKernel : public SetupKernel<RangeShape, check_range_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(n_, check_range_io(cfg));
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
-    const T start = *a.input<T>(0);
-    const T delta = *a.input<T>(2);
-    T* out = a.output<T>(0);
-    if constexpr (std::is_same_v<T, double>) {
-      for (int64_t i = 0; i < n_; ++i) out[i] = start + static_cast<double>(i) * delta;
-    } else if constexpr (std::is_integral_v<T>) {
-      const int64_t s = start, d = delta;
-      for (int64_t i = 0; i < n_; ++i) out[i] = static_cast<T>(s + i * d);
-    } else {
-      const float s = load_f32(start), d = load_f32(delta);
-      for (int64_t i = 0; i < n_; ++i) out[i] = store_as<T>(s + static_cast<float>(i) * d);
-    }
-    return Status::ok();
+    return visit_dtype(setup_.dtype, [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+                    (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) > 1)) {
+        fill_range(*a.input<T>(0), *a.input<T>(2), a.output<T>(0), setup_.n);
+        return Status::ok();
+      } else {
+        return unexpected_dtype(setup_.dtype);
+      }
+    });
   }
-
- private:
-  int64_t n_ = 0;
 };
 
 }  // namespace
 
 void register_range_kernels(KernelRegistry& r) {
-  using graph::OpType;
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kF32},
-            [] { return std::make_unique<RangeKernel<float>>(); });
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kF16},
-            [] { return std::make_unique<RangeKernel<Half>>(); });
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kBF16},
-            [] { return std::make_unique<RangeKernel<BFloat16>>(); });
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kF64},
-            [] { return std::make_unique<RangeKernel<double>>(); });
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kI64},
-            [] { return std::make_unique<RangeKernel<int64_t>>(); });
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kI32},
-            [] { return std::make_unique<RangeKernel<int32_t>>(); });
-  r.add_all(OpType::kRange, Backend::kCpu, {DType::kI16},
-            [] { return std::make_unique<RangeKernel<int16_t>>(); });
+  r.add_all(graph::OpType::kRange, Backend::kCpu, range_dtypes(), make_factory<RangeKernel>());
 }
 
 }  // namespace amp::kernels::cpu

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/movement_io.h"
 #include "kernels/common/slice_plan.h"
 #include "kernels/cpu/cpu_common.h"
@@ -56,67 +57,59 @@ void gather_elements(const E* src, const int64_t* idx, int64_t n_idx, int64_t di
     for (int64_t j = 0; j < n_idx; ++j) dst[o * n_idx + j] = src[o * dim + idx[j]];
 }
 
-class GatherKernel : public Kernel {
+class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(l_, check_gather_io(cfg));
-    return Status::ok();
-  }
-
   // Normalized indices live in the workspace so the copy loop needs no checks.
   size_t workspace_bytes() const override {
-    return static_cast<size_t>(l_.n_idx) * sizeof(int64_t);
+    return static_cast<size_t>(setup_.n_idx) * sizeof(int64_t);
   }
 
   Status run(const KernelArgs& a) const override {
-    if (l_.outer * l_.n_idx * l_.inner == 0) return Status::ok();
+    if (setup_.outer * setup_.n_idx * setup_.inner == 0) return Status::ok();
     int64_t* idx = static_cast<int64_t*>(a.workspace);
-    read_int_param(a.inputs[1], l_.idx_dtype, l_.n_idx, idx);
-    for (int64_t j = 0; j < l_.n_idx; ++j) {
+    read_int_param(a.inputs[1], setup_.idx_dtype, setup_.n_idx, idx);
+    for (int64_t j = 0; j < setup_.n_idx; ++j) {
       int64_t v = idx[j];
-      if (v < -l_.dim || v >= l_.dim)
+      if (v < -setup_.dim || v >= setup_.dim)
         return invalid_input("Gather: index " + std::to_string(v) +
-                             " is out of range for axis of size " + std::to_string(l_.dim));
-      idx[j] = v < 0 ? v + l_.dim : v;
+                             " is out of range for axis of size " + std::to_string(setup_.dim));
+      idx[j] = v < 0 ? v + setup_.dim : v;
     }
     const uint8_t* src = a.input<uint8_t>(0);
     uint8_t* dst = a.output<uint8_t>(0);
-    if (l_.inner == 1) {
+    if (setup_.inner == 1) {
       // Gathering single elements (embedding of scalars, last-axis gathers).
-      switch (l_.elem_size) {
+      switch (setup_.elem_size) {
         case 1:
-          gather_elements(src, idx, l_.n_idx, l_.dim, l_.outer, dst);
+          gather_elements(src, idx, setup_.n_idx, setup_.dim, setup_.outer, dst);
           return Status::ok();
         case 2:
-          gather_elements(reinterpret_cast<const uint16_t*>(src), idx, l_.n_idx, l_.dim, l_.outer,
-                          reinterpret_cast<uint16_t*>(dst));
+          gather_elements(reinterpret_cast<const uint16_t*>(src), idx, setup_.n_idx, setup_.dim,
+                          setup_.outer, reinterpret_cast<uint16_t*>(dst));
           return Status::ok();
         case 4:
-          gather_elements(reinterpret_cast<const uint32_t*>(src), idx, l_.n_idx, l_.dim, l_.outer,
-                          reinterpret_cast<uint32_t*>(dst));
+          gather_elements(reinterpret_cast<const uint32_t*>(src), idx, setup_.n_idx, setup_.dim,
+                          setup_.outer, reinterpret_cast<uint32_t*>(dst));
           return Status::ok();
         case 8:
-          gather_elements(reinterpret_cast<const uint64_t*>(src), idx, l_.n_idx, l_.dim, l_.outer,
-                          reinterpret_cast<uint64_t*>(dst));
+          gather_elements(reinterpret_cast<const uint64_t*>(src), idx, setup_.n_idx, setup_.dim,
+                          setup_.outer, reinterpret_cast<uint64_t*>(dst));
           return Status::ok();
       }
     }
-    const size_t block = static_cast<size_t>(l_.inner) * l_.elem_size;
+    const size_t block = static_cast<size_t>(setup_.inner) * setup_.elem_size;
     parallel_for(
-        l_.outer * l_.n_idx, a.num_threads,
+        setup_.outer * setup_.n_idx, a.num_threads,
         [&](int64_t b, int64_t e) {
           for (int64_t k = b; k < e; ++k) {
-            const int64_t o = k / l_.n_idx, j = k % l_.n_idx;
+            const int64_t o = k / setup_.n_idx, j = k % setup_.n_idx;
             std::memcpy(dst + static_cast<size_t>(k) * block,
-                        src + static_cast<size_t>(o * l_.dim + idx[j]) * block, block);
+                        src + static_cast<size_t>(o * setup_.dim + idx[j]) * block, block);
           }
         },
         std::max<int64_t>(1, static_cast<int64_t>((1 << 18) / std::max<size_t>(block, 1))));
     return Status::ok();
   }
-
- private:
-  GatherLayout l_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 // pre-opset-9 non-spatial form (spatial = 0) are unsupported.
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
@@ -20,8 +21,7 @@ class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_no
   using C = compute_t<T>;
 
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR((CheckedKernel<T, ChannelNormShape, check_batch_norm_io>::prepare(cfg)));
+  Status prepare_params(const KernelConfig& cfg) override {
     bool all_constant = true;
     for (size_t i = 1; i <= 4; ++i)
       all_constant = all_constant && cfg.inputs[i].constant_data != nullptr;
@@ -86,8 +86,8 @@ class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_no
 }  // namespace
 
 void register_batch_norm_kernels(KernelRegistry& r) {
-  add_typed<BatchNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kBatchNormalization,
-                                                            0);
+  add_typed_kernels<BatchNormKernel>(r, graph::OpType::kBatchNormalization, Backend::kCpu,
+                                     reduction::FloatTypes{}, /*in_place_input=*/0);
 }
 
 }  // namespace amp::kernels::cpu

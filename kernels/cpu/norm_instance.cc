@@ -3,6 +3,7 @@
 // fp32 (f64 for f64), then y = (x - mean) * inv_std * scale[c] + B[c].
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
@@ -53,8 +54,8 @@ class InstanceNormKernel : public CheckedKernel<T, ChannelNormShape, check_insta
 }  // namespace
 
 void register_instance_norm_kernels(KernelRegistry& r) {
-  add_typed<InstanceNormKernel, float, Half, BFloat16, double>(
-      r, graph::OpType::kInstanceNormalization, 0);
+  add_typed_kernels<InstanceNormKernel>(r, graph::OpType::kInstanceNormalization, Backend::kCpu,
+                                        reduction::FloatTypes{}, /*in_place_input=*/0);
 }
 
 }  // namespace amp::kernels::cpu

@@ -11,6 +11,7 @@
 
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
@@ -31,8 +32,7 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
   using C = compute_t<T>;
 
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR((CheckedKernel<T, LayerNormShape, check_layer_norm_io>::prepare(cfg)));
+  Status prepare_params(const KernelConfig& cfg) override {
     for (size_t k = 0; k < this->shape_.norm_dims.size(); ++k)
       norm_dims_arr_[k] = this->shape_.norm_dims[k];
     AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_, &const_scale_, &scale_runtime_, C(1)));
@@ -156,8 +156,8 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
 }  // namespace
 
 void register_layer_norm_kernels(KernelRegistry& r) {
-  add_typed<LayerNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kLayerNormalization,
-                                                            0);
+  add_typed_kernels<LayerNormKernel>(r, graph::OpType::kLayerNormalization, Backend::kCpu,
+                                     reduction::FloatTypes{}, /*in_place_input=*/0);
 }
 
 }  // namespace amp::kernels::cpu

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
@@ -79,8 +80,8 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
 }  // namespace
 
 void register_argmax_kernels(KernelRegistry& r) {
-  add_typed<ArgMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t>(
-      r, graph::OpType::kArgMax);
+  add_typed_kernels<ArgMaxKernel>(r, graph::OpType::kArgMax, Backend::kCpu,
+                                  reduction::ArgMaxTypes{});
 }
 
 }  // namespace amp::kernels::cpu

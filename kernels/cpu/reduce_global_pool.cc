@@ -1,6 +1,7 @@
 // GlobalAveragePool: [N, C, D1..Dk] -> [N, C, 1..1], the mean over the spatial dims, which
 // are contiguous per (n, c). Pairwise fp32 summation (f64 for f64).
 #include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
@@ -36,8 +37,8 @@ class GlobalAveragePoolKernel : public CheckedKernel<T, GlobalPoolShape, check_g
 }  // namespace
 
 void register_global_pool_kernels(KernelRegistry& r) {
-  add_typed<GlobalAveragePoolKernel, float, Half, BFloat16, double>(
-      r, graph::OpType::kGlobalAveragePool);
+  add_typed_kernels<GlobalAveragePoolKernel>(r, graph::OpType::kGlobalAveragePool, Backend::kCpu,
+                                             reduction::FloatTypes{});
 }
 
 }  // namespace amp::kernels::cpu

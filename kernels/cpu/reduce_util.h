@@ -125,14 +125,4 @@ double load_as_double(const void* data, DType dtype, int64_t i);
 // Stores v into element i of a float tensor (f32/f16/bf16/f64), rounding once.
 void store_from_double(void* data, DType dtype, int64_t i, double v);
 
-// Registers Kernel class template K<T> for each storage type in Ts. in_place_input = 0 for
-// kernels that read each input element before writing the output element at the same
-// index and never read it again afterwards (KernelDef::in_place_input).
-template <template <typename> class K, typename... Ts>
-void add_typed(KernelRegistry& registry, graph::OpType op, int in_place_input = -1) {
-  (registry.add({op, Backend::kCpu, dtype_of<Ts>(), [] { return std::make_unique<K<Ts>>(); },
-                 in_place_input}),
-   ...);
-}
-
 }  // namespace amp::kernels::cpu

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
@@ -135,16 +136,10 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
   }
 };
 
-template <typename T>
-using SoftmaxF = SoftmaxKernel<T, false>;
-template <typename T>
-using LogSoftmaxF = SoftmaxKernel<T, true>;
-
 }  // namespace
 
 void register_softmax_kernels(KernelRegistry& r) {
-  add_typed<SoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kSoftmax, 0);
-  add_typed<LogSoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kLogSoftmax, 0);
+  add_softmax_family<SoftmaxKernel>(r, Backend::kCpu, /*in_place_input=*/0);
 }
 
 }  // namespace amp::kernels::cpu

@@ -74,7 +74,6 @@ class MatMulKernel final : public Kernel {
   Mode mode_ = Mode::kGemm;
 
   int64_t m_ = 0, n_ = 0, k_ = 0;
-  bool trans_a_ = false, trans_b_ = false;
   int64_t y_numel_ = 0;
   // Innermost strided batch (elements) and the outer loop (MatMul only).
   int64_t batch_ = 1, stride_a_ = 0, stride_b_ = 0, stride_y_ = 0;
@@ -84,9 +83,7 @@ class MatMulKernel final : public Kernel {
           outer_sy_[kMaxOuter] = {};
 
   // Gemm's C (header comment).
-  float alpha_ = 1.0f, beta_ = 1.0f;
-  bool use_c_ = false;
-  int64_t cm_ = 1, cn_ = 1;
+  GemmDims gemm_dims_;  // Gemm: alpha, beta, C's use and dims, transposes
   bool bias_ = false, bias_direct_ = false;
   bool c_matrix_ = false, c_direct_ = false;
 
@@ -153,25 +150,18 @@ Status MatMulKernel::matmul_geometry(const KernelConfig& cfg) {
 }
 
 Status MatMulKernel::gemm_geometry(const KernelConfig& cfg) {
-  AMP_ASSIGN_OR_RETURN(const GemmDims d, read_gemm_dims(cfg, dtype_));
-  alpha_ = d.alpha;
-  beta_ = d.beta;
-  trans_a_ = d.trans_a;
-  trans_b_ = d.trans_b;
-  m_ = d.m;
-  k_ = d.k;
-  n_ = d.n;
-  cm_ = d.cm;
-  cn_ = d.cn;
-  use_c_ = d.use_c;
+  AMP_ASSIGN_OR_RETURN(gemm_dims_, read_gemm_dims(cfg, dtype_));
+  m_ = gemm_dims_.m;
+  k_ = gemm_dims_.k;
+  n_ = gemm_dims_.n;
   return Status::ok();
 }
 
 Status MatMulKernel::build_desc(cublasLtMatmulDescOpaque_t* desc, const void* bias_ptr) const {
   AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatmulDescInit(desc, compute_, CUDA_R_32F));
   // cuBLASLt's A is our B, its B is our A (header comment).
-  const int32_t op_a = trans_b_ ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int32_t op_b = trans_a_ ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int32_t op_a = gemm_dims_.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int32_t op_b = gemm_dims_.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
   AMP_CUBLAS_RETURN_IF_ERROR(
       cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof(op_a)));
   AMP_CUBLAS_RETURN_IF_ERROR(
@@ -232,22 +222,22 @@ Status MatMulKernel::setup_cublaslt(const cuda::DeviceHandles& dev) {
   d_type_ = stage_d_ ? DType::kF32 : dtype_;
   compute_ =
       dtype_ == DType::kF32 && dev.allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  if (use_c_) {
-    if (cm_ == 1) {
+  if (gemm_dims_.use_c) {
+    if (gemm_dims_.cm == 1) {
       bias_ = true;
-      bias_direct_ = cn_ == n_ && beta_ == 1.0f && d_type_ == dtype_;
+      bias_direct_ = gemm_dims_.cn == n_ && gemm_dims_.beta == 1.0f && d_type_ == dtype_;
     } else {
       c_matrix_ = true;
-      c_direct_ = cn_ == n_ && d_type_ == dtype_;
+      c_direct_ = gemm_dims_.cn == n_ && d_type_ == dtype_;
     }
   }
   // Layouts (header comment): cuBLASLt A = our B, B = our A, D = Y^T.
   const cudaDataType_t in_t = cuda_type(dtype_), d_t = cuda_type(d_type_);
-  if (!trans_b_)
+  if (!gemm_dims_.trans_b)
     AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutInit(&layout_a_, in_t, n_, k_, n_));
   else
     AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutInit(&layout_a_, in_t, k_, n_, k_));
-  if (!trans_a_)
+  if (!gemm_dims_.trans_a)
     AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutInit(&layout_b_, in_t, k_, m_, k_));
   else
     AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatrixLayoutInit(&layout_b_, in_t, m_, k_, m_));
@@ -318,7 +308,7 @@ Status MatMulKernel::prepare(const KernelConfig& cfg) {
     mode_ = Mode::kEmpty;
     return Status::ok();
   }
-  if (k_ == 0 || (gemm_ && alpha_ == 0.0f)) {
+  if (k_ == 0 || (gemm_ && gemm_dims_.alpha == 0.0f)) {
     mode_ = Mode::kFill;
     return Status::ok();
   }
@@ -333,10 +323,10 @@ bool aligned16(const void* p) {
 Status MatMulKernel::run(const KernelArgs& a) const {
   cudaStream_t st = static_cast<cudaStream_t>(a.stream);
   if (mode_ == Mode::kEmpty) return Status::ok();
-  const void* c_in = use_c_ ? a.inputs[2] : nullptr;
+  const void* c_in = gemm_dims_.use_c ? a.inputs[2] : nullptr;
   if (mode_ == Mode::kFill)
-    return launch_broadcast_2d(c_in, dtype_, cm_, cn_, beta_, a.outputs[0], dtype_, m_, n_,
-                               y_numel_, act_, st);
+    return launch_broadcast_2d(c_in, dtype_, gemm_dims_.cm, gemm_dims_.cn, gemm_dims_.beta,
+                               a.outputs[0], dtype_, m_, n_, y_numel_, act_, st);
 
   AMP_ASSIGN_OR_RETURN(const cuda::ContextHandles* ctx, context_handles(a));
   void* ws = a.workspace;
@@ -348,8 +338,8 @@ Status MatMulKernel::run(const KernelArgs& a) const {
       bias = c_in;
     } else {
       void* buf = WorkspaceLayout::at(ws, off_bias_);
-      AMP_RETURN_IF_ERROR(
-          launch_broadcast_2d(c_in, dtype_, 1, cn_, beta_, buf, d_type_, 1, n_, n_, none, st));
+      AMP_RETURN_IF_ERROR(launch_broadcast_2d(c_in, dtype_, 1, gemm_dims_.cn, gemm_dims_.beta, buf,
+                                              d_type_, 1, n_, n_, none, st));
       bias = buf;
     }
   }
@@ -357,13 +347,13 @@ Status MatMulKernel::run(const KernelArgs& a) const {
   const void* c_mat = d_base;
   float beta = 0.0f;
   if (c_matrix_) {
-    beta = beta_;
+    beta = gemm_dims_.beta;
     if (c_direct_) {
       c_mat = c_in;
     } else {
       void* buf = WorkspaceLayout::at(ws, off_c_);
-      AMP_RETURN_IF_ERROR(launch_broadcast_2d(c_in, dtype_, cm_, cn_, 1.0f, buf, d_type_, m_, n_,
-                                              m_ * n_, none, st));
+      AMP_RETURN_IF_ERROR(launch_broadcast_2d(c_in, dtype_, gemm_dims_.cm, gemm_dims_.cn, 1.0f, buf,
+                                              d_type_, m_, n_, m_ * n_, none, st));
       c_mat = buf;
     }
   }
@@ -399,8 +389,9 @@ Status MatMulKernel::run(const KernelArgs& a) const {
     auto* pd = static_cast<uint8_t*>(d_base) + oy * static_cast<int64_t>(d_elem);
     // Without a C matrix, C is D with beta 0 (cuBLASLt never reads it then).
     const void* pc = c_matrix_ ? c_mat : pd;
-    AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(ctx->cublaslt, &desc, &alpha_, pb, la, pa, lb, &beta,
-                                              pc, ld, pd, ld, algo, blas_ws, blas_ws_bytes_, st));
+    AMP_CUBLAS_RETURN_IF_ERROR(cublasLtMatmul(ctx->cublaslt, &desc, &gemm_dims_.alpha, pb, la, pa,
+                                              lb, &beta, pc, ld, pd, ld, algo, blas_ws,
+                                              blas_ws_bytes_, st));
   }
   if (!act_fused_)
     return launch_bias_activation(d_base, d_type_, a.outputs[0], dtype_, nullptr, y_numel_, 1, 1,

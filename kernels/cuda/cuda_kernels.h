@@ -18,12 +18,9 @@
 
 namespace amp::kernels {
 
-// Fills `registry` with every CUDA kernel.
+// Fills `registry` with every CUDA kernel: cuda::register_<family>_kernels, declared here for
+// every family and defined in its kernel file.
 void register_cuda_kernels(KernelRegistry& registry);
-
-namespace cuda {
-// register_<family>_kernels for every family, each defined in its kernel file.
-AMP_DECLARE_KERNEL_FAMILIES()
-}  // namespace cuda
+AMP_DECLARE_KERNEL_FAMILIES(cuda)
 
 }  // namespace amp::kernels

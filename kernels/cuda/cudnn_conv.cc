@@ -69,11 +69,9 @@ class ConvKernel final : public Kernel {
 
   const bool transpose_;
   DType dtype_ = DType::kUndefined;
-  ew::Activation act_;
   bool empty_ = false;
-  bool has_bias_ = false;
-  int64_t n_ = 0, c_ = 0, m_ = 0, group_ = 1;
-  std::vector<int64_t> in_sp_, out_sp_, kernel_;
+  graph::ConvAttrs conv_;  // the node's record (group, channels, window, activation)
+  std::vector<int64_t> out_sp_;
   std::vector<int64_t> strides_, dilations_, pads_;  // cuDNN's (symmetric) pads
   // Conv with asymmetric pads: X copied zero-padded into the workspace.
   bool pad_input_ = false;
@@ -109,7 +107,8 @@ Status ConvKernel::geometry(const graph::Window& win) {
     if (pad_input_) {
       pad_begin_ = win.pad_begin;
       padded_sp_.resize(sp);
-      for (size_t i = 0; i < sp; ++i) padded_sp_[i] = in_sp_[i] + win.pad_begin[i] + win.pad_end[i];
+      for (size_t i = 0; i < sp; ++i)
+        padded_sp_[i] = conv_.window.in_spatial[i] + win.pad_begin[i] + win.pad_end[i];
     } else {
       pads_ = win.pad_begin;
     }
@@ -120,11 +119,11 @@ Status ConvKernel::geometry(const graph::Window& win) {
   bool direct = true;
   for (size_t i = 0; i < sp; ++i) {
     const int64_t e = win.effective_kernel(i), s = win.strides[i];
-    natural_sp_[i] = s * (in_sp_[i] - 1) + e;
+    natural_sp_[i] = s * (conv_.window.in_spatial[i] - 1) + e;
     const int64_t pl = win.pad_begin[i];
     // cuDNN's size rule for backward data with symmetric pad pl (header comment).
     const int64_t span = out_sp_[i] + 2 * pl - e;
-    direct = direct && pl >= 0 && span >= 0 && span / s + 1 == in_sp_[i];
+    direct = direct && pl >= 0 && span >= 0 && span / s + 1 == conv_.window.in_spatial[i];
   }
   staged_ = !direct;
   if (staged_) {
@@ -185,15 +184,15 @@ Status ConvKernel::choose_backward_data_algo(cudnnHandle_t h) {
 }
 
 Status ConvKernel::build_descriptors(const cuda::DeviceHandles& dev, const TensorDesc& w) {
-  const size_t sp = in_sp_.size();
+  const size_t sp = conv_.window.in_spatial.size();
   // Tensor dims as cuDNN sees them (1-D lifted to 2-D).
-  std::vector<int64_t> x_dims = {n_, c_}, y_dims = {n_, m_};
-  const std::vector<int64_t>& x_sp = pad_input_ ? padded_sp_ : in_sp_;
+  std::vector<int64_t> x_dims = {conv_.n, conv_.c}, y_dims = {conv_.n, conv_.m};
+  const std::vector<int64_t>& x_sp = pad_input_ ? padded_sp_ : conv_.window.in_spatial;
   const std::vector<int64_t>& y_sp = staged_ ? natural_sp_ : out_sp_;
   for (int64_t d : lift(x_sp, 1)) x_dims.push_back(d);
   for (int64_t d : lift(y_sp, 1)) y_dims.push_back(d);
   std::vector<int64_t> w_dims(w.dims.begin(), w.dims.begin() + 2);
-  for (int64_t d : lift(kernel_, 1)) w_dims.push_back(d);
+  for (int64_t d : lift(conv_.window.kernel, 1)) w_dims.push_back(d);
   const std::vector<int64_t> pads = lift(pads_, 0), strides = lift(strides_, 1),
                              dilations = lift(dilations_, 1);
   (void)sp;
@@ -206,13 +205,13 @@ Status ConvKernel::build_descriptors(const cuda::DeviceHandles& dev, const Tenso
   AMP_RETURN_IF_ERROR(fits_int(pads, op() + " pads"));
   AMP_RETURN_IF_ERROR(fits_int(strides, op() + " strides"));
   AMP_RETURN_IF_ERROR(fits_int(dilations, op() + " dilations"));
-  AMP_RETURN_IF_ERROR(fits_int({group_}, op() + " group"));
+  AMP_RETURN_IF_ERROR(fits_int({conv_.group}, op() + " group"));
   const std::vector<int> pi = to_int(pads), si = to_int(strides), di = to_int(dilations);
   AMP_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(
       conv_desc_.get(), static_cast<int>(pi.size()), pi.data(), si.data(), di.data(),
       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   AMP_CUDNN_RETURN_IF_ERROR(
-      cudnnSetConvolutionGroupCount(conv_desc_.get(), static_cast<int>(group_)));
+      cudnnSetConvolutionGroupCount(conv_desc_.get(), static_cast<int>(conv_.group)));
   math_ = dtype_ != DType::kF32 ? CUDNN_TENSOR_OP_MATH
                                 : (dev.allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
   AMP_CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(conv_desc_.get(), math_));
@@ -241,18 +240,8 @@ Status ConvKernel::prepare(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const cuda::DeviceHandles* dev, device_handles(cfg));
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
+  conv_ = *p;
   dtype_ = x.dtype;
-  if (!is_library_float(dtype_))
-    return unsupported(op() + ": dtype " + std::string(dtype_name(dtype_)) +
-                       " (the cuDNN kernel takes f32, f16, bf16)");
-  has_bias_ = p->has_bias;
-  group_ = p->group;
-  act_ = p->act;
-  n_ = p->n;
-  c_ = p->c;
-  m_ = p->m;
-  in_sp_ = p->window.in_spatial;
-  kernel_ = p->window.kernel;
   AMP_RETURN_IF_ERROR(geometry(p->window));
 
   if (cfg.outputs[0].numel() == 0) {
@@ -265,12 +254,12 @@ Status ConvKernel::prepare(const KernelConfig& cfg) {
   AMP_RETURN_IF_ERROR(build_descriptors(*dev, w));
   const size_t elem = dtype_size(dtype_);
   if (pad_input_) {
-    int64_t numel = n_ * c_;
+    int64_t numel = conv_.n * conv_.c;
     for (int64_t d : padded_sp_) numel *= d;
     off_pad_ = ws_.add(static_cast<size_t>(numel) * elem);
   }
   if (staged_) {
-    int64_t numel = n_ * m_;
+    int64_t numel = conv_.n * conv_.m;
     for (int64_t d : natural_sp_) numel *= d;
     off_stage_ = ws_.add(static_cast<size_t>(numel) * elem);
   }
@@ -284,16 +273,17 @@ Status ConvKernel::run(const KernelArgs& a) const {
   cudaStream_t st = static_cast<cudaStream_t>(a.stream);
   void* algo_ws = WorkspaceLayout::at(a.workspace, off_algo_);
   const float one = 1.0f, zero = 0.0f;
-  const void* bias = has_bias_ ? a.inputs[2] : nullptr;
-  const bool epilogue = has_bias_ || act_.kind != ew::ActivationKind::kNone;
-  const int64_t planes = n_ * m_;
+  const void* bias = conv_.has_bias ? a.inputs[2] : nullptr;
+  const bool epilogue = conv_.has_bias || conv_.act.kind != ew::ActivationKind::kNone;
+  const int64_t planes = conv_.n * conv_.m;
 
   if (!transpose_) {
     const void* x = a.inputs[0];
     if (pad_input_) {
       void* padded = WorkspaceLayout::at(a.workspace, off_pad_);
-      AMP_RETURN_IF_ERROR(launch_pad_copy(x, padded, dtype_size(dtype_), n_ * c_, to_geom3(in_sp_),
-                                          to_geom3(padded_sp_), to_geom3(pad_begin_), st));
+      AMP_RETURN_IF_ERROR(launch_pad_copy(x, padded, dtype_size(dtype_), conv_.n * conv_.c,
+                                          to_geom3(conv_.window.in_spatial), to_geom3(padded_sp_),
+                                          to_geom3(pad_begin_), st));
       x = padded;
     }
     AMP_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
@@ -305,15 +295,15 @@ Status ConvKernel::run(const KernelArgs& a) const {
         ctx->cudnn, &one, w_desc_.get(), a.inputs[1], x_desc_.get(), a.inputs[0], conv_desc_.get(),
         bwd_algo_, algo_ws, algo_ws_bytes_, &zero, y_desc_.get(), dst));
     if (staged_)
-      return launch_crop_bias_activation(dst, a.outputs[0], dtype_, planes, m_,
+      return launch_crop_bias_activation(dst, a.outputs[0], dtype_, planes, conv_.m,
                                          to_geom3(natural_sp_), to_geom3(out_sp_),
-                                         to_geom3(crop_offset_), bias, act_, st);
+                                         to_geom3(crop_offset_), bias, conv_.act, st);
   }
   if (!epilogue) return Status::ok();
   int64_t inner = 1;
   for (int64_t d : out_sp_) inner *= d;
   return launch_bias_activation(a.outputs[0], dtype_, a.outputs[0], dtype_, bias, planes * inner,
-                                inner, m_, act_, st);
+                                inner, conv_.m, conv_.act, st);
 }
 
 }  // namespace

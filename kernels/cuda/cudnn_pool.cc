@@ -25,18 +25,15 @@ class PoolKernel final : public Kernel {
   explicit PoolKernel(bool max) : max_(max) {}
 
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const graph::PoolAttrs* p, check_pool_io(cfg));
+    AMP_ASSIGN_OR_RETURN(pool_, check_pool_io(cfg));
     const TensorDesc& x = cfg.inputs[0];
-    dtype_ = x.dtype;
-    with_indices_ = p->with_indices;
-    include_pad_ = p->count_include_pad;
-    const graph::Window& w = p->window;
+    const graph::Window& w = pool_.attrs.window;
     const size_t sp = w.rank();
     const std::vector<int64_t>& in_sp = w.in_spatial;
     const std::vector<int64_t>& out_sp = w.out_spatial;
     const std::vector<int64_t>& y_dims = cfg.outputs[0].dims;
-    geom_ = pool_geometry(*p, x.dims[0] * x.dims[1]);
-    bool cudnn_fits = !with_indices_ && (dtype_ == DType::kF32 || (dtype_ == DType::kF16 && max_));
+    bool cudnn_fits = !pool_.attrs.with_indices &&
+                      (pool_.dtype == DType::kF32 || (pool_.dtype == DType::kF16 && max_));
     for (size_t i = 0; i < sp; ++i) {
       const int64_t floor_out = (in_sp[i] + 2 * w.pad_begin[i] - w.kernel[i]) / w.strides[i] + 1;
       cudnn_fits = cudnn_fits && w.dilations[i] == 1 && w.pad_begin[i] == w.pad_end[i] &&
@@ -60,12 +57,13 @@ class PoolKernel final : public Kernel {
       AMP_RETURN_IF_ERROR(fits_int(k, op() + " kernel_shape"));
       AMP_RETURN_IF_ERROR(fits_int(s, op() + " strides"));
       AMP_RETURN_IF_ERROR(fits_int(p, op() + " pads"));
-      AMP_RETURN_IF_ERROR(set_tensor(x_desc_, dtype_, xd));
-      AMP_RETURN_IF_ERROR(set_tensor(y_desc_, dtype_, yd));
+      AMP_RETURN_IF_ERROR(set_tensor(x_desc_, pool_.dtype, xd));
+      AMP_RETURN_IF_ERROR(set_tensor(y_desc_, pool_.dtype, yd));
       AMP_RETURN_IF_ERROR(create(pool_desc_));
-      const cudnnPoolingMode_t mode = max_           ? CUDNN_POOLING_MAX_DETERMINISTIC
-                                      : include_pad_ ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
-                                                     : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+      const cudnnPoolingMode_t mode = max_ ? CUDNN_POOLING_MAX_DETERMINISTIC
+                                      : pool_.attrs.count_include_pad
+                                          ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                          : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
       const std::vector<int> ki = to_int(k), si = to_int(s), pi = to_int(p);
       AMP_CUDNN_RETURN_IF_ERROR(cudnnSetPoolingNdDescriptor(
           pool_desc_.get(), mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(ki.size()), ki.data(),
@@ -92,22 +90,20 @@ class PoolKernel final : public Kernel {
       return Status::ok();
     }
     if (max_) {
-      int64_t* indices = with_indices_ ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
-      return launch_max_pool(dtype_, geom_, a.inputs[0], a.outputs[0], indices, st);
+      int64_t* indices = pool_.attrs.with_indices ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
+      return launch_max_pool(pool_.dtype, pool_.geom, a.inputs[0], a.outputs[0], indices, st);
     }
-    return launch_avg_pool(dtype_, geom_, include_pad_, a.inputs[0], a.outputs[0], st);
+    return launch_avg_pool(pool_.dtype, pool_.geom, pool_.attrs.count_include_pad, a.inputs[0],
+                           a.outputs[0], st);
   }
 
  private:
   std::string op() const { return max_ ? "MaxPool" : "AveragePool"; }
 
   const bool max_;
-  DType dtype_ = DType::kUndefined;
-  bool include_pad_ = false;
-  bool with_indices_ = false;
+  PoolSetup pool_;  // the record, dtype and window walk (common/window_op_io.h)
   bool empty_ = false;
   bool use_cudnn_ = false;
-  PoolGeometry geom_;
   TensorDescriptor x_desc_, y_desc_;
   PoolDescriptor pool_desc_;
 };

@@ -3,26 +3,20 @@
 // indices count from the end. The CPU rejects an index outside [-dim, dim) with
 // invalid_input; a kernel cannot return a Status without synchronizing, so here such an
 // index yields zeros in its output block (see launch_gather).
+#include "kernels/common/checked_kernel.h"
 #include "kernels/common/movement_io.h"
 #include "kernels/cuda/movement_cuda.h"
 
 namespace amp::kernels::cuda {
 namespace {
 
-class GatherKernel : public Kernel {
+class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(l_, check_gather_io(cfg));
-    return Status::ok();
-  }
-
   Status run(const KernelArgs& a) const override {
-    return launch_gather(a.inputs[0], a.inputs[1], l_.idx_dtype, a.outputs[0], l_.outer, l_.dim,
-                         l_.n_idx, l_.inner, l_.elem_size, static_cast<cudaStream_t>(a.stream));
+    return launch_gather(a.inputs[0], a.inputs[1], setup_.idx_dtype, a.outputs[0], setup_.outer,
+                         setup_.dim, setup_.n_idx, setup_.inner, setup_.elem_size,
+                         static_cast<cudaStream_t>(a.stream));
   }
-
- private:
-  GatherLayout l_;
 };
 
 }  // namespace

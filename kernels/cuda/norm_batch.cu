@@ -10,6 +10,7 @@
 // tensor flattened. Training mode and spatial=0 are unsupported, as on the CPU.
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
 
@@ -100,7 +101,8 @@ class BatchNormKernel : public CheckedKernel<T, ChannelNormShape, check_batch_no
 }  // namespace
 
 void register_batch_norm_kernels(KernelRegistry& r) {
-  add_typed<BatchNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kBatchNormalization);
+  add_typed_kernels<BatchNormKernel>(r, graph::OpType::kBatchNormalization, Backend::kCuda,
+                                     reduction::FloatTypes{});
 }
 
 }  // namespace amp::kernels::cuda

@@ -4,6 +4,7 @@
 // y = (x - mean) * inv_std * scale[c] + B[c].
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/norm_rows.h"
 
@@ -46,8 +47,8 @@ class InstanceNormKernel : public CheckedKernel<T, ChannelNormShape, check_insta
 }  // namespace
 
 void register_instance_norm_kernels(KernelRegistry& r) {
-  add_typed<InstanceNormKernel, float, Half, BFloat16, double>(
-      r, graph::OpType::kInstanceNormalization);
+  add_typed_kernels<InstanceNormKernel>(r, graph::OpType::kInstanceNormalization, Backend::kCuda,
+                                        reduction::FloatTypes{});
 }
 
 }  // namespace amp::kernels::cuda

@@ -11,6 +11,7 @@
 
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/norm_io.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/norm_rows.h"
 
@@ -60,8 +61,7 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
   using C = compute_t<T>;
 
  public:
-  Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR((CheckedKernel<T, LayerNormShape, check_layer_norm_io>::prepare(cfg)));
+  Status prepare_params(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(setup_param(cfg, 1, &scale_));
     AMP_RETURN_IF_ERROR(setup_param(cfg, 2, &bias_));
     return Status::ok();
@@ -163,7 +163,8 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
 }  // namespace
 
 void register_layer_norm_kernels(KernelRegistry& r) {
-  add_typed<LayerNormKernel, float, Half, BFloat16, double>(r, graph::OpType::kLayerNormalization);
+  add_typed_kernels<LayerNormKernel>(r, graph::OpType::kLayerNormalization, Backend::kCuda,
+                                     reduction::FloatTypes{});
 }
 
 }  // namespace amp::kernels::cuda

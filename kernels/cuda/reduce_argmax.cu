@@ -9,6 +9,7 @@
 // block per row. inner > 1: one thread per (outer, inner) column scanning down the axis;
 // neighbouring threads read neighbouring columns.
 #include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
@@ -138,8 +139,8 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
 }  // namespace
 
 void register_argmax_kernels(KernelRegistry& r) {
-  add_typed<ArgMaxKernel, float, Half, BFloat16, double, int8_t, uint8_t, int32_t, int64_t>(
-      r, graph::OpType::kArgMax);
+  add_typed_kernels<ArgMaxKernel>(r, graph::OpType::kArgMax, Backend::kCuda,
+                                  reduction::ArgMaxTypes{});
 }
 
 }  // namespace amp::kernels::cuda

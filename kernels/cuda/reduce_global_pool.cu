@@ -3,6 +3,7 @@
 // per plane when the plane has <= 1024 elements (ResNet's 7x7 head), else one block;
 // 16-byte loads, fp32 sums (f64 for f64), one rounding on store.
 #include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
@@ -46,8 +47,8 @@ class GlobalAveragePoolKernel : public CheckedKernel<T, GlobalPoolShape, check_g
 }  // namespace
 
 void register_global_pool_kernels(KernelRegistry& r) {
-  add_typed<GlobalAveragePoolKernel, float, Half, BFloat16, double>(
-      r, graph::OpType::kGlobalAveragePool);
+  add_typed_kernels<GlobalAveragePoolKernel>(r, graph::OpType::kGlobalAveragePool, Backend::kCuda,
+                                             reduction::FloatTypes{});
 }
 
 }  // namespace amp::kernels::cuda

@@ -245,13 +245,6 @@ __host__ __device__ __forceinline__ int64_t offset_of(int64_t index, const int64
   return off;
 }
 
-// Registers Kernel class template K<T> on the CUDA backend for each storage type in Ts.
-template <template <typename> class K, typename... Ts>
-void add_typed(KernelRegistry& registry, graph::OpType op) {
-  (registry.add({op, Backend::kCuda, dtype_of<Ts>(), [] { return std::make_unique<K<Ts>>(); }, -1}),
-   ...);
-}
-
 inline cudaStream_t stream_of(const KernelArgs& a) {
   return static_cast<cudaStream_t>(a.stream);
 }

@@ -12,6 +12,7 @@
 // round once, on store.
 // inner > 1: one thread per (outer, inner) column, the same three passes down the axis.
 #include "kernels/common/checked_kernel.h"
+#include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_io.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/reduce_util.h"
@@ -100,16 +101,10 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
   }
 };
 
-template <typename T>
-using SoftmaxF = SoftmaxKernel<T, false>;
-template <typename T>
-using LogSoftmaxF = SoftmaxKernel<T, true>;
-
 }  // namespace
 
 void register_softmax_kernels(KernelRegistry& r) {
-  add_typed<SoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kSoftmax);
-  add_typed<LogSoftmaxF, float, Half, BFloat16, double>(r, graph::OpType::kLogSoftmax);
+  add_softmax_family<SoftmaxKernel>(r, Backend::kCuda);
 }
 
 }  // namespace amp::kernels::cuda

@@ -32,8 +32,8 @@
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
-#include "tests/test_util/inferred_node.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/inferred_node.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
 

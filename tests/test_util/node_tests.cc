@@ -192,9 +192,13 @@ std::string ConformanceReport::summary() const {
 }
 
 const std::vector<std::string>& known_mode_names() {
+  // The last seven are the registry sweep's (op_sweep.h: sweep_mode_name).
   static const std::vector<std::string> kNames = {
-      "convert",   "cpu-fp32", "cpu-fp32-constant-inputs", "cpu-fp16", "cpu-bf16", "cuda-fp32",
-      "cuda-fp16", "cuda-bf16"};
+      "convert",        "cpu-fp32",       "cpu-fp32-constant-inputs",
+      "cpu-fp16",       "cpu-bf16",       "cuda-fp32",
+      "cuda-fp16",      "cuda-bf16",      "sweep-cpu-f64",
+      "sweep-cpu-f16",  "sweep-cpu-bf16", "sweep-cuda-f32",
+      "sweep-cuda-f64", "sweep-cuda-f16", "sweep-cuda-bf16"};
   return kNames;
 }
 
