@@ -3,8 +3,8 @@
 #include "runtime/backend/cpu_backend.h"
 
 #if AMP_HAVE_CUDA
-#include "kernels/cuda/device_query.h"
 #include "runtime/backend/cuda/cuda_backend.h"
+#include "runtime/backend/cuda/device_query.h"
 #endif
 
 namespace amp::runtime {
@@ -25,7 +25,7 @@ Result<BackendChoice> create_backend(const Options& opt) {
     return c;
   }
 #if AMP_HAVE_CUDA
-  const amp::kernels::cuda::DeviceQuery& q = amp::kernels::cuda::query_devices();
+  const amp::runtime::cuda::DeviceQuery& q = amp::runtime::cuda::query_devices();
   if (q.has_gpu()) {
     if (opt.cuda_device < 0 || static_cast<size_t>(opt.cuda_device) >= q.devices.size())
       return invalid_argument("cuda_device " + std::to_string(opt.cuda_device) +

@@ -1,6 +1,6 @@
 // The CUDA library links and, on a machine without a GPU, reports "no GPU" cleanly
 // (cudaGetDeviceCount error 35 is not a crash).
-#include "kernels/cuda/device_query.h"
+#include "runtime/backend/cuda/device_query.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,11 @@
 #include "runtime/common/half.h"
 #include "tests/test_util/require_gpu.h"
 
-namespace amp::kernels::cuda {
+namespace amp::runtime::cuda {
 namespace {
+
+using kernels::cuda::cuda_status;
+using kernels::cuda::launch_cast;
 
 TEST(DeviceQuery, NeverCrashesAndExplainsAbsence) {
   const DeviceQuery& q = query_devices();
@@ -63,4 +66,4 @@ TEST(CastKernel, RejectsUnsupportedPairsWithoutLaunching) {
 }
 
 }  // namespace
-}  // namespace amp::kernels::cuda
+}  // namespace amp::runtime::cuda

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
-#include "kernels/cuda/device_query.h"
+#include "runtime/backend/cuda/device_query.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"

@@ -28,8 +28,8 @@
 
 #include "graph/ir/graph_builder.h"
 #include "kernels/cuda/cuda_check.h"
-#include "kernels/cuda/device_query.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/backend/cuda/device_query.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"

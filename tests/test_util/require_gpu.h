@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "kernels/cuda/device_query.h"
+#include "runtime/backend/cuda/device_query.h"
 
 #define AMP_REQUIRE_GPU()                                           \
   do {                                                              \
-    if (!::amp::kernels::cuda::query_devices().has_gpu())           \
-      GTEST_SKIP() << ::amp::kernels::cuda::query_devices().reason; \
+    if (!::amp::runtime::cuda::query_devices().has_gpu())           \
+      GTEST_SKIP() << ::amp::runtime::cuda::query_devices().reason; \
   } while (0)

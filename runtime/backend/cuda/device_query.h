@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace amp::kernels::cuda {
+namespace amp::runtime::cuda {
 
 struct DeviceInfo {
   int index = 0;
@@ -30,4 +30,4 @@ struct DeviceQuery {
 // within a process).
 const DeviceQuery& query_devices();
 
-}  // namespace amp::kernels::cuda
+}  // namespace amp::runtime::cuda

@@ -1,8 +1,8 @@
-#include "kernels/cuda/device_query.h"
+#include "runtime/backend/cuda/device_query.h"
 
 #include <cuda_runtime.h>
 
-namespace amp::kernels::cuda {
+namespace amp::runtime::cuda {
 namespace {
 
 DeviceQuery run_query() {
@@ -43,4 +43,4 @@ const DeviceQuery& query_devices() {
   return q;
 }
 
-}  // namespace amp::kernels::cuda
+}  // namespace amp::runtime::cuda
