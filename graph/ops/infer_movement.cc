@@ -943,6 +943,8 @@ Status infer_resize(const Node& node, const Inputs& in, Outputs& out, OpAttrs& a
   std::vector<int64_t> axes;
   if (has_axes) {
     AMP_ASSIGN_OR_RETURN(axes, normalize_axes(raw_axes, r));
+    rec.axes = axes;
+    attrs = rec;
   } else {
     for (int64_t i = 0; i < r; ++i) axes.push_back(i);
   }

@@ -153,9 +153,9 @@ struct PadAttrs {
   int mode = kConstant;
 };
 
-// Resize: the interpolation attributes, validated. Plain enums and scalars only: the CUDA
-// kernels take the record by value.
-struct ResizeAttrs {
+// Resize: how to sample, validated. Plain enums and scalars only: the CUDA kernels take it
+// by value.
+struct ResizeSampling {
   enum Mode : int { kNearest, kLinear, kCubic };
   enum Coord : int {
     kHalfPixel,
@@ -175,6 +175,11 @@ struct ResizeAttrs {
   bool exclude_outside = false;
   bool antialias = false;
   float extrapolation = 0.0f;
+};
+
+// Resize: the sampling and the axes roi/scales/sizes address.
+struct ResizeAttrs : ResizeSampling {
+  std::vector<int64_t> axes;  // normalized, distinct; empty when every axis is addressed
 };
 
 using OpAttrs =

@@ -184,97 +184,29 @@ inline size_t align_up(size_t n) {
 class ResizeKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
+    AMP_ASSIGN_OR_RETURN(st_, check_resize_io(cfg));
     const TensorDesc& x = cfg.inputs[0];
-    const TensorDesc& out = cfg.outputs[0];
-    AMP_RETURN_IF_ERROR(check_max_rank(x, "Resize input"));
-    AMP_ASSIGN_OR_RETURN(const graph::ResizeAttrs* rec, resolved_attrs<graph::ResizeAttrs>(cfg));
-    at_ = *rec;
     dtype_ = x.dtype;
-    if (out.dtype != dtype_ || out.rank() != x.rank())
-      return invalid_model("Resize: output " + dims_to_string(out.dims) +
-                           " does not match the input's rank or dtype");
-    if (at_.mode != ResizeAttrs::kNearest && !is_float(dtype_))
-      return unsupported("Resize: mode linear/cubic on " + std::string(dtype_name(dtype_)) +
-                         " (only nearest runs on integer tensors)");
-    rank_ = static_cast<int>(x.rank());
-    for (int a = 0; a < rank_; ++a) {
-      in_dims_[a] = x.dims[static_cast<size_t>(a)];
-      out_dims_[a] = out.dims[static_cast<size_t>(a)];
-    }
-    numel_ = out.numel();
+    numel_ = cfg.outputs[0].numel();
     elem_ = dtype_size(dtype_);
-
-    // Which axes the scales/sizes/roi entries address.
-    for (int a = 0; a < rank_; ++a) axis_pos_[a] = -1;
-    if (cfg.node->attrs.has("axes")) {
-      AMP_ASSIGN_OR_RETURN(std::vector<int64_t> axes, cfg.node->attrs.get_ints("axes"));
-      for (size_t i = 0; i < axes.size(); ++i) {
-        const int64_t a = normalize_axis(axes[i], rank_);
-        if (a < 0 || axis_pos_[a] >= 0)
-          return invalid_model("Resize: axes " + dims_to_string(axes) +
-                               " are out of range or repeated for rank " + std::to_string(rank_));
-        axis_pos_[a] = static_cast<int>(i);
-      }
-      n_axes_ = static_cast<int>(axes.size());
-    } else {
-      for (int a = 0; a < rank_; ++a) axis_pos_[a] = a;
-      n_axes_ = rank_;
-    }
-    for (int a = 0; a < rank_; ++a)
-      if (axis_pos_[a] < 0 && in_dims_[a] != out_dims_[a])
-        return invalid_model("Resize: axis " + std::to_string(a) +
-                             " is not resized but the output changes its size");
-
-    // The optional inputs, "given" when present and non-empty.
-    const auto given = [&](size_t i) {
-      return cfg.inputs.size() > i && cfg.inputs[i].present && cfg.inputs[i].numel() > 0;
-    };
-    has_roi_ = given(1);
-    has_scales_ = given(2);
-    has_sizes_ = given(3);
-    if (has_scales_ == has_sizes_)
-      return invalid_model("Resize: exactly one of scales (input 2) and sizes (input 3) is needed");
-    bool all_const = true;
-    if (has_roi_) {
-      roi_dtype_ = cfg.inputs[1].dtype;
-      if (!is_float(roi_dtype_) || cfg.inputs[1].numel() != 2 * n_axes_)
-        return invalid_model("Resize: roi must be float with " + std::to_string(2 * n_axes_) +
-                             " entries");
-      all_const = all_const && cfg.inputs[1].constant_data != nullptr;
-    } else if (at_.coord == ResizeAttrs::kTfCropAndResize) {
-      return invalid_model("Resize: tf_crop_and_resize needs roi (input 1)");
-    }
-    const TensorDesc& param = cfg.inputs[has_scales_ ? 2 : 3];
-    param_dtype_ = param.dtype;
-    if (param.numel() != n_axes_)
-      return invalid_model("Resize: " + std::string(has_scales_ ? "scales" : "sizes") + " has " +
-                           std::to_string(param.numel()) + " entries for " +
-                           std::to_string(n_axes_) + " axes");
-    if (has_scales_ ? !is_float(param_dtype_)
-                    : (param_dtype_ != DType::kI64 && param_dtype_ != DType::kI32))
-      return invalid_model("Resize: scales must be float, sizes i64");
-    all_const = all_const && param.constant_data != nullptr;
+    const bool all_const = st_.all_const;
 
     // The fill element for tf_crop_and_resize, in the storage type.
     std::memset(&fill_, 0, sizeof(fill_));
-    store_element(at_.extrapolation, &fill_);
+    store_element(st_.at.extrapolation, &fill_);
 
     // Table capacities: exact when the parameters are known now, else a bound.
-    AxisSpec specs[kMaxRank];
-    if (all_const) {
-      Status s = resolve_specs(has_roi_ ? cfg.inputs[1].constant_data : nullptr,
-                               param.constant_data, specs);
-      if (!s.is_ok()) return invalid_model(s.message());
-    }
+    AxisSpec specs[kResizeMaxRank];
+    if (all_const) AMP_RETURN_IF_ERROR(resolve_constant_specs(cfg, st_, specs));
     size_t n_idx = 0, n_flags = 0;
-    for (int a = 0; a < rank_; ++a) {
+    for (int a = 0; a < st_.rank; ++a) {
       int cap = 1;
       if (all_const) {
-        cap = resize::tap_count(at_, specs[a].scale);
-      } else if (out_dims_[a] > 0 && in_dims_[a] > 0) {
+        cap = resize::tap_count(st_.at, specs[a].scale);
+      } else if (st_.out_dims[a] > 0 && st_.in_dims[a] > 0) {
         // scale >= (out - 0.5) / in under every way of giving the output size.
-        cap = resize::tap_count(
-            at_, (static_cast<double>(out_dims_[a]) - 0.5) / static_cast<double>(in_dims_[a]));
+        cap = resize::tap_count(st_.at, (static_cast<double>(st_.out_dims[a]) - 0.5) /
+                                            static_cast<double>(st_.in_dims[a]));
       }
       if (cap > resize::kMaxTaps)
         return unsupported("Resize: antialias filter of " + std::to_string(cap) + " taps on axis " +
@@ -282,8 +214,8 @@ class ResizeKernel : public Kernel {
       cap_[a] = cap;
       idx_off_[a] = n_idx;
       flag_off_[a] = n_flags;
-      n_idx += static_cast<size_t>(out_dims_[a] * cap);
-      n_flags += static_cast<size_t>(out_dims_[a]);
+      n_idx += static_cast<size_t>(st_.out_dims[a] * cap);
+      n_flags += static_cast<size_t>(st_.out_dims[a]);
     }
     table_bytes_ =
         align_up(n_idx * sizeof(int64_t)) + align_up(n_idx * sizeof(double)) + align_up(n_flags);
@@ -291,17 +223,17 @@ class ResizeKernel : public Kernel {
     // Separable passes (not nearest): the most shrinking axis first, so later passes
     // work on less data.
     n_passes_ = 0;
-    for (int a = 0; a < rank_; ++a)
-      if (axis_pos_[a] >= 0) order_[n_passes_++] = a;
+    for (int a = 0; a < st_.rank; ++a)
+      if (st_.axis_pos[a] >= 0) order_[n_passes_++] = a;
     std::stable_sort(order_, order_ + n_passes_, [&](int p, int q) {
-      return static_cast<double>(out_dims_[p]) * static_cast<double>(in_dims_[q]) <
-             static_cast<double>(out_dims_[q]) * static_cast<double>(in_dims_[p]);
+      return static_cast<double>(st_.out_dims[p]) * static_cast<double>(st_.in_dims[q]) <
+             static_cast<double>(st_.out_dims[q]) * static_cast<double>(st_.in_dims[p]);
     });
     scratch_bytes_ = 0;
-    if (at_.mode != ResizeAttrs::kNearest && n_passes_ >= 2) {
+    if (st_.at.mode != ResizeAttrs::kNearest && n_passes_ >= 2) {
       // Any subset of axes may be resized between passes: bound by the larger of in/out.
       int64_t bound = 1;
-      for (int a = 0; a < rank_; ++a) bound *= std::max(in_dims_[a], out_dims_[a]);
+      for (int a = 0; a < st_.rank; ++a) bound *= std::max(st_.in_dims[a], st_.out_dims[a]);
       const size_t c = dtype_ == DType::kF64 ? sizeof(double) : sizeof(float);
       scratch_bytes_ = align_up(static_cast<size_t>(bound) * c);
     }
@@ -324,19 +256,21 @@ class ResizeKernel : public Kernel {
     AxisTable local[kMaxRank];
     const AxisTable* tables = tables_;
     if (!resolved_) {
-      AxisSpec specs[kMaxRank];
-      Status s = resolve_specs(has_roi_ ? args.inputs[1] : nullptr,
-                               args.inputs[has_scales_ ? 2 : 3], specs);
-      if (!s.is_ok()) return invalid_input(s.message());
-      for (int a = 0; a < rank_; ++a)
-        if (resize::tap_count(at_, specs[a].scale) > cap_[a])
+      AxisSpec specs[kResizeMaxRank];
+      const void* roi = st_.has_roi ? args.inputs[1] : nullptr;
+      const void* param = args.inputs[st_.param_index()];
+      for (int a = 0; a < st_.rank; ++a)
+        if (!resolve_spec(st_, roi, param, a, &specs[a]))
+          return invalid_input(describe_resize_error(st_, a));
+      for (int a = 0; a < st_.rank; ++a)
+        if (resize::tap_count(st_.at, specs[a].scale) > cap_[a])
           return invalid_input("Resize: scales/sizes at run time do not give the output shape " +
-                               dims_to_string(rank_, out_dims_));
+                               dims_to_string(st_.rank, st_.out_dims));
       build_tables(specs, ws, local);
       tables = local;
       ws += table_bytes_;
     }
-    if (at_.mode == ResizeAttrs::kNearest) {
+    if (st_.at.mode == ResizeAttrs::kNearest) {
       run_nearest(args, tables);
       return Status::ok();
     }
@@ -366,77 +300,21 @@ class ResizeKernel : public Kernel {
   }
 
  private:
-  // Per-axis sizes, scales and roi from the raw parameter buffers.
-  Status resolve_specs(const void* roi_data, const void* param_data, AxisSpec* specs) const {
-    double roi[2 * kMaxRank];
-    double params[kMaxRank];
-    if (roi_data) resize::read_float_param(roi_data, roi_dtype_, 2 * n_axes_, roi);
-    if (has_scales_) {
-      resize::read_float_param(param_data, param_dtype_, n_axes_, params);
-    } else {
-      int64_t sizes[kMaxRank];
-      read_int_param(param_data, param_dtype_, n_axes_, sizes);
-      for (int i = 0; i < n_axes_; ++i) params[i] = static_cast<double>(sizes[i]);
-    }
-    // keep_aspect_ratio_policy: one scale for all resized axes (min or max of size/in).
-    double common = 0.0;
-    if (has_sizes_ && at_.policy != ResizeAttrs::kStretch) {
-      bool first = true;
-      for (int a = 0; a < rank_; ++a) {
-        if (axis_pos_[a] < 0 || in_dims_[a] == 0) continue;
-        const double s = params[axis_pos_[a]] / static_cast<double>(in_dims_[a]);
-        if (first || (at_.policy == ResizeAttrs::kNotLarger ? s < common : s > common)) common = s;
-        first = false;
-      }
-    }
-    for (int a = 0; a < rank_; ++a) {
-      AxisSpec& s = specs[a];
-      s.in = in_dims_[a];
-      s.out = out_dims_[a];
-      s.scale = 1.0;
-      s.roi_start = 0.0;
-      s.roi_end = 1.0;
-      const int i = axis_pos_[a];
-      if (i < 0) continue;
-      if (roi_data) {
-        s.roi_start = roi[i];
-        s.roi_end = roi[n_axes_ + i];
-      }
-      if (has_scales_) {
-        s.scale = params[i];
-        if (!(s.scale > 0.0) || !std::isfinite(s.scale))
-          return invalid_model("Resize: scales entry " + std::to_string(i) + " must be positive");
-      } else if (s.in > 0) {
-        if (at_.policy == ResizeAttrs::kStretch) {
-          if (static_cast<int64_t>(params[i]) != s.out)
-            return invalid_model("Resize: sizes entry " + std::to_string(i) + " is " +
-                                 std::to_string(static_cast<int64_t>(params[i])) +
-                                 " but the output has " + std::to_string(s.out));
-          s.scale = params[i] / static_cast<double>(s.in);
-        } else {
-          s.scale = common;
-        }
-        if (!(s.scale > 0.0)) s.scale = 1.0;  // empty output: nothing is sampled
-      }
-    }
-    return Status::ok();
-  }
-
   // Lays the tables out in `mem` (table_bytes_ long) and fills them.
   void build_tables(const AxisSpec* specs, uint8_t* mem, AxisTable* tables) const {
     size_t n_idx = 0;
-    for (int a = 0; a < rank_; ++a) n_idx += static_cast<size_t>(out_dims_[a] * cap_[a]);
+    for (int a = 0; a < st_.rank; ++a) n_idx += static_cast<size_t>(st_.out_dims[a] * cap_[a]);
     int64_t* idx = reinterpret_cast<int64_t*>(mem);
     double* w = reinterpret_cast<double*>(mem + align_up(n_idx * sizeof(int64_t)));
     uint8_t* flags = mem + align_up(n_idx * sizeof(int64_t)) + align_up(n_idx * sizeof(double));
-    for (int a = 0; a < rank_; ++a) {
+    for (int a = 0; a < st_.rank; ++a) {
       AxisTable& t = tables[a];
       t.idx = idx + idx_off_[a];
       t.w = w + idx_off_[a];
       t.extrap = flags + flag_off_[a];
-      if (axis_pos_[a] < 0) {
+      if (st_.axis_pos[a] < 0) {
         t.taps = 1;
-        for (int64_t o = 0; o < out_dims_[a]; ++o) {
+        for (int64_t o = 0; o < st_.out_dims[a]; ++o) {
           t.idx[o * cap_[a]] = o;
           t.w[o * cap_[a]] = 1.0;
           t.extrap[o] = 0;
@@ -444,8 +322,8 @@ class ResizeKernel : public Kernel {
         t.identity = true;
         continue;
       }
-      t.taps = resize::tap_count(at_, specs[a].scale);
-      resize::build_axis(at_, specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
+      t.taps = resize::tap_count(st_.at, specs[a].scale);
+      resize::build_axis(st_.at, specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
       t.identity = resize::is_identity(specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
     }
   }
@@ -507,38 +385,38 @@ class ResizeKernel : public Kernel {
 
   void run_nearest(const KernelArgs& args, const AxisTable* tables) const {
     int64_t in_strides[kMaxRank];
-    contiguous_strides(rank_, in_dims_, in_strides);
+    contiguous_strides(st_.rank, st_.in_dims, in_strides);
     const int64_t* idx[kMaxRank];
     const uint8_t* extrap[kMaxRank];
-    for (int a = 0; a < rank_; ++a) {
+    for (int a = 0; a < st_.rank; ++a) {
       idx[a] = tables[a].idx;  // cap is 1 for nearest: one entry per coordinate
       extrap[a] = tables[a].extrap;
     }
     const void* src = args.inputs[0];
     void* dst = args.outputs[0];
-    if (rank_ == 0) {
+    if (st_.rank == 0) {
       std::memcpy(dst, src, elem_);
       return;
     }
     switch (elem_) {
       case 1:
-        nearest_gather(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), rank_,
-                       out_dims_, in_strides, idx, extrap, static_cast<uint8_t>(fill_), numel_,
+        nearest_gather(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), st_.rank,
+                       st_.out_dims, in_strides, idx, extrap, static_cast<uint8_t>(fill_), numel_,
                        args.num_threads);
         return;
       case 2:
-        nearest_gather(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), rank_,
-                       out_dims_, in_strides, idx, extrap, static_cast<uint16_t>(fill_), numel_,
+        nearest_gather(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), st_.rank,
+                       st_.out_dims, in_strides, idx, extrap, static_cast<uint16_t>(fill_), numel_,
                        args.num_threads);
         return;
       case 4:
-        nearest_gather(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), rank_,
-                       out_dims_, in_strides, idx, extrap, static_cast<uint32_t>(fill_), numel_,
+        nearest_gather(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), st_.rank,
+                       st_.out_dims, in_strides, idx, extrap, static_cast<uint32_t>(fill_), numel_,
                        args.num_threads);
         return;
       default:
-        nearest_gather(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), rank_,
-                       out_dims_, in_strides, idx, extrap, fill_, numel_, args.num_threads);
+        nearest_gather(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), st_.rank,
+                       st_.out_dims, in_strides, idx, extrap, fill_, numel_, args.num_threads);
         return;
     }
   }
@@ -556,46 +434,38 @@ class ResizeKernel : public Kernel {
       return;
     }
     C* buf[2] = {reinterpret_cast<C*>(scratch), reinterpret_cast<C*>(scratch + scratch_bytes_)};
-    const C fill = static_cast<C>(at_.extrapolation);
+    const C fill = static_cast<C>(st_.at.extrapolation);
     int64_t cur[kMaxRank];
-    for (int a = 0; a < rank_; ++a) cur[a] = in_dims_[a];
+    for (int a = 0; a < st_.rank; ++a) cur[a] = st_.in_dims[a];
     const C* prev = nullptr;  // the last intermediate (compute type)
     for (int p = 0; p < n; ++p) {
       const int a = active[p];
       int64_t outer = 1, inner = 1;
       for (int b = 0; b < a; ++b) outer *= cur[b];
-      for (int b = a + 1; b < rank_; ++b) inner *= cur[b];
+      for (int b = a + 1; b < st_.rank; ++b) inner *= cur[b];
       const AxisTable& t = tables[a];
       const bool first = p == 0, last = p == n - 1;
       C* next = last ? nullptr : buf[p % 2];
       if (first && last) {
-        resize_pass<T, T, C>(in, out, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+        resize_pass<T, T, C>(in, out, outer, cur[a], st_.out_dims[a], inner, t.idx, t.w, t.extrap,
                              t.taps, cap_[a], fill, args.num_threads);
       } else if (first) {
-        resize_pass<T, C, C>(in, next, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+        resize_pass<T, C, C>(in, next, outer, cur[a], st_.out_dims[a], inner, t.idx, t.w, t.extrap,
                              t.taps, cap_[a], fill, args.num_threads);
       } else if (last) {
-        resize_pass<C, T, C>(prev, out, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
+        resize_pass<C, T, C>(prev, out, outer, cur[a], st_.out_dims[a], inner, t.idx, t.w, t.extrap,
                              t.taps, cap_[a], fill, args.num_threads);
       } else {
-        resize_pass<C, C, C>(prev, next, outer, cur[a], out_dims_[a], inner, t.idx, t.w, t.extrap,
-                             t.taps, cap_[a], fill, args.num_threads);
+        resize_pass<C, C, C>(prev, next, outer, cur[a], st_.out_dims[a], inner, t.idx, t.w,
+                             t.extrap, t.taps, cap_[a], fill, args.num_threads);
       }
-      cur[a] = out_dims_[a];
+      cur[a] = st_.out_dims[a];
       prev = next;
     }
   }
 
-  ResizeAttrs at_;
+  ResizeStatic st_;  // the checked node (common/resize_plan.h)
   DType dtype_ = DType::kF32;
-  DType roi_dtype_ = DType::kF32;
-  DType param_dtype_ = DType::kF32;
-  bool has_roi_ = false, has_scales_ = false, has_sizes_ = false;
-  int rank_ = 0;
-  int n_axes_ = 0;
-  int axis_pos_[kMaxRank] = {};  // index into scales/sizes/roi, -1 when not resized
-  int64_t in_dims_[kMaxRank] = {};
-  int64_t out_dims_[kMaxRank] = {};
   int64_t numel_ = 0;
   size_t elem_ = 0;
   uint64_t fill_ = 0;  // extrapolation_value as one storage element

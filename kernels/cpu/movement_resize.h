@@ -16,7 +16,7 @@
 //   exclude_outside zeroes taps outside the input and renormalizes.
 // Nearest keeps the one tap whose coefficient is 1.
 //
-//   AxisSpec s{in, out, scale, roi_start, roi_end};
+//   const AxisSpec s = make_spec(in, out);  // then scale, roi from resolve_spec()
 //   const int taps = tap_count(attrs, s.scale);
 //   build_axis(attrs, s, taps, /*cap=*/taps, idx, w, extrap);  // out*taps, out*taps, out
 #pragma once
@@ -25,22 +25,16 @@
 
 #include "amp/dtype.h"
 #include "graph/ops/op_attrs.h"
+#include "kernels/common/resize_plan.h"
 #include "runtime/common/status.h"
 
 namespace amp::kernels::cpu::resize {
 
 // The validated attributes: shape inference's record (graph/ops/op_attrs.h).
-using ResizeAttrs = graph::ResizeAttrs;
+using ResizeAttrs = graph::ResizeSampling;
 
-// One axis' resize parameters.
-struct AxisSpec {
-  int64_t in = 0, out = 0;
-  double scale = 1.0;
-  double roi_start = 0.0, roi_end = 1.0;
-};
-
-// Float parameter elements (roi, scales) widened to double; false for other dtypes.
-bool read_float_param(const void* data, DType dtype, int64_t n, double* out);
+// One axis' resize parameters (kernels/common/resize_plan.h).
+using kernels::AxisSpec;
 
 // Number of coefficients per output coordinate; grows as 1/scale with antialias.
 int tap_count(const ResizeAttrs& at, double scale);

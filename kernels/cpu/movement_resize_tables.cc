@@ -33,34 +33,6 @@ int64_t neighbor_window(double x_ori, int n, int64_t in) {
 
 }  // namespace
 
-bool read_float_param(const void* data, DType dtype, int64_t n, double* out) {
-  switch (dtype) {
-    case DType::kF32:
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<const float*>(data)[i];
-      return true;
-    case DType::kF64:
-      for (int64_t i = 0; i < n; ++i) out[i] = static_cast<const double*>(data)[i];
-      return true;
-    case DType::kF16:
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = static_cast<float>(static_cast<const Half*>(data)[i]);
-      return true;
-    case DType::kBF16:
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = static_cast<float>(static_cast<const BFloat16*>(data)[i]);
-      return true;
-    case DType::kUndefined:
-    case DType::kU8:
-    case DType::kI8:
-    case DType::kI16:
-    case DType::kI32:
-    case DType::kI64:
-    case DType::kBool:
-      return false;
-  }
-  return false;
-}
-
 int tap_count(const ResizeAttrs& at, double scale) {
   switch (at.mode) {
     case ResizeAttrs::kNearest:

@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "kernels/common/elementwise_functors.h"
+#include "kernels/common/resize_plan.h"
 #include "kernels/cuda/movement_cuda.h"
 #include "runtime/common/half.h"
 #include "runtime/common/host_device.h"
@@ -35,7 +36,7 @@ namespace amp::kernels::cuda {
 namespace {
 
 // The validated attributes: shape inference's record (graph/ops/op_attrs.h).
-using ResizeAttrs = graph::ResizeAttrs;
+using ResizeAttrs = graph::ResizeSampling;
 
 // Taps per coordinate the CUDA kernels hold: 4 without antialias (cubic), kMaxTaps with
 // (linear/cubic filters stretched by 1/scale when downsampling: 64 taps reach a 16x linear
@@ -43,56 +44,7 @@ using ResizeAttrs = graph::ResizeAttrs;
 constexpr int kPlainTaps = 4;
 constexpr int kMaxTaps = 64;
 
-// One axis' resize parameters. No default member initializers: the kernels keep it in
-// __shared__ memory, which needs a trivially constructible type (make_spec gives defaults).
-struct AxisSpec {
-  int64_t in, out;
-  double scale;
-  double roi_start, roi_end;
-};
-
-AMP_HOST_DEVICE AxisSpec make_spec(int64_t in, int64_t out) {
-  AxisSpec s;
-  s.in = in;
-  s.out = out;
-  s.scale = 1.0;
-  s.roi_start = 0.0;
-  s.roi_end = 1.0;
-  return s;
-}
-
-// What prepare() learns about the node; passed by value to the kernels.
-struct ResizeStatic {
-  ResizeAttrs at;
-  int rank = 0;
-  int n_axes = 0;
-  int axis_pos[kMaxRank] = {};  // index into scales/sizes/roi, -1 when not resized
-  int64_t in_dims[kMaxRank] = {};
-  int64_t out_dims[kMaxRank] = {};
-  bool has_roi = false, has_scales = false, has_sizes = false;
-  DType roi_dtype = DType::kF32;
-  DType param_dtype = DType::kF32;
-};
-
 // ---- Shared host/device arithmetic (ports of kernels/cpu/movement_resize_tables.cc) -------
-
-AMP_HOST_DEVICE double read_float_at(const void* p, DType t, int i) {
-  switch (t) {
-    case DType::kF64:
-      return static_cast<const double*>(p)[i];
-    case DType::kF16:
-      return half_bits_to_float(static_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16:
-      return bf16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
-    default:
-      return static_cast<const float*>(p)[i];
-  }
-}
-
-AMP_HOST_DEVICE int64_t read_int_at(const void* p, DType t, int i) {
-  return t == DType::kI32 ? static_cast<int64_t>(static_cast<const int32_t*>(p)[i])
-                          : static_cast<const int64_t*>(p)[i];
-}
 
 AMP_HOST_DEVICE int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
@@ -267,46 +219,6 @@ AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int tap
   for (int t = 0; t < n; ++t) idx[t] = clamp64(lo + t, 0, s.in - 1);
 }
 
-// Axis a's spec from the raw roi / scales-or-sizes buffers (host constants or device
-// tensors); returns false for a non-positive scale or sizes that do not give the output.
-AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const void* param, int a,
-                                  AxisSpec* spec) {
-  AxisSpec s = make_spec(st.in_dims[a], st.out_dims[a]);
-  const int i = st.axis_pos[a];
-  *spec = s;
-  if (i < 0) return true;
-  if (roi != nullptr) {
-    s.roi_start = read_float_at(roi, st.roi_dtype, i);
-    s.roi_end = read_float_at(roi, st.roi_dtype, st.n_axes + i);
-  }
-  if (st.has_scales) {
-    s.scale = read_float_at(param, st.param_dtype, i);
-    if (!(s.scale > 0.0) || !isfinite(s.scale)) return false;
-  } else if (s.in > 0) {
-    if (st.at.policy == ResizeAttrs::kStretch) {
-      const double size = static_cast<double>(read_int_at(param, st.param_dtype, i));
-      if (static_cast<int64_t>(size) != s.out) return false;
-      s.scale = size / static_cast<double>(s.in);
-    } else {
-      // keep_aspect_ratio_policy: one scale for all resized axes (min or max of size/in).
-      double common = 0.0;
-      bool first = true;
-      for (int b = 0; b < st.rank; ++b) {
-        if (st.axis_pos[b] < 0 || st.in_dims[b] == 0) continue;
-        const double v = static_cast<double>(read_int_at(param, st.param_dtype, st.axis_pos[b])) /
-                         static_cast<double>(st.in_dims[b]);
-        if (first || (st.at.policy == ResizeAttrs::kNotLarger ? v < common : v > common))
-          common = v;
-        first = false;
-      }
-      s.scale = common;
-    }
-    if (!(s.scale > 0.0)) s.scale = 1.0;  // empty output: nothing is sampled
-  }
-  *spec = s;
-  return true;
-}
-
 // ---- Kernels ------------------------------------------------------------------------------
 
 struct AxisSpecs {
@@ -416,81 +328,17 @@ inline size_t align_up(size_t n) {
 class ResizeKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_data_io(cfg));
-    const TensorDesc& x = cfg.inputs[0];
-    const TensorDesc& out = cfg.outputs[0];
-    AMP_RETURN_IF_ERROR(check_max_rank(x, "Resize input"));
-    st_ = ResizeStatic{};
-    AMP_ASSIGN_OR_RETURN(const graph::ResizeAttrs* rec, resolved_attrs<graph::ResizeAttrs>(cfg));
-    st_.at = *rec;
+    AMP_ASSIGN_OR_RETURN(st_, check_resize_io(cfg));
+    AMP_RETURN_IF_ERROR(check_max_rank(cfg.inputs[0], "Resize input"));
     const ResizeAttrs& at = st_.at;
-    dtype_ = x.dtype;
-    if (out.dtype != dtype_ || out.rank() != x.rank())
-      return invalid_model("Resize: output " + dims_to_string(out.dims) +
-                           " does not match the input's rank or dtype");
-    if (at.mode != ResizeAttrs::kNearest && !is_float(dtype_))
-      return unsupported("Resize: mode linear/cubic on " + std::string(dtype_name(dtype_)) +
-                         " (only nearest runs on integer tensors)");
-    const int rank = static_cast<int>(x.rank());
-    st_.rank = rank;
-    for (int a = 0; a < rank; ++a) {
-      st_.in_dims[a] = x.dims[static_cast<size_t>(a)];
-      st_.out_dims[a] = out.dims[static_cast<size_t>(a)];
-    }
+    const int rank = st_.rank;
+    const bool all_const = st_.all_const;
+    const TensorDesc& out = cfg.outputs[0];
+    dtype_ = cfg.inputs[0].dtype;
     numel_ = out.numel();
     elem_ = dtype_size(dtype_);
-
-    // Which axes the scales/sizes/roi entries address.
-    for (int a = 0; a < rank; ++a) st_.axis_pos[a] = -1;
-    if (node_attrs(cfg).has("axes")) {
-      AMP_ASSIGN_OR_RETURN(std::vector<int64_t> axes, node_attrs(cfg).get_ints("axes"));
-      for (size_t i = 0; i < axes.size(); ++i) {
-        const int64_t a = normalize_axis(axes[i], rank);
-        if (a < 0 || st_.axis_pos[a] >= 0)
-          return invalid_model("Resize: axes " + dims_to_string(axes) +
-                               " are out of range or repeated for rank " + std::to_string(rank));
-        st_.axis_pos[a] = static_cast<int>(i);
-      }
-      st_.n_axes = static_cast<int>(axes.size());
-    } else {
-      for (int a = 0; a < rank; ++a) st_.axis_pos[a] = a;
-      st_.n_axes = rank;
-    }
-    for (int a = 0; a < rank; ++a)
-      if (st_.axis_pos[a] < 0 && st_.in_dims[a] != st_.out_dims[a])
-        return invalid_model("Resize: axis " + std::to_string(a) +
-                             " is not resized but the output changes its size");
-
-    // The optional inputs, "given" when present and non-empty.
-    const auto given = [&](size_t i) {
-      return cfg.inputs.size() > i && cfg.inputs[i].present && cfg.inputs[i].numel() > 0;
-    };
-    st_.has_roi = given(1);
-    st_.has_scales = given(2);
-    st_.has_sizes = given(3);
-    if (st_.has_scales == st_.has_sizes)
-      return invalid_model("Resize: exactly one of scales (input 2) and sizes (input 3) is needed");
-    bool all_const = true;
-    if (st_.has_roi) {
-      st_.roi_dtype = cfg.inputs[1].dtype;
-      if (!is_float(st_.roi_dtype) || cfg.inputs[1].numel() != 2 * st_.n_axes)
-        return invalid_model("Resize: roi must be float with " + std::to_string(2 * st_.n_axes) +
-                             " entries");
-      all_const = all_const && cfg.inputs[1].constant_data != nullptr;
-    } else if (at.coord == ResizeAttrs::kTfCropAndResize) {
-      return invalid_model("Resize: tf_crop_and_resize needs roi (input 1)");
-    }
-    param_index_ = st_.has_scales ? 2 : 3;
+    param_index_ = st_.param_index();
     const TensorDesc& param = cfg.inputs[param_index_];
-    st_.param_dtype = param.dtype;
-    if (param.numel() != st_.n_axes)
-      return invalid_model("Resize: " + std::string(st_.has_scales ? "scales" : "sizes") + " has " +
-                           std::to_string(param.numel()) + " entries for " +
-                           std::to_string(st_.n_axes) + " axes");
-    if (st_.has_scales ? !is_float(st_.param_dtype)
-                       : (st_.param_dtype != DType::kI64 && st_.param_dtype != DType::kI32))
-      return invalid_model("Resize: scales must be float, sizes i64");
-    all_const = all_const && param.constant_data != nullptr;
     resolved_ = all_const;
 
     fill_ = fill_element(at.extrapolation);
