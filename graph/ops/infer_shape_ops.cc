@@ -60,7 +60,7 @@ Status infer_size(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
 
 // Constant: the importer folds these into constant values, but a node that survives
 // (or comes from elsewhere) is inferred from its one value attribute.
-Status infer_constant(const Node& node, const Inputs&, Outputs& out, OpAttrs&) {
+Status infer_constant(const Node& node, const Inputs&, Outputs& out, OpAttrs& attrs) {
   static const char* const kUnsupported[] = {"sparse_value", "value_string", "value_strings"};
   for (const char* name : kUnsupported)
     if (node.attrs.has(name))
@@ -74,24 +74,27 @@ Status infer_constant(const Node& node, const Inputs&, Outputs& out, OpAttrs&) {
         "Constant needs exactly one of the attributes value, value_float, "
         "value_floats, value_int, value_ints; it has " +
         std::to_string(present));
+  ConstantAttrs rec;
   if (node.attrs.has("value")) {
     AMP_ASSIGN_OR_RETURN(std::optional<TensorData> t, node.attrs.get_tensor("value"));
     if (!t || t->dtype() == DType::kUndefined)
       return invalid_model("attribute 'value' has no dtype");
-    set_output(out, 0, t->dtype(), Shape::from_static(t->dims()));
+    rec.value = *t;
   } else if (node.attrs.has("value_float")) {
-    AMP_RETURN_IF_ERROR(node.attrs.get_float("value_float", 0.0f).status());
-    set_output(out, 0, DType::kF32, Shape());
+    AMP_ASSIGN_OR_RETURN(const float v, node.attrs.get_float("value_float", 0.0f));
+    rec.value = TensorData::scalar_f32(v);
   } else if (node.attrs.has("value_int")) {
-    AMP_RETURN_IF_ERROR(node.attrs.get_int("value_int", 0).status());
-    set_output(out, 0, DType::kI64, Shape());
+    AMP_ASSIGN_OR_RETURN(const int64_t v, node.attrs.get_int("value_int", 0));
+    rec.value = TensorData::scalar_i64(v);
   } else if (node.attrs.has("value_floats")) {
-    AMP_ASSIGN_OR_RETURN(std::vector<float> v, node.attrs.get_floats("value_floats"));
-    set_output(out, 0, DType::kF32, Shape({static_cast<int64_t>(v.size())}));
+    AMP_ASSIGN_OR_RETURN(const std::vector<float> v, node.attrs.get_floats("value_floats"));
+    rec.value = TensorData::from_vector<float>(DType::kF32, {static_cast<int64_t>(v.size())}, v);
   } else {
-    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> v, node.attrs.get_ints("value_ints"));
-    set_output(out, 0, DType::kI64, Shape({static_cast<int64_t>(v.size())}));
+    AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> v, node.attrs.get_ints("value_ints"));
+    rec.value = TensorData::vector_i64(v);
   }
+  set_output(out, 0, rec.value.dtype(), Shape::from_static(rec.value.dims()));
+  attrs = std::move(rec);
   return Status::ok();
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
+#include "graph/ir/tensor_data.h"
 #include "graph/ops/fused_activation.h"
 
 namespace amp::graph {
@@ -147,6 +148,12 @@ struct ReduceAttrs {
   bool noop_with_empty_axes = false;
 };
 
+// Constant: its value, from whichever attribute holds it (value, value_float(s),
+// value_int(s)).
+struct ConstantAttrs {
+  TensorData value;
+};
+
 // Pad: how the border is filled.
 struct PadAttrs {
   enum Mode : int { kConstant, kReflect, kEdge, kWrap };
@@ -185,6 +192,6 @@ struct ResizeAttrs : ResizeSampling {
 using OpAttrs =
     std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
                  NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
-                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs>;
+                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs>;
 
 }  // namespace amp::graph

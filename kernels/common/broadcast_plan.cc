@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
 

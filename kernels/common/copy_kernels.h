@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "kernels/common/fixed_output.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/common/movement_io.h"
 #include "kernels/kernel_registry.h"
 

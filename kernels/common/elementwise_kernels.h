@@ -45,7 +45,7 @@
 #include "kernels/common/clip_bounds.h"
 #include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/elementwise_functors.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/kernel_registry.h"
 
 namespace amp::kernels {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
 namespace {
@@ -27,8 +27,8 @@ Result<std::vector<uint8_t>> checked_bytes(const KernelConfig& cfg, DType dtype,
 Result<std::vector<uint8_t>> fixed_output_bytes(const KernelConfig& cfg) {
   const graph::OpType op = cfg.node != nullptr ? cfg.node->op : graph::OpType::kIdentity;
   if (op == graph::OpType::kConstant) {
-    AMP_ASSIGN_OR_RETURN(const ConstantValue v, read_constant_value(node_attrs(cfg)));
-    return checked_bytes(cfg, v.dtype, v.dims, v.bytes.data());
+    AMP_ASSIGN_OR_RETURN(const graph::ConstantAttrs* a, resolved_attrs<graph::ConstantAttrs>(cfg));
+    return checked_bytes(cfg, a->value.dtype(), a->value.dims(), a->value.bytes());
   }
   if (cfg.inputs.empty() || !cfg.inputs[0].present)
     return invalid_model(op_label(cfg) + ": needs an input");

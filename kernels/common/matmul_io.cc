@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
 
@@ -52,8 +52,8 @@ Result<MatMulDims> read_matmul_dims(const KernelConfig& cfg) {
   if (a.rank() > 1) expect.push_back(d.m);
   if (b.rank() > 1) expect.push_back(d.n);
   if (cfg.outputs[0].dims != expect)
-    return invalid_model("MatMul: output dims " + dims_to_string(cfg.outputs[0].dims) + " should be " +
-                         dims_to_string(expect));
+    return invalid_model("MatMul: output dims " + dims_to_string(cfg.outputs[0].dims) +
+                         " should be " + dims_to_string(expect));
   return d;
 }
 
@@ -98,8 +98,8 @@ Result<GemmDims> read_gemm_dims(const KernelConfig& cfg, DType dtype) {
                          (d.trans_a ? "^T" : "") + ", B " + dims_to_string(b.dims) +
                          (d.trans_b ? "^T" : ""));
   if (cfg.outputs[0].dims != std::vector<int64_t>{d.m, d.n})
-    return invalid_model("Gemm: output dims " + dims_to_string(cfg.outputs[0].dims) + " should be " +
-                         dims_to_string({d.m, d.n}));
+    return invalid_model("Gemm: output dims " + dims_to_string(cfg.outputs[0].dims) +
+                         " should be " + dims_to_string({d.m, d.n}));
   const bool has_c = cfg.inputs.size() == 3 && cfg.inputs[2].present;
   if (has_c) {
     const TensorDesc& c = cfg.inputs[2];

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
 namespace {

@@ -1,6 +1,6 @@
 #include "kernels/common/pad_plan.h"
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
 

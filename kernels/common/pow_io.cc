@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "kernels/common/dtype_dispatch.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
 namespace {

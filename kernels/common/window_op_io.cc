@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/common/pool_geometry.h"
 
 namespace amp::kernels {

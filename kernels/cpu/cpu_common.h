@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {

@@ -27,7 +27,7 @@
 // positions (which no input reaches) with act(bias).
 #include <algorithm>
 
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/common/window_op_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"

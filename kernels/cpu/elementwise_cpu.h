@@ -19,7 +19,7 @@
 #include "kernels/common/broadcast_plan.h"
 #include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/elementwise_functors.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"

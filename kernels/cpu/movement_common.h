@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel.h"
 #include "kernels/kernel_registry.h"

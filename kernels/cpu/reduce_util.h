@@ -16,7 +16,7 @@
 
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/common/reduce_plan.h"
 #include "kernels/common/reduction_types.h"
 #include "kernels/cpu/cpu_kernels.h"

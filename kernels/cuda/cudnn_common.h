@@ -25,7 +25,7 @@
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
 #include "kernels/common/elementwise_functors.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/common/workspace_layout.h"
 #include "kernels/cuda/cuda_context.h"
 #include "kernels/cuda/cuda_kernels.h"

@@ -18,7 +18,7 @@
 
 #include "kernels/common/broadcast_plan.h"
 #include "kernels/common/dtype_dispatch.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_launch.h"
 #include "kernels/kernel_registry.h"

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_launch.h"
 #include "kernels/kernel.h"

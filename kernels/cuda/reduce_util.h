@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "amp/dtype.h"
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 #include "kernels/common/reduce_plan.h"
 #include "kernels/common/reduction_functors.h"
 #include "kernels/common/reduction_types.h"

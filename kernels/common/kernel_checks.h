@@ -18,9 +18,6 @@
 
 namespace amp::kernels {
 
-// The node's attributes (an empty set when a test builds a config without a node).
-const graph::Attributes& node_attrs(const KernelConfig& cfg);
-
 // The op name of the node being prepared, for messages ("Slice").
 std::string op_label(const KernelConfig& cfg);
 
@@ -102,15 +99,6 @@ std::string dims_to_string(int rank, const int64_t* dims);
 // written to strides[0..out.rank()); invalid_model naming both shapes when `in` does not
 // broadcast to `out` or their dtypes differ.
 Status expand_source_strides(const TensorDesc& in, const TensorDesc& out, int64_t* strides);
-
-// A Constant node's value, from whichever of its attributes is set (value, value_float,
-// value_int, value_floats, value_ints; the string forms are unsupported).
-struct ConstantValue {
-  DType dtype = DType::kUndefined;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-};
-Result<ConstantValue> read_constant_value(const graph::Attributes& at);
 
 // The sizes of a Split's parts along `axis`: from a constant 'split' input; else from the
 // outputs' static shapes (shape inference applied the opset's rules); else, with an

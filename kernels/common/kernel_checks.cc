@@ -1,4 +1,4 @@
-#include "kernels/common/kernel_params.h"
+#include "kernels/common/kernel_checks.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,11 +8,6 @@
 #include "kernels/common/reduce_plan.h"
 
 namespace amp::kernels {
-
-const graph::Attributes& node_attrs(const KernelConfig& cfg) {
-  static const graph::Attributes kEmpty;
-  return cfg.node ? cfg.node->attrs : kEmpty;
-}
 
 Status check_io(const KernelConfig& cfg, DType t, DType out) {
   if (out == DType::kUndefined) out = t;
@@ -116,45 +111,6 @@ Status expand_source_strides(const TensorDesc& in, const TensorDesc& out, int64_
     }
   }
   return Status::ok();
-}
-
-namespace {
-
-template <typename T>
-ConstantValue constant_of(DType dtype, std::vector<int64_t> dims, const T* data, size_t count) {
-  ConstantValue c;
-  c.dtype = dtype;
-  c.dims = std::move(dims);
-  const auto* p = reinterpret_cast<const uint8_t*>(data);
-  c.bytes.assign(p, p + count * sizeof(T));
-  return c;
-}
-
-}  // namespace
-
-Result<ConstantValue> read_constant_value(const graph::Attributes& at) {
-  if (at.has("value")) {
-    AMP_ASSIGN_OR_RETURN(std::optional<graph::TensorData> t, at.get_tensor("value"));
-    if (!t) return invalid_model("Constant: attribute 'value' is not a tensor");
-    return constant_of(t->dtype(), t->dims(), t->bytes(), t->byte_size());
-  }
-  if (at.has("value_float")) {
-    AMP_ASSIGN_OR_RETURN(const float v, at.get_float("value_float", 0.0f));
-    return constant_of(DType::kF32, {}, &v, 1);
-  }
-  if (at.has("value_int")) {
-    AMP_ASSIGN_OR_RETURN(const int64_t v, at.get_int("value_int", 0));
-    return constant_of(DType::kI64, {}, &v, 1);
-  }
-  if (at.has("value_floats")) {
-    AMP_ASSIGN_OR_RETURN(const std::vector<float> v, at.get_floats("value_floats"));
-    return constant_of(DType::kF32, {static_cast<int64_t>(v.size())}, v.data(), v.size());
-  }
-  if (at.has("value_ints")) {
-    AMP_ASSIGN_OR_RETURN(const std::vector<int64_t> v, at.get_ints("value_ints"));
-    return constant_of(DType::kI64, {static_cast<int64_t>(v.size())}, v.data(), v.size());
-  }
-  return unsupported("Constant: needs one of value, value_float(s), value_int(s)");
 }
 
 Result<std::vector<int64_t>> split_part_sizes(const KernelConfig& cfg, size_t axis) {
