@@ -202,11 +202,11 @@ class ResizeKernel : public Kernel {
     for (int a = 0; a < st_.rank; ++a) {
       int cap = 1;
       if (all_const) {
-        cap = resize::tap_count(st_.at, specs[a].scale);
+        cap = resize_tap_count(st_.at, specs[a].scale);
       } else if (st_.out_dims[a] > 0 && st_.in_dims[a] > 0) {
         // scale >= (out - 0.5) / in under every way of giving the output size.
-        cap = resize::tap_count(st_.at, (static_cast<double>(st_.out_dims[a]) - 0.5) /
-                                            static_cast<double>(st_.in_dims[a]));
+        cap = resize_tap_count(st_.at, (static_cast<double>(st_.out_dims[a]) - 0.5) /
+                                           static_cast<double>(st_.in_dims[a]));
       }
       if (cap > resize::kMaxTaps)
         return unsupported("Resize: antialias filter of " + std::to_string(cap) + " taps on axis " +
@@ -263,7 +263,7 @@ class ResizeKernel : public Kernel {
         if (!resolve_spec(st_, roi, param, a, &specs[a]))
           return invalid_input(describe_resize_error(st_, a));
       for (int a = 0; a < st_.rank; ++a)
-        if (resize::tap_count(st_.at, specs[a].scale) > cap_[a])
+        if (resize_tap_count(st_.at, specs[a].scale) > cap_[a])
           return invalid_input("Resize: scales/sizes at run time do not give the output shape " +
                                dims_to_string(st_.rank, st_.out_dims));
       build_tables(specs, ws, local);
@@ -322,7 +322,7 @@ class ResizeKernel : public Kernel {
         t.identity = true;
         continue;
       }
-      t.taps = resize::tap_count(st_.at, specs[a].scale);
+      t.taps = resize_tap_count(st_.at, specs[a].scale);
       resize::build_axis(st_.at, specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
       t.identity = resize::is_identity(specs[a], t.taps, cap_[a], t.idx, t.w, t.extrap);
     }

@@ -4,7 +4,7 @@
 // axes; keep_aspect_ratio_policy; tf_crop_and_resize with extrapolation_value.
 //
 // No tables: the per-coordinate rules (coordinate transform, tap window and weights) are one
-// AMP_HOST_DEVICE function, axis_taps(), a line-by-line port of the CPU's build_axis
+// AMP_HOST_DEVICE function, resize_axis_taps(), a line-by-line port of the CPU's build_axis
 // (kernels/cpu/movement_resize_tables.cc), which each thread evaluates for its own output
 // coordinate in double precision, as the CPU does. (That file is host-only C++; were it an
 // AMP_HOST_DEVICE header, both backends could share one copy.)
@@ -28,6 +28,7 @@
 
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/common/resize_plan.h"
+#include "kernels/common/resize_taps.h"
 #include "kernels/cuda/movement_cuda.h"
 #include "runtime/common/half.h"
 #include "runtime/common/host_device.h"
@@ -43,181 +44,6 @@ using ResizeAttrs = graph::ResizeSampling;
 // or 8x cubic downscale).
 constexpr int kPlainTaps = 4;
 constexpr int kMaxTaps = 64;
-
-// ---- Shared host/device arithmetic (ports of kernels/cpu/movement_resize_tables.cc) -------
-
-AMP_HOST_DEVICE int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
-}
-
-// A product and a sum rounded separately, as on the CPU: nvcc would otherwise contract
-// a * b + c into one FMA (also across statements), and a last-bit change of a source
-// coordinate can flip floor() and pick another pixel.
-AMP_HOST_DEVICE double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-AMP_HOST_DEVICE double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-
-// The reference's cubic convolution kernel (Keys, parameter A) at distance x.
-AMP_HOST_DEVICE double cubic_kernel(double x, double A) {
-  x = fabs(x);
-  if (x <= 1) return ((A + 2) * x - (A + 3)) * x * x + 1;
-  if (x < 2) return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
-  return 0.0;
-}
-
-// The first of the n (even) input indices the reference interpolates from: the n integers
-// nearest to x_ori, ties to the smaller, searched in the input edge-padded by n/2 on each
-// side (op_resize.py's _get_neighbor). Like the reference (and the CPU), the distances are
-// taken from the padded coordinate x_ori + n/2 in floating point, so a coordinate within
-// rounding of an integer is decided the way the reference decides it.
-AMP_HOST_DEVICE int64_t neighbor_window(double x_ori, int n, int64_t in) {
-  const int64_t pad = n / 2;
-  // Far-outside coordinates land on the padded border anyway; bound them before the cast.
-  double xp = x_ori + static_cast<double>(pad);
-  xp = xp < -1e15 ? -1e15 : (xp > 1e15 ? 1e15 : xp);
-  const double f = floor(xp);
-  int64_t lo = static_cast<int64_t>(f) - pad + (f == xp ? 0 : 1);
-  lo = clamp64(lo, 0, in + 2 * pad - n);  // inside the padded range
-  return lo - pad;
-}
-
-// Number of coefficients per output coordinate. A scale that is not a positive finite number
-// (only possible with run-time parameters) counts as 1; huge counts saturate at 1 << 20.
-AMP_HOST_DEVICE int tap_count(const ResizeAttrs& at, double scale) {
-  if (at.mode == ResizeAttrs::kNearest) return 1;
-  if (!at.antialias) return at.mode == ResizeAttrs::kLinear ? 2 : 4;
-  if (!(scale > 0.0) || !isfinite(scale)) scale = 1.0;
-  const double s = scale < 1.0 ? scale : 1.0;
-  const double start = floor((at.mode == ResizeAttrs::kLinear ? -1.0 : -2.0) / s) + 1;
-  const double n = 2 - 2 * start;
-  return n > 1048576.0 ? 1048576 : static_cast<int>(n);
-}
-
-// The taps of output coordinate o on one axis (the CPU's resize::build_axis for one
-// coordinate):
-// writes `taps` clamped input indices and weights, and whether o lies outside the roi
-// (tf_crop_and_resize) or its source coordinate is not finite (then weights are 0).
-AMP_HOST_DEVICE void axis_taps(const ResizeAttrs& at, const AxisSpec& s, int taps, int64_t o,
-                               int64_t* idx, double* w, bool* extrap) {
-  const double in_w = static_cast<double>(s.in);
-  const double out_w = mul_rn(s.scale, in_w);  // the reference's float output width
-  const double x = static_cast<double>(o);
-  double x_ori = 0.0;
-  bool outside = false;
-  switch (at.coord) {
-    case ResizeAttrs::kAlignCorners:
-      x_ori = out_w == 1.0 ? 0.0 : x * (in_w - 1) / (out_w - 1);
-      break;
-    case ResizeAttrs::kAsymmetric:
-      x_ori = x / s.scale;
-      break;
-    case ResizeAttrs::kTfCropAndResize:
-      x_ori = out_w == 1.0 ? (s.roi_end - s.roi_start) * (in_w - 1) / 2
-                           : x * (s.roi_end - s.roi_start) * (in_w - 1) / (out_w - 1);
-      x_ori = add_rn(x_ori, mul_rn(s.roi_start, in_w - 1));
-      outside = x_ori < 0 || x_ori > in_w - 1;
-      break;
-    case ResizeAttrs::kPytorchHalfPixel:
-      x_ori = out_w == 1.0 ? -0.5 : (x + 0.5) / s.scale - 0.5;
-      break;
-    case ResizeAttrs::kHalfPixel:
-      x_ori = (x + 0.5) / s.scale - 0.5;
-      break;
-    case ResizeAttrs::kHalfPixelSymmetric:
-    default: {
-      const double adjustment = static_cast<double>(s.out) / out_w;
-      const double offset = mul_rn(in_w / 2, 1 - adjustment);
-      x_ori = offset + (x + 0.5) / s.scale - 0.5;
-      break;
-    }
-  }
-  *extrap = outside;
-  if (outside || !isfinite(x_ori)) {
-    for (int t = 0; t < taps; ++t) {
-      idx[t] = 0;
-      w[t] = 0.0;
-    }
-    *extrap = true;
-    return;
-  }
-  const double fl = floor(x_ori);
-  const double ratio = fl == x_ori ? 1.0 : x_ori - fl;
-  const int n = at.mode == ResizeAttrs::kNearest ? 2 : taps;  // nearest: 2 coefficients
-  const int64_t lo = neighbor_window(x_ori, n, s.in);
-
-  if (at.mode == ResizeAttrs::kNearest) {
-    bool right = true;  // integer x_ori: coefficients [0, 1]
-    if (ratio != 1.0) {
-      switch (at.nearest) {
-        case ResizeAttrs::kRoundPreferFloor:
-          right = ratio > 0.5;
-          break;
-        case ResizeAttrs::kRoundPreferCeil:
-          right = ratio >= 0.5;
-          break;
-        case ResizeAttrs::kFloor:
-          right = false;
-          break;
-        case ResizeAttrs::kCeil:
-        default:
-          right = true;
-          break;
-      }
-    }
-    idx[0] = clamp64(right ? lo + 1 : lo, 0, s.in - 1);
-    w[0] = 1.0;
-    return;
-  }
-
-  // Coefficients for window points lo .. lo + n - 1, i.e. offsets first .. from the point
-  // left of x_ori.
-  const int64_t first = 1 - n / 2;
-  if (at.mode == ResizeAttrs::kLinear && !at.antialias) {
-    w[0] = 1 - ratio;
-    w[1] = ratio;
-  } else if (at.mode == ResizeAttrs::kCubic && !at.antialias) {
-    for (int t = 0; t < 4; ++t)
-      w[t] = cubic_kernel(static_cast<double>(first + t) - ratio, at.cubic_a);
-  } else {
-    const double sc = s.scale < 1.0 ? s.scale : 1.0;
-    double sum = 0.0;
-    for (int t = 0; t < n; ++t) {
-      const double arg = (static_cast<double>(first + t) - ratio) * sc;
-      double c;
-      if (at.mode == ResizeAttrs::kLinear) {
-        c = 1 - fabs(arg);
-        c = c < 0.0 ? 0.0 : (c > 1.0 ? 1.0 : c);
-      } else {
-        c = cubic_kernel(arg, at.cubic_a);
-      }
-      w[t] = c;
-      sum += c;
-    }
-    for (int t = 0; t < n; ++t) w[t] /= sum;
-  }
-  if (at.exclude_outside) {
-    double sum = 0.0;
-    for (int t = 0; t < n; ++t) {
-      const int64_t p = lo + t;
-      if (p < 0 || p >= s.in) w[t] = 0.0;
-      sum += w[t];
-    }
-    if (sum != 0.0)
-      for (int t = 0; t < n; ++t) w[t] /= sum;
-  }
-  for (int t = 0; t < n; ++t) idx[t] = clamp64(lo + t, 0, s.in - 1);
-}
 
 // ---- Kernels ------------------------------------------------------------------------------
 
@@ -258,7 +84,7 @@ __global__ void resize_nearest_kernel(const E* src, E* dst, int64_t n, ResizeSta
       if (st.axis_pos[a] >= 0) {
         double w;
         bool ex;
-        axis_taps(st.at, sh[a], 1, o, &src_i, &w, &ex);
+        resize_axis_taps(st.at, sh[a], 1, o, &src_i, &w, &ex);
         outside = outside || ex;
       }
       off += src_i * in_stride;
@@ -281,7 +107,7 @@ __global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int6
   if (threadIdx.x == 0) {
     if (param != nullptr) {
       bool ok = resolve_spec(st, roi, param, axis, &sh_spec);
-      const int t = tap_count(st.at, sh_spec.scale);
+      const int t = resize_tap_count(st.at, sh_spec.scale);
       ok = ok && t <= cap && t <= kTaps;
       sh_taps = t < kTaps ? t : kTaps;
       sh_ok = ok;
@@ -308,7 +134,7 @@ __global__ void resize_pass_kernel(const Src* src, Dst* dst, int64_t outer, int6
     const int64_t ou = t / out_len;
     const int64_t o = t - ou * out_len;
     bool ex;
-    axis_taps(st.at, s, nt, o, idx, w, &ex);
+    resize_axis_taps(st.at, s, nt, o, idx, w, &ex);
     if (ex) {
       dst[k] = dev_store<Dst>(fill);
       continue;
@@ -353,13 +179,13 @@ class ResizeKernel : public Kernel {
           return invalid_model("Resize: scales entry " + std::to_string(st_.axis_pos[a]) +
                                " must be positive (or sizes must give the output shape " +
                                dims_to_string(out.dims) + ")");
-        cap_[a] = tap_count(at, s.scale);
+        cap_[a] = resize_tap_count(at, s.scale);
       } else {
         s = make_spec(st_.in_dims[a], st_.out_dims[a]);
         cap_[a] = 1;
         if (st_.out_dims[a] > 0 && st_.in_dims[a] > 0)
-          cap_[a] = tap_count(at, (static_cast<double>(st_.out_dims[a]) - 0.5) /
-                                      static_cast<double>(st_.in_dims[a]));
+          cap_[a] = resize_tap_count(at, (static_cast<double>(st_.out_dims[a]) - 0.5) /
+                                             static_cast<double>(st_.in_dims[a]));
       }
       if (st_.axis_pos[a] >= 0 && cap_[a] > kMaxTaps)
         return unsupported("Resize: antialias filter of " + std::to_string(cap_[a]) +
@@ -428,7 +254,7 @@ class ResizeKernel : public Kernel {
     double w[kMaxTaps];
     for (int64_t o = 0; o < s.out; ++o) {
       bool ex = false;
-      axis_taps(st_.at, s, taps, o, idx, w, &ex);
+      resize_axis_taps(st_.at, s, taps, o, idx, w, &ex);
       if (ex) return false;
       for (int t = 0; t < taps; ++t)
         if (w[t] != 0.0 && (w[t] != 1.0 || idx[t] != o)) return false;
@@ -515,7 +341,7 @@ class ResizeKernel : public Kernel {
                      C fill, const void* roi, const void* param, cudaStream_t stream) const {
     const int64_t n = outer * st_.out_dims[a] * inner;
     if (n == 0) return Status::ok();
-    const int taps = resolved_ ? tap_count(st_.at, specs_.a[a].scale) : cap_[a];
+    const int taps = resolved_ ? resize_tap_count(st_.at, specs_.a[a].scale) : cap_[a];
     if (!st_.at.antialias)
       resize_pass_kernel<Src, Dst, C, kPlainTaps><<<grid_for(n), kThreads, 0, stream>>>(
           src, dst, outer, in_len, st_.out_dims[a], inner, st_, a, specs_.a[a], taps, cap_[a], roi,
