@@ -4,10 +4,9 @@
 // axes; keep_aspect_ratio_policy; tf_crop_and_resize with extrapolation_value.
 //
 // No tables: the per-coordinate rules (coordinate transform, tap window and weights) are one
-// AMP_HOST_DEVICE function, resize_axis_taps(), a line-by-line port of the CPU's build_axis
-// (kernels/cpu/movement_resize_tables.cc), which each thread evaluates for its own output
-// coordinate in double precision, as the CPU does. (That file is host-only C++; were it an
-// AMP_HOST_DEVICE header, both backends could share one copy.)
+// AMP_HOST_DEVICE function, resize_axis_taps() (kernels/common/resize_taps.h, the one the CPU
+// builds its tables with), which each thread evaluates for its own output coordinate in
+// double precision, as the CPU does.
 // prepare() runs the same function on the host to find axes whose resize is the identity.
 //   nearest:        one gather kernel on raw element bytes (every dtype); an output element
 //                   is the extrapolation value when any axis' coordinate lies outside the roi.
