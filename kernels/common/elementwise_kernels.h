@@ -221,8 +221,7 @@ class VariadicKernel final : public Kernel {
   std::vector<Step> steps_;
 };
 
-// ---- Where(cond, X, Y)
-// ---------------------------------------------------------------------------
+// ---- Where(cond, X, Y) ---------------------------------------------------------------------
 
 // Selection copies elements, so the executor's loop depends only on the element size: one per
 // 1/2/4/8-byte unsigned type U serves every dtype of X and Y (float bits and NaN payloads pass

@@ -25,6 +25,22 @@ Status check_io(const KernelConfig& cfg, DType t, DType out) {
   return Status::ok();
 }
 
+Status check_same_rank_io(const KernelConfig& cfg, int max_rank) {
+  const std::string op = op_label(cfg);
+  if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
+      !cfg.outputs[0].present)
+    return invalid_model(op + ": needs a data input and an output");
+  const TensorDesc& in = cfg.inputs[0];
+  const TensorDesc& out = cfg.outputs[0];
+  if (in.rank() > static_cast<size_t>(max_rank))
+    return unsupported(op + " input has rank " + std::to_string(in.rank()) + "; at most " +
+                       std::to_string(max_rank) + " is supported");
+  if (out.rank() != in.rank() || out.dtype != in.dtype)
+    return invalid_model(op + ": output " + dims_to_string(out.dims) +
+                         " does not match the input's rank or dtype");
+  return Status::ok();
+}
+
 Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs) {
   const size_t n = cfg.inputs.size();
   if (n < min_inputs || n > max_inputs) {

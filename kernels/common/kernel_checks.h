@@ -50,6 +50,11 @@ Status check_arity(const KernelConfig& cfg, size_t min_inputs, size_t max_inputs
 // dtype `t` (output 0 dtype `out` when given), rank <= kReduceMaxRank (reduce_plan.h).
 Status check_io(const KernelConfig& cfg, DType t, DType out = DType::kUndefined);
 
+// The data-in, data-out ops whose output keeps the input's rank and dtype (Slice, Pad,
+// Resize): input 0 and output 0 present, rank at most max_rank (unsupported beyond),
+// output of the input's rank and dtype; messages name the op.
+Status check_same_rank_io(const KernelConfig& cfg, int max_rank);
+
 // Product of dims[begin, end).
 inline int64_t dims_product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
   int64_t p = 1;

@@ -5,18 +5,10 @@
 namespace amp::kernels {
 
 Result<PadSetup> check_pad_io(const KernelConfig& cfg) {
-  if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
-      !cfg.outputs[0].present)
-    return invalid_model("Pad: needs a data input and an output");
+  AMP_RETURN_IF_ERROR(check_same_rank_io(cfg, kPadMaxRank));
   AMP_ASSIGN_OR_RETURN(const graph::PadAttrs* rec, resolved_attrs<graph::PadAttrs>(cfg));
   const TensorDesc& in = cfg.inputs[0];
   const TensorDesc& out = cfg.outputs[0];
-  if (in.rank() > static_cast<size_t>(kPadMaxRank))
-    return unsupported("Pad input has rank " + std::to_string(in.rank()) + "; at most " +
-                       std::to_string(kPadMaxRank) + " is supported");
-  if (in.rank() != out.rank() || in.dtype != out.dtype)
-    return invalid_model("Pad: output " + dims_to_string(out.dims) +
-                         " does not match the input's rank or dtype");
   PadSetup setup;
   PadStatic& p = setup.p;
   p.mode = rec->mode;

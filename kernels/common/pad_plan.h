@@ -17,6 +17,7 @@
 
 #include "amp/dtype.h"
 #include "graph/ops/op_attrs.h"
+#include "kernels/common/element_access.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/host_device.h"
 #include "runtime/common/status.h"
@@ -59,11 +60,6 @@ AMP_HOST_DEVICE int64_t pad_source(int mode, int64_t o, int64_t b, int64_t n) {
   }
 }
 
-AMP_HOST_DEVICE int64_t pad_read_index(const void* p, DType t, int i) {
-  return t == DType::kI32 ? static_cast<int64_t>(static_cast<const int32_t*>(p)[i])
-                          : static_cast<const int64_t*>(p)[i];
-}
-
 // Reads pads (and axes) into begin[] and end[] (p.rank entries each); returns -1 when they
 // give the output shape, else the offending axis, or rank + i for a bad axes entry i.
 AMP_HOST_DEVICE int pad_resolve(const PadStatic& p, const void* pads, const void* axes,
@@ -75,12 +71,12 @@ AMP_HOST_DEVICE int pad_resolve(const PadStatic& p, const void* pads, const void
     seen[a] = false;
   }
   for (int i = 0; i < p.n_axes; ++i) {
-    const int64_t ax = p.has_axes ? pad_read_index(axes, p.axes_dtype, i) : i;
+    const int64_t ax = p.has_axes ? load_index(axes, p.axes_dtype, i) : i;
     const int64_t a = ax < -p.rank || ax >= p.rank ? -1 : (ax < 0 ? ax + p.rank : ax);
     if (a < 0 || seen[a]) return p.rank + i;
     seen[a] = true;
-    begin[a] = pad_read_index(pads, p.pads_dtype, i);
-    end[a] = pad_read_index(pads, p.pads_dtype, i + p.n_axes);
+    begin[a] = load_index(pads, p.pads_dtype, i);
+    end[a] = load_index(pads, p.pads_dtype, i + p.n_axes);
   }
   for (int a = 0; a < p.rank; ++a) {
     if (p.in_dims[a] + begin[a] + end[a] != p.out_dims[a]) return a;

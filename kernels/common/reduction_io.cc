@@ -49,9 +49,6 @@ Result<ReduceAxesShape> check_reduce_axes_io(const KernelConfig& cfg, DType t) {
   s.noop_empty = rec->noop_with_empty_axes;
   s.in_dims = cfg.inputs[0].dims;
   s.out_dims = cfg.outputs[0].dims;
-  if (s.in_dims.size() > static_cast<size_t>(kReduceMaxRank))
-    return unsupported("a reduction of rank " + std::to_string(s.in_dims.size()) + " (at most " +
-                       std::to_string(kReduceMaxRank) + ")");
   s.rank = static_cast<int>(s.in_dims.size());
   s.in_numel = cfg.inputs[0].numel();
   if (cfg.inputs.size() > 1 && cfg.inputs[1].present) {

@@ -5,18 +5,10 @@
 namespace amp::kernels {
 
 Result<ResizeStatic> check_resize_io(const KernelConfig& cfg) {
-  if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
-      !cfg.outputs[0].present)
-    return invalid_model("Resize: needs a data input and an output");
+  AMP_RETURN_IF_ERROR(check_same_rank_io(cfg, kResizeMaxRank));
   AMP_ASSIGN_OR_RETURN(const graph::ResizeAttrs* rec, resolved_attrs<graph::ResizeAttrs>(cfg));
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& out = cfg.outputs[0];
-  if (x.rank() > static_cast<size_t>(kResizeMaxRank))
-    return unsupported("Resize input has rank " + std::to_string(x.rank()) + "; at most " +
-                       std::to_string(kResizeMaxRank) + " is supported");
-  if (out.dtype != x.dtype || out.rank() != x.rank())
-    return invalid_model("Resize: output " + dims_to_string(out.dims) +
-                         " does not match the input's rank or dtype");
   ResizeStatic st;
   st.at = *rec;
   if (st.at.mode != graph::ResizeSampling::kNearest && !is_float(x.dtype))

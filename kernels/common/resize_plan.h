@@ -14,8 +14,8 @@
 
 #include "amp/dtype.h"
 #include "graph/ops/op_attrs.h"
+#include "kernels/common/element_access.h"
 #include "kernels/kernel_registry.h"
-#include "runtime/common/half.h"
 #include "runtime/common/host_device.h"
 #include "runtime/common/status.h"
 
@@ -56,24 +56,6 @@ struct ResizeStatic {
   int param_index() const { return has_scales ? 2 : 3; }
 };
 
-AMP_HOST_DEVICE double resize_read_float(const void* p, DType t, int i) {
-  switch (t) {
-    case DType::kF64:
-      return static_cast<const double*>(p)[i];
-    case DType::kF16:
-      return half_bits_to_float(static_cast<const uint16_t*>(p)[i]);
-    case DType::kBF16:
-      return bf16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
-    default:
-      return static_cast<const float*>(p)[i];
-  }
-}
-
-AMP_HOST_DEVICE int64_t resize_read_int(const void* p, DType t, int i) {
-  return t == DType::kI32 ? static_cast<int64_t>(static_cast<const int32_t*>(p)[i])
-                          : static_cast<const int64_t*>(p)[i];
-}
-
 // Axis a's spec from the raw roi / scales-or-sizes buffers (host constants or device
 // tensors); false for a non-positive scale or sizes that do not give the output.
 AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const void* param, int a,
@@ -83,16 +65,16 @@ AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const
   *spec = s;
   if (i < 0) return true;
   if (roi != nullptr) {
-    s.roi_start = resize_read_float(roi, st.roi_dtype, i);
-    s.roi_end = resize_read_float(roi, st.roi_dtype, st.n_axes + i);
+    s.roi_start = load_as_double(roi, st.roi_dtype, i);
+    s.roi_end = load_as_double(roi, st.roi_dtype, st.n_axes + i);
   }
   if (st.has_scales) {
-    s.scale = resize_read_float(param, st.param_dtype, i);
+    s.scale = load_as_double(param, st.param_dtype, i);
     // Finite: v - v is 0 exactly then (NaN for NaN and infinities), on host and device.
     if (!(s.scale > 0.0) || s.scale - s.scale != 0.0) return false;
   } else if (s.in > 0) {
     if (st.at.policy == graph::ResizeSampling::kStretch) {
-      const double size = static_cast<double>(resize_read_int(param, st.param_dtype, i));
+      const double size = static_cast<double>(load_index(param, st.param_dtype, i));
       if (static_cast<int64_t>(size) != s.out) return false;
       s.scale = size / static_cast<double>(s.in);
     } else {
@@ -101,9 +83,8 @@ AMP_HOST_DEVICE bool resolve_spec(const ResizeStatic& st, const void* roi, const
       bool first = true;
       for (int b = 0; b < st.rank; ++b) {
         if (st.axis_pos[b] < 0 || st.in_dims[b] == 0) continue;
-        const double v =
-            static_cast<double>(resize_read_int(param, st.param_dtype, st.axis_pos[b])) /
-            static_cast<double>(st.in_dims[b]);
+        const double v = static_cast<double>(load_index(param, st.param_dtype, st.axis_pos[b])) /
+                         static_cast<double>(st.in_dims[b]);
         if (first || (st.at.policy == graph::ResizeSampling::kNotLarger ? v < common : v > common))
           common = v;
         first = false;

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "graph/ops/op_attrs.h"
+#include "kernels/common/element_access.h"
 #include "kernels/common/resize_plan.h"
 #include "runtime/common/host_device.h"
 
@@ -28,10 +29,6 @@ namespace amp::kernels {
 // Finite: v - v is 0 exactly then (NaN for NaN and infinities), on host and device.
 AMP_HOST_DEVICE bool resize_finite(double v) {
   return v - v == 0.0;
-}
-
-AMP_HOST_DEVICE int64_t resize_clamp64(int64_t v, int64_t lo, int64_t hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
 }
 
 // A product and a sum rounded separately, as on the CPU: nvcc would otherwise contract
@@ -72,7 +69,7 @@ AMP_HOST_DEVICE int64_t resize_neighbor_window(double x_ori, int n, int64_t in) 
   xp = xp < -1e15 ? -1e15 : (xp > 1e15 ? 1e15 : xp);
   const double f = floor(xp);
   int64_t lo = static_cast<int64_t>(f) - pad + (f == xp ? 0 : 1);
-  lo = resize_clamp64(lo, 0, in + 2 * pad - n);  // inside the padded range
+  lo = clamp_index(lo, 0, in + 2 * pad - n);  // inside the padded range
   return lo - pad;
 }
 
@@ -158,7 +155,7 @@ AMP_HOST_DEVICE void resize_axis_taps(const graph::ResizeSampling& at, const Axi
           break;
       }
     }
-    idx[0] = resize_clamp64(right ? lo + 1 : lo, 0, s.in - 1);
+    idx[0] = clamp_index(right ? lo + 1 : lo, 0, s.in - 1);
     w[0] = 1.0;
     return;
   }
@@ -199,7 +196,7 @@ AMP_HOST_DEVICE void resize_axis_taps(const graph::ResizeSampling& at, const Axi
     if (sum != 0.0)
       for (int t = 0; t < n; ++t) w[t] /= sum;
   }
-  for (int t = 0; t < n; ++t) idx[t] = resize_clamp64(lo + t, 0, s.in - 1);
+  for (int t = 0; t < n; ++t) idx[t] = clamp_index(lo + t, 0, s.in - 1);
 }
 
 }  // namespace amp::kernels

@@ -6,16 +6,9 @@ namespace amp::kernels {
 
 Result<SliceSetup> check_slice_io(const KernelConfig& cfg) {
   if (cfg.inputs.size() < 3) return invalid_model("Slice: needs data, starts and ends");
-  if (!cfg.inputs[0].present || cfg.outputs.empty() || !cfg.outputs[0].present)
-    return invalid_model("Slice: needs a data input and an output");
+  AMP_RETURN_IF_ERROR(check_same_rank_io(cfg, kSliceMaxRank));
   const TensorDesc& in = cfg.inputs[0];
   const TensorDesc& out = cfg.outputs[0];
-  if (in.rank() > static_cast<size_t>(kSliceMaxRank))
-    return unsupported("Slice input has rank " + std::to_string(in.rank()) + "; at most " +
-                       std::to_string(kSliceMaxRank) + " is supported");
-  if (out.rank() != in.rank() || out.dtype != in.dtype)
-    return invalid_model("Slice: output " + dims_to_string(out.dims) +
-                         " does not match the input's rank or dtype");
   SliceSetup setup;
   SliceStatic& s = setup.s;
   s.rank = static_cast<int>(in.rank());

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "amp/dtype.h"
+#include "kernels/common/element_access.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/host_device.h"
 #include "runtime/common/status.h"
@@ -45,15 +46,6 @@ enum SliceError : int {
   kSliceUnslicedAxis,   // an axis not sliced changes size
 };
 
-AMP_HOST_DEVICE int64_t slice_read_index(const void* p, DType t, int i) {
-  return t == DType::kI32 ? static_cast<int64_t>(static_cast<const int32_t*>(p)[i])
-                          : static_cast<const int64_t*>(p)[i];
-}
-
-AMP_HOST_DEVICE int64_t slice_clamp(int64_t v, int64_t lo, int64_t hi) {
-  return v < lo ? lo : (v > hi ? hi : v);
-}
-
 // Writes the view's base offset and per-axis strides over s.out_dims (in elements of the
 // contiguous input), or returns the error and, in *bad_axis, the axis (or entry) concerned.
 AMP_HOST_DEVICE int slice_resolve(const SliceStatic& s, const void* starts_p, const void* ends_p,
@@ -72,26 +64,26 @@ AMP_HOST_DEVICE int slice_resolve(const SliceStatic& s, const void* starts_p, co
   }
   int64_t base = 0;
   for (int i = 0; i < s.n; ++i) {
-    const int64_t axis = s.has_axes ? slice_read_index(axes_p, s.dtypes[3], i) : i;
+    const int64_t axis = s.has_axes ? load_index(axes_p, s.dtypes[3], i) : i;
     const int64_t a = axis < -s.rank || axis >= s.rank ? -1 : (axis < 0 ? axis + s.rank : axis);
     *bad_axis = static_cast<int>(a < 0 ? i : a);
     if (a < 0 || seen[a]) return kSliceBadAxis;
     seen[a] = true;
     const int64_t d = s.in_dims[a];
-    const int64_t step = s.has_steps ? slice_read_index(steps_p, s.dtypes[4], i) : 1;
+    const int64_t step = s.has_steps ? load_index(steps_p, s.dtypes[4], i) : 1;
     if (step == 0) return kSliceZeroStep;
-    int64_t start = slice_read_index(starts_p, s.dtypes[1], i);
-    int64_t end = slice_read_index(ends_p, s.dtypes[2], i);
+    int64_t start = load_index(starts_p, s.dtypes[1], i);
+    int64_t end = load_index(ends_p, s.dtypes[2], i);
     int64_t count = 0;
     if (start < 0) start = start < -d ? -1 : start + d;  // avoids overflow near INT64_MIN
     if (end < 0) end = end < -d ? -1 : end + d;
     if (step > 0) {
-      start = slice_clamp(start, 0, d);
-      end = slice_clamp(end, 0, d);
+      start = clamp_index(start, 0, d);
+      end = clamp_index(end, 0, d);
       if (end > start) count = (end - start - 1) / step + 1;
     } else {
-      start = slice_clamp(start, 0, d - 1 > 0 ? d - 1 : 0);
-      end = slice_clamp(end, -1, d - 1);
+      start = clamp_index(start, 0, d - 1 > 0 ? d - 1 : 0);
+      end = clamp_index(end, -1, d - 1);
       if (start > end && d > 0) {
         const uint64_t span = static_cast<uint64_t>(start - end);
         const uint64_t stride = 0 - static_cast<uint64_t>(step);

@@ -142,11 +142,4 @@ void fill_elements(void* dst_v, const void* value, int64_t count, size_t elem) {
   for (int64_t i = 0; i < count; ++i) std::memcpy(dst + static_cast<size_t>(i) * elem, value, elem);
 }
 
-Status check_max_rank(const TensorDesc& t, const char* what) {
-  if (t.rank() > static_cast<size_t>(kMaxRank))
-    return unsupported(std::string(what) + " has rank " + std::to_string(t.rank()) +
-                       "; the CPU movement kernels support up to " + std::to_string(kMaxRank));
-  return Status::ok();
-}
-
 }  // namespace amp::kernels::cpu

@@ -58,7 +58,4 @@ void fill_elements(void* dst, const void* value, int64_t count, size_t elem_size
 void tile_copy(const void* src, void* dst, int rank, const int64_t* in_dims,
                const int64_t* out_dims, size_t elem_size, int threads);
 
-// Checks a tensor's rank against kMaxRank, naming it in the error.
-Status check_max_rank(const TensorDesc& t, const char* what);
-
 }  // namespace amp::kernels::cpu

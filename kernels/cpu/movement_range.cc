@@ -30,9 +30,7 @@ class RangeKernel : public SetupKernel<RangeShape, check_range_io> {
   Status run(const KernelArgs& a) const override {
     return visit_dtype(setup_.dtype, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float> ||
-                    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
-                    (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) > 1)) {
+      if constexpr (in_group<T>(DTypeGroup::kNumeric)) {  // registered: range_dtypes()
         fill_range(*a.input<T>(0), *a.input<T>(2), a.output<T>(0), setup_.n);
         return Status::ok();
       } else {

@@ -16,6 +16,7 @@
 
 #include "amp/dtype.h"
 #include "graph/ir/graph.h"
+#include "kernels/common/element_access.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/common/reduce_plan.h"
 #include "kernels/common/reduction_types.h"
@@ -119,9 +120,8 @@ inline int64_t grain_for(int64_t work_per_item) {
   return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, work_per_item));
 }
 
-// Element i of a small float tensor of any float dtype, as double (normalization
-// parameters: scale, bias, running mean/var may differ in dtype from X).
-double load_as_double(const void* data, DType dtype, int64_t i);
+// (Element i of a parameter tensor of another dtype than X: load_as_double,
+// kernels/common/element_access.h.)
 // Stores v into element i of a float tensor (f32/f16/bf16/f64), rounding once.
 void store_from_double(void* data, DType dtype, int64_t i, double v);
 

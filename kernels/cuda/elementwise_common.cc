@@ -1,6 +1,5 @@
-// The device form of the common broadcast
-// plan (kernels/common/broadcast_plan.h), so both backends accept and reject the same
-// nodes with the same messages. Host code only.
+// The device form of the common broadcast plan (kernels/common/broadcast_plan.h), so both
+// backends accept and reject the same nodes with the same messages. Host code only.
 #include <algorithm>
 #include <string>
 
@@ -30,19 +29,5 @@ Result<DevicePlan<N>> device_plan(const kernels::BroadcastPlan& p) {
 }
 template Result<DevicePlan<2>> device_plan<2>(const kernels::BroadcastPlan& p);
 template Result<DevicePlan<3>> device_plan<3>(const kernels::BroadcastPlan& p);
-
-Result<DevicePlan<2>> make_plan2(const std::vector<std::vector<int64_t>>& inputs,
-                                 const std::vector<int64_t>& out, bool exact) {
-  AMP_ASSIGN_OR_RETURN(kernels::BroadcastPlan p, exact ? make_broadcast_plan(inputs, out)
-                                                       : make_broadcast_plan_to(inputs, out));
-  return device_plan<2>(p);
-}
-
-Result<DevicePlan<3>> make_plan3(const std::vector<std::vector<int64_t>>& inputs,
-                                 const std::vector<int64_t>& out, bool exact) {
-  AMP_ASSIGN_OR_RETURN(kernels::BroadcastPlan p, exact ? make_broadcast_plan(inputs, out)
-                                                       : make_broadcast_plan_to(inputs, out));
-  return device_plan<3>(p);
-}
 
 }  // namespace amp::kernels::cuda

@@ -42,10 +42,4 @@ Result<DevicePlan<N>> device_plan(const kernels::BroadcastPlan& p);
 extern template Result<DevicePlan<2>> device_plan<2>(const kernels::BroadcastPlan& p);
 extern template Result<DevicePlan<3>> device_plan<3>(const kernels::BroadcastPlan& p);
 
-// make_broadcast_plan / make_broadcast_plan_to (common) followed by device_plan.
-Result<DevicePlan<2>> make_plan2(const std::vector<std::vector<int64_t>>& inputs,
-                                 const std::vector<int64_t>& out, bool exact);
-Result<DevicePlan<3>> make_plan3(const std::vector<std::vector<int64_t>>& inputs,
-                                 const std::vector<int64_t>& out, bool exact);
-
 }  // namespace amp::kernels::cuda

@@ -53,11 +53,4 @@ Status check_max_rank(const TensorDesc& t, const char* what) {
   return Status::ok();
 }
 
-Status check_data_io(const KernelConfig& cfg) {
-  if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
-      !cfg.outputs[0].present)
-    return invalid_model(op_label(cfg) + ": needs a data input and an output");
-  return Status::ok();
-}
-
 }  // namespace amp::kernels::cuda

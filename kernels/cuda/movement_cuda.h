@@ -86,12 +86,9 @@ Status launch_tile(const void* src, void* dst, int rank, const int64_t* in_dims,
 Status launch_range(DType dtype, const void* start, const void* delta, void* out, int64_t n,
                     cudaStream_t stream);
 
-// ---- prepare() helpers (as kernels/cpu/movement_common.h) ---------------------------------
+// ---- prepare() helper ------------------------------------------------------------------------
 
-// Checks a tensor's rank against kMaxRank, naming it in the error.
+// Checks a tensor's rank against kMaxRank (the plans' cap), naming it in the error.
 Status check_max_rank(const TensorDesc& t, const char* what);
-
-// Requires a present input 0 and a present output 0.
-Status check_data_io(const KernelConfig& cfg);
 
 }  // namespace amp::kernels::cuda

@@ -57,10 +57,10 @@ std::set<graph::ValueId> kept_values(const graph::Graph& g) {
   return kept;
 }
 
-// Whether the case's one node reads fp32 data and no other float dtype.
-bool has_fp32_data(const NodeTestCase& c) {
+// Whether the case (loaded as `lc`) reads fp32 data and no other float dtype: a float_io case,
+// or a one-node case whose float inputs are fp32.
+bool has_fp32_data(const NodeTestCase& c, const Result<LoadedCase>& lc) {
   if (c.float_io) return true;
-  Result<LoadedCase> lc = load_case(c);
   if (!lc.is_ok() || lc->graph.nodes.size() != 1) return false;
   bool f32 = false;
   for (const graph::ValueId id : lc->graph.nodes[0].inputs) {
@@ -73,9 +73,8 @@ bool has_fp32_data(const NodeTestCase& c) {
 }
 
 // Runs the case in `dtype` on the backend and the reference on the CPU; "" when they agree.
-std::string sweep_case(const NodeTestCase& c, DType dtype, kernels::Backend backend,
+std::string sweep_case(const Result<LoadedCase>& lc, DType dtype, kernels::Backend backend,
                        const GraphRunner& run) {
-  Result<LoadedCase> lc = load_case(c);
   if (!lc.is_ok()) return lc.status().to_string();
   graph::Graph low = lc->graph;
   graph::Graph ref = lc->graph;
@@ -110,10 +109,10 @@ std::string sweep_case(const NodeTestCase& c, DType dtype, kernels::Backend back
   if (!want.is_ok()) return "reference: " + want.status().to_string();
   if (got->size() != want->size()) return "output count differs from the reference's";
   const Tolerance tol = tolerance_for(backend, dtype);
+  auto widen = [](const graph::TensorData& t) {
+    return is_float(t.dtype()) ? cast_tensor(t, DType::kF32) : t;
+  };
   for (size_t k = 0; k < got->size(); ++k) {
-    auto widen = [](const graph::TensorData& t) {
-      return is_float(t.dtype()) ? cast_tensor(t, DType::kF32) : t;
-    };
     const std::string why =
         compare_tensors(widen((*want)[k]), widen((*got)[k]), tol.rtol, tol.atol);
     if (!why.empty()) return "output " + std::to_string(k) + ": " + why;
@@ -140,10 +139,15 @@ SweepReport sweep_registry(const kernels::KernelRegistry& registry, kernels::Bac
                            const GraphRunner& run) {
   SweepReport report;
   // Single-node cases with fp32 data by op (outputs of any dtype: ArgMax, comparisons,
-  // Cast); an expanded (multi-node) case tests other ops too.
+  // Cast); an expanded (multi-node) case tests other ops too. Each is loaded once, for every
+  // dtype it runs in.
   std::map<graph::OpType, std::vector<NodeTestCase>> by_op;
+  std::map<std::string, Result<LoadedCase>> loaded;
   for (NodeTestCase& c : select_node_tests()) {
-    if (c.name.find("_expanded") != std::string::npos || !has_fp32_data(c)) continue;
+    if (c.name.find("_expanded") != std::string::npos) continue;
+    Result<LoadedCase> lc = load_case(c);
+    if (!has_fp32_data(c, lc)) continue;
+    loaded.emplace(c.name, std::move(lc));
     by_op[*graph::op_from_name(c.primary_op)].push_back(std::move(c));
   }
   Result<std::vector<ExpectedFailure>> listed = load_expected_failures();
@@ -180,7 +184,7 @@ SweepReport sweep_registry(const kernels::KernelRegistry& registry, kernels::Bac
       if (named || (every && names.count(f.case_name))) expected.push_back(f);
     }
     ConformanceReport r = check_cases(mode, cases, expected, [&](const NodeTestCase& c) {
-      return sweep_case(c, dtype, backend, run);
+      return sweep_case(loaded.at(c.name), dtype, backend, run);
     });
     for (const std::string& p : r.problems) report.problems.push_back(mode + ": " + p);
     report.modes.push_back(std::move(r));
