@@ -26,6 +26,7 @@
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/kernel_harness.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
 
@@ -55,58 +56,9 @@ int64_t numel_of(const std::vector<int64_t>& dims) {
   return n;
 }
 
-void store_value(DType dt, uint8_t* p, size_t i, double v) {
-  switch (dt) {
-    case DType::kF32: {
-      const float f = static_cast<float>(v);
-      std::memcpy(p + i * 4, &f, 4);
-      return;
-    }
-    case DType::kF16: {
-      const uint16_t h = float_to_half_bits(static_cast<float>(v));
-      std::memcpy(p + i * 2, &h, 2);
-      return;
-    }
-    case DType::kBF16: {
-      const uint16_t h = float_to_bf16_bits(static_cast<float>(v));
-      std::memcpy(p + i * 2, &h, 2);
-      return;
-    }
-    case DType::kF64:
-      std::memcpy(p + i * 8, &v, 8);
-      return;
-    case DType::kI64: {
-      const int64_t x = static_cast<int64_t>(v);
-      std::memcpy(p + i * 8, &x, 8);
-      return;
-    }
-    case DType::kI32: {
-      const int32_t x = static_cast<int32_t>(v);
-      std::memcpy(p + i * 4, &x, 4);
-      return;
-    }
-    case DType::kI16: {
-      const int16_t x = static_cast<int16_t>(v);
-      std::memcpy(p + i * 2, &x, 2);
-      return;
-    }
-    case DType::kI8:
-      p[i] = static_cast<uint8_t>(static_cast<int8_t>(v));
-      return;
-    case DType::kU8:
-      p[i] = static_cast<uint8_t>(v);
-      return;
-    case DType::kBool:
-      p[i] = v != 0 ? 1 : 0;
-      return;
-    case DType::kUndefined:
-      return;
-  }
-}
-
 TensorData from_values(DType dt, std::vector<int64_t> dims, const std::vector<double>& values) {
   std::vector<uint8_t> bytes(values.size() * dtype_size(dt));
-  for (size_t i = 0; i < values.size(); ++i) store_value(dt, bytes.data(), i, values[i]);
+  for (size_t i = 0; i < values.size(); ++i) test::store_value(dt, bytes.data(), i, values[i]);
   return TensorData::from_bytes(dt, std::move(dims), std::move(bytes)).value();
 }
 

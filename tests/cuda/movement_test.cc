@@ -5,14 +5,12 @@
 //     byte for byte (they only move bytes), except linear/cubic Resize (a tolerance).
 //   - Parameters computed at run time (Slice starts, Pad pads, Resize scales/sizes/roi)
 //     give no static output shape to the graph runners, so those cases drive the kernels
-//     directly (run_both below: the same KernelConfig on both backends, device buffers with
-//     a poisoned guard zone behind each output to catch writes past the end).
+//     directly (expect_kernels_match below: the same call through the kernel harness on
+//     both backends, outputs with a poisoned guard zone to catch writes past the end).
 // Inputs are random (fresh seed per test, printed on failure; AMP_TEST_SEED=<n> replays),
 // never all zeros; float inputs of pure movement ops are random bytes (any bit pattern must
 // survive). Every test skips when no GPU is visible.
 #include <gtest/gtest.h>
-
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,13 +25,12 @@
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
-#include "kernels/cuda/cuda_check.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/backend/cuda/device_query.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"
-#include "tests/test_util/inferred_node.h"
+#include "tests/test_util/kernel_harness.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
 
@@ -46,7 +43,6 @@ using graph::OpType;
 using graph::Shape;
 using graph::TensorData;
 using graph::ValueId;
-using kernels::Backend;
 
 std::mt19937 make_rng(uint32_t* seed_out) {
   const char* env = std::getenv("AMP_TEST_SEED");
@@ -219,188 +215,28 @@ void expect_same(OpType op, const std::vector<Operand>& operands, const Attribut
 
 // ---- The direct kernel driver (run-time parameters) ---------------------------------------
 
-struct KTensor {
-  DType dtype = DType::kUndefined;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  bool constant = false;  // visible to prepare() as constant_data
-  bool present = true;
-};
+// The harness's tensors (tests/test_util/kernel_harness.h), built from TensorData.
+using KTensor = test::HostTensor;
 
 KTensor kt(const TensorData& t, bool constant) {
-  KTensor k;
-  k.dtype = t.dtype();
-  k.dims = t.dims();
+  KTensor k = test::output_spec(t.dtype(), t.dims());
   k.bytes.assign(t.bytes(), t.bytes() + t.byte_size());
   k.constant = constant;
   return k;
 }
 KTensor kabsent() {
-  KTensor k;
-  k.present = false;
-  return k;
+  return test::absent_tensor();
 }
 KTensor kspec(DType dt, std::vector<int64_t> dims) {
-  KTensor k;
-  k.dtype = dt;
-  k.dims = std::move(dims);
-  return k;
+  return test::output_spec(dt, std::move(dims));
 }
 
-struct KernelRun {
-  graph::Node node;
-  kernels::KernelConfig cfg;
-  const kernels::KernelDef* def = nullptr;
-};
-
-// The runtime's lookup rule (kernels::kernel_dtype): first float input, else first input,
-// else first output.
-DType lookup_dtype(const std::vector<KTensor>& inputs, const std::vector<KTensor>& outputs) {
-  for (const KTensor& t : inputs)
-    if (t.present && is_float(t.dtype)) return t.dtype;
-  for (const KTensor& t : inputs)
-    if (t.present) return t.dtype;
-  for (const KTensor& t : outputs)
-    if (t.present) return t.dtype;
-  return DType::kUndefined;
-}
-
-kernels::KernelConfig make_config(const graph::Node* node, const std::vector<KTensor>& inputs,
-                                  const std::vector<KTensor>& outputs) {
-  kernels::KernelConfig cfg;
-  cfg.node = node;
-  for (const KTensor& t : inputs) {
-    kernels::TensorDesc d;
-    d.present = t.present;
-    d.dtype = t.dtype;
-    d.dims = t.dims;
-    if (t.present && t.constant) d.constant_data = t.bytes.data();
-    cfg.inputs.push_back(d);
-  }
-  for (const KTensor& t : outputs) {
-    kernels::TensorDesc d;
-    d.present = t.present;
-    d.dtype = t.dtype;
-    d.dims = t.dims;
-    cfg.outputs.push_back(d);
-  }
-  return cfg;
-}
-
-Result<std::vector<std::vector<uint8_t>>> run_cpu(const graph::Node& node,
-                                                  const std::vector<KTensor>& inputs,
-                                                  const std::vector<KTensor>& outputs) {
-  const DType kd = lookup_dtype(inputs, outputs);
-  const kernels::KernelDef* def = test::cpu_registry().find(node.op, Backend::kCpu, kd);
-  if (!def) return unsupported("no CPU kernel");
-  kernels::KernelConfig cfg = make_config(&node, inputs, outputs);
-  AMP_ASSIGN_OR_RETURN(graph::Graph g, test::infer_single_node(node, cfg.inputs, cfg.outputs));
-  cfg.node = &g.nodes[0];
-  std::vector<std::vector<uint8_t>> in_copy;
-  std::vector<const void*> in_ptrs;
-  for (const KTensor& t : inputs) in_copy.push_back(t.bytes);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    in_ptrs.push_back(inputs[i].present ? in_copy[i].data() : nullptr);
-  std::vector<std::vector<uint8_t>> out(outputs.size());
-  std::vector<void*> out_ptrs;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    out[i].assign(cfg.outputs[i].bytes(), 0xFF);
-    out_ptrs.push_back(outputs[i].present ? out[i].data() : nullptr);
-  }
-  auto k = def->create();
-  AMP_RETURN_IF_ERROR(k->prepare(cfg));
-  std::vector<uint8_t> ws(k->workspace_bytes() + 64);
-  kernels::KernelArgs args;
-  args.inputs = in_ptrs.data();
-  args.outputs = out_ptrs.data();
-  args.workspace = ws.data();
-  AMP_RETURN_IF_ERROR(k->run(args));
-  return out;
-}
-
-struct DeviceBuffer {
-  void* ptr = nullptr;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr) cudaFree(ptr);
-  }
-};
-
-constexpr size_t kGuard = 256;  // poisoned bytes behind each output
-
-Result<std::vector<std::vector<uint8_t>>> run_gpu(const graph::Node& node,
-                                                  const std::vector<KTensor>& inputs,
-                                                  const std::vector<KTensor>& outputs) {
-  const DType kd = lookup_dtype(inputs, outputs);
-  const kernels::KernelDef* def = test::cuda_registry().find(node.op, Backend::kCuda, kd);
-  if (!def) return unsupported("no CUDA kernel");
-  kernels::KernelConfig cfg = make_config(&node, inputs, outputs);
-  AMP_ASSIGN_OR_RETURN(graph::Graph g, test::infer_single_node(node, cfg.inputs, cfg.outputs));
-  cfg.node = &g.nodes[0];
-  cudaStream_t stream = nullptr;
-  AMP_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
-  std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> guard(
-      stream, [](cudaStream_t s) { cudaStreamDestroy(s); });
-  std::vector<DeviceBuffer> in_buf(inputs.size());
-  std::vector<const void*> in_ptrs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].present) {
-      in_ptrs.push_back(nullptr);
-      continue;
-    }
-    AMP_CUDA_RETURN_IF_ERROR(cudaMalloc(&in_buf[i].ptr, inputs[i].bytes.size() + 1));
-    if (!inputs[i].bytes.empty())
-      AMP_CUDA_RETURN_IF_ERROR(cudaMemcpy(in_buf[i].ptr, inputs[i].bytes.data(),
-                                          inputs[i].bytes.size(), cudaMemcpyHostToDevice));
-    in_ptrs.push_back(in_buf[i].ptr);
-  }
-  std::vector<DeviceBuffer> out_buf(outputs.size());
-  std::vector<void*> out_ptrs;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].present) {
-      out_ptrs.push_back(nullptr);
-      continue;
-    }
-    const size_t bytes = cfg.outputs[i].bytes() + kGuard;
-    AMP_CUDA_RETURN_IF_ERROR(cudaMalloc(&out_buf[i].ptr, bytes));
-    AMP_CUDA_RETURN_IF_ERROR(cudaMemset(out_buf[i].ptr, 0xFF, bytes));
-    out_ptrs.push_back(out_buf[i].ptr);
-  }
-  auto k = def->create();
-  AMP_RETURN_IF_ERROR(k->prepare(cfg));
-  DeviceBuffer ws;
-  AMP_CUDA_RETURN_IF_ERROR(cudaMalloc(&ws.ptr, k->workspace_bytes() + 256));
-  kernels::KernelArgs args;
-  args.inputs = in_ptrs.data();
-  args.outputs = out_ptrs.data();
-  args.workspace = ws.ptr;
-  args.stream = stream;
-  AMP_RETURN_IF_ERROR(k->run(args));
-  AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
-  std::vector<std::vector<uint8_t>> out(outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].present) continue;
-    std::vector<uint8_t> host(cfg.outputs[i].bytes() + kGuard);
-    AMP_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(host.data(), out_buf[i].ptr, host.size(), cudaMemcpyDeviceToHost));
-    for (size_t b = cfg.outputs[i].bytes(); b < host.size(); ++b)
-      if (host[b] != 0xFF)
-        return internal_error("output " + std::to_string(i) + " written past its end");
-    host.resize(cfg.outputs[i].bytes());
-    out[i] = std::move(host);
-  }
-  return out;
-}
-
-graph::Node make_node(OpType op, const Attributes& attrs, int version = 22) {
-  graph::Node n;
-  n.name = "n";
-  n.op = op;
-  n.op_version = version;
-  n.attrs = attrs;
-  return n;
+// Output 0 of one kernel run on the GPU, as bytes.
+Result<std::vector<uint8_t>> run_gpu(OpType op, const std::vector<KTensor>& inputs,
+                                     const std::vector<KTensor>& outputs) {
+  test::KernelRun r = test::run_kernel_cuda({.op = op}, inputs, outputs);
+  if (!r.ok()) return r.status();
+  return std::move(r.outputs[0].bytes);
 }
 
 // Runs the kernel on both backends with the same config and compares the outputs.
@@ -408,16 +244,17 @@ void expect_kernels_match(OpType op, const Attributes& attrs, const std::vector<
                           const std::vector<KTensor>& outputs, const std::string& what,
                           const Tol& tol = kBytes) {
   SCOPED_TRACE(std::string(graph::op_name(op)) + " " + what);
-  const graph::Node node = make_node(op, attrs);
-  Result<std::vector<std::vector<uint8_t>>> cpu = run_cpu(node, inputs, outputs);
-  ASSERT_TRUE(cpu.is_ok()) << "CPU: " << cpu.status().message();
-  Result<std::vector<std::vector<uint8_t>>> gpu = run_gpu(node, inputs, outputs);
-  ASSERT_TRUE(gpu.is_ok()) << "CUDA: " << gpu.status().message();
+  const test::KernelCall call{.op = op, .attrs = attrs};
+  test::KernelRun cpu = test::run_kernel(call, inputs, outputs);
+  ASSERT_TRUE(cpu.ok()) << "CPU: " << cpu.status().message();
+  test::KernelRun gpu = test::run_kernel_cuda(call, inputs, outputs);
+  ASSERT_TRUE(gpu.ok()) << "CUDA: " << gpu.status().message();
   std::vector<TensorData> c, g;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].present) continue;
-    c.push_back(TensorData::from_bytes(outputs[i].dtype, outputs[i].dims, (*cpu)[i]).value());
-    g.push_back(TensorData::from_bytes(outputs[i].dtype, outputs[i].dims, (*gpu)[i]).value());
+    const KTensor& o = outputs[i];
+    c.push_back(TensorData::from_bytes(o.dtype, o.dims, cpu.outputs[i].bytes).value());
+    g.push_back(TensorData::from_bytes(o.dtype, o.dims, gpu.outputs[i].bytes).value());
   }
   compare_outputs(c, g, tol);
 }
@@ -635,13 +472,12 @@ TEST(CudaMovementSlice, RunTimeParameters) {
 TEST(CudaMovementSlice, RunTimeMismatchWritesZeros) {
   AMP_REQUIRE_GPU();
   std::mt19937 rng(7);
-  const graph::Node node = make_node(OpType::kSlice, {});
-  Result<std::vector<std::vector<uint8_t>>> gpu = run_gpu(
-      node,
+  Result<std::vector<uint8_t>> gpu = run_gpu(
+      OpType::kSlice,
       {kt(random_bytes(DType::kF32, {10}, rng), false), kt(i64s({0}), false), kt(i64s({9}), false)},
       {kspec(DType::kF32, {4})});
   ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
-  EXPECT_EQ((*gpu)[0], std::vector<uint8_t>(16, 0));
+  EXPECT_EQ(*gpu, std::vector<uint8_t>(16, 0));
 }
 
 // ---- Gather ---------------------------------------------------------------------------------
@@ -688,14 +524,13 @@ TEST(CudaMovementGather, OutOfRangeIndexWritesZeros) {
   AMP_REQUIRE_GPU();
   std::vector<float> data(12);
   std::iota(data.begin(), data.end(), 1.0f);
-  const graph::Node node = make_node(OpType::kGather, {});
-  Result<std::vector<std::vector<uint8_t>>> gpu = run_gpu(
-      node,
+  Result<std::vector<uint8_t>> gpu = run_gpu(
+      OpType::kGather,
       {kt(tensor_of<float>(DType::kF32, {4, 3}, data), false), kt(i64s({1, 4, -5, -1}), false)},
       {kspec(DType::kF32, {4, 3})});
   ASSERT_TRUE(gpu.is_ok()) << gpu.status().message();
   std::vector<float> got(12);
-  std::memcpy(got.data(), (*gpu)[0].data(), 48);
+  std::memcpy(got.data(), gpu->data(), 48);
   EXPECT_EQ(got, (std::vector<float>{4, 5, 6, 0, 0, 0, 0, 0, 0, 10, 11, 12}));
 }
 

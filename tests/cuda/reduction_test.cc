@@ -23,7 +23,7 @@
 #include "runtime/common/half.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"
-#include "tests/test_util/inferred_node.h"
+#include "tests/test_util/kernel_harness.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
 
@@ -408,32 +408,18 @@ TEST(CudaReduction, GlobalAveragePool) {
 // Needs no GPU: prepare() is host code.
 TEST(CudaReduction, RuntimeAxesAreUnsupportedNotWrong) {
   // Reading run-time axes would need a device-to-host copy inside run(): prepare() says no.
-  graph::Node node;
-  node.op = OpType::kReduceSum;
-  node.name = "sum";
-  kernels::KernelConfig cfg;
-  cfg.node = &node;
-  kernels::TensorDesc x, axes, y;
-  x.dtype = y.dtype = DType::kF32;
-  x.dims = {3, 4};
-  y.dims = {3, 1};
-  axes.dtype = DType::kI64;
-  axes.dims = {1};
-  cfg.inputs = {x, axes};
-  cfg.outputs = {y};
-  Result<graph::Graph> g = test::infer_single_node(node, cfg.inputs, cfg.outputs);
-  ASSERT_TRUE(g.is_ok()) << g.status().to_string();
-  cfg.node = &g->nodes[0];
-  const kernels::KernelDef* def =
-      test::cuda_registry().find(OpType::kReduceSum, kernels::Backend::kCuda, DType::kF32);
-  ASSERT_NE(def, nullptr);
-  const Status s = def->create()->prepare(cfg);
-  EXPECT_EQ(s.code(), ErrorCode::kUnsupported) << s.to_string();
+  const test::KernelCall call{.op = OpType::kReduceSum};
+  const test::HostTensor x = test::output_spec(DType::kF32, {3, 4});
+  const test::HostTensor y = test::output_spec(DType::kF32, {3, 1});
+  test::HostTensor axes = test::raw_tensor<int64_t>(DType::kI64, {1}, {1});
+  Result<test::PreparedKernel> p = test::PreparedKernel::prepare(
+      test::cuda_registry(), kernels::Backend::kCuda, call, {x, axes}, {y});
+  EXPECT_EQ(p.status().code(), ErrorCode::kUnsupported) << p.status().to_string();
   // The same axes as a constant are fine.
-  const int64_t one = 1;
-  cfg.inputs[1].constant_data = &one;
-  const Status ok = def->create()->prepare(cfg);
-  EXPECT_TRUE(ok.is_ok()) << ok.to_string();
+  axes.constant = true;
+  p = test::PreparedKernel::prepare(test::cuda_registry(), kernels::Backend::kCuda, call, {x, axes},
+                                    {y});
+  EXPECT_TRUE(p.is_ok()) << p.status().to_string();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <string>
 
 #include "graph/ops/shape_inference.h"
 #include "kernels/cuda/cuda_check.h"
@@ -14,12 +15,121 @@ namespace {
 
 struct DeviceBuffer {
   void* ptr = nullptr;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   ~DeviceBuffer() {
     if (ptr) cudaFree(ptr);
   }
 };
 
+// A stream with the device and context handles the CUDA kernels expect, as the runtime's
+// ExecutionContext holds them.
+class DeviceSession {
+ public:
+  Status open() {
+    AMP_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream_));
+    AMP_ASSIGN_OR_RETURN(device_, kernels::cuda::create_device_handles(0, false));
+    AMP_ASSIGN_OR_RETURN(context_, kernels::cuda::create_context_handles(stream_));
+    return Status::ok();
+  }
+  ~DeviceSession() {
+    if (context_) kernels::cuda::destroy_context_handles(context_);
+    if (device_) kernels::cuda::destroy_device_handles(device_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  cudaStream_t stream() const { return stream_; }
+  kernels::cuda::DeviceHandles* device() const { return device_; }
+  kernels::cuda::ContextHandles* context() const { return context_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  kernels::cuda::DeviceHandles* device_ = nullptr;
+  kernels::cuda::ContextHandles* context_ = nullptr;
+};
+
+constexpr size_t kOutputGuard = 256;  // poisoned bytes behind each device output
+
+Status upload(const std::vector<uint8_t>& host, DeviceBuffer& dev) {
+  AMP_CUDA_RETURN_IF_ERROR(cudaMalloc(&dev.ptr, host.size() + 1));
+  if (!host.empty())
+    AMP_CUDA_RETURN_IF_ERROR(cudaMemcpy(dev.ptr, host.data(), host.size(), cudaMemcpyHostToDevice));
+  return Status::ok();
+}
+
+Result<std::vector<HostTensor>> run_prepared_cuda(const PreparedKernel& p,
+                                                  const DeviceSession& session,
+                                                  const std::vector<HostTensor>& inputs) {
+  std::vector<DeviceBuffer> in_buf(inputs.size());
+  std::vector<const void*> in_ptrs(inputs.size(), nullptr);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].present) continue;
+    AMP_RETURN_IF_ERROR(upload(inputs[i].bytes, in_buf[i]));
+    in_ptrs[i] = in_buf[i].ptr;
+  }
+  std::vector<HostTensor> outs = p.output_specs();
+  std::vector<DeviceBuffer> out_buf(outs.size());
+  std::vector<void*> out_ptrs(outs.size(), nullptr);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (!outs[k].present) continue;
+    const size_t bytes = p.config().outputs[k].bytes() + kOutputGuard;
+    AMP_CUDA_RETURN_IF_ERROR(cudaMalloc(&out_buf[k].ptr, bytes));
+    AMP_CUDA_RETURN_IF_ERROR(cudaMemset(out_buf[k].ptr, 0xFF, bytes));
+    out_ptrs[k] = out_buf[k].ptr;
+  }
+  if (p.call().in_place) {
+    if (outs.empty() || inputs.empty() || p.config().outputs[0].bytes() != inputs[0].bytes.size())
+      return internal_error("test: in place needs output 0 the size of input 0");
+    AMP_CUDA_RETURN_IF_ERROR(cudaMemcpy(out_buf[0].ptr, inputs[0].bytes.data(),
+                                        inputs[0].bytes.size(), cudaMemcpyHostToDevice));
+    in_ptrs[0] = out_buf[0].ptr;
+  }
+  DeviceBuffer ws;
+  AMP_CUDA_RETURN_IF_ERROR(cudaMalloc(&ws.ptr, p.kernel().workspace_bytes() + 256));
+  kernels::KernelArgs args;
+  args.inputs = in_ptrs.data();
+  args.outputs = out_ptrs.data();
+  args.workspace = ws.ptr;
+  args.stream = session.stream();
+  args.context_handles = session.context();
+  AMP_RETURN_IF_ERROR(p.kernel().run(args));
+  AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(session.stream()));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (!outs[k].present) continue;
+    const size_t size = p.config().outputs[k].bytes();
+    outs[k].bytes.resize(size + kOutputGuard);
+    AMP_CUDA_RETURN_IF_ERROR(cudaMemcpy(outs[k].bytes.data(), out_buf[k].ptr, outs[k].bytes.size(),
+                                        cudaMemcpyDeviceToHost));
+    for (size_t b = size; b < outs[k].bytes.size(); ++b)
+      if (outs[k].bytes[b] != 0xFF)
+        return internal_error("test: the kernel wrote past output " + std::to_string(k));
+    outs[k].bytes.resize(size);
+  }
+  return outs;
+}
+
 }  // namespace
+
+KernelRun run_kernel_cuda(const KernelCall& call, const std::vector<HostTensor>& inputs,
+                          const std::vector<HostTensor>& outputs) {
+  KernelRun r;
+  DeviceSession session;
+  r.prepare_status = session.open();
+  if (!r.prepare_status.is_ok()) return r;
+  Result<PreparedKernel> p = PreparedKernel::prepare(cuda_registry(), kernels::Backend::kCuda, call,
+                                                     inputs, outputs, session.device());
+  if (!p.is_ok()) {
+    r.prepare_status = p.status();
+    return r;
+  }
+  Result<std::vector<HostTensor>> outs = run_prepared_cuda(*p, session, inputs);
+  if (!outs.is_ok()) {
+    r.run_status = outs.status();
+    return r;
+  }
+  r.outputs = std::move(*outs);
+  return r;
+}
 
 const kernels::KernelRegistry& cuda_registry() {
   static const kernels::KernelRegistry reg = [] {
@@ -41,18 +151,9 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
   }
   AMP_RETURN_IF_ERROR(infer_shapes(g));
 
-  cudaStream_t stream = nullptr;
-  AMP_CUDA_RETURN_IF_ERROR(cudaStreamCreate(&stream));
-  std::unique_ptr<CUstream_st, void (*)(cudaStream_t)> stream_guard(
-      stream, [](cudaStream_t s) { cudaStreamDestroy(s); });
-  AMP_ASSIGN_OR_RETURN(kernels::cuda::DeviceHandles * dev_raw,
-                       kernels::cuda::create_device_handles(0, false));
-  std::unique_ptr<kernels::cuda::DeviceHandles, void (*)(kernels::cuda::DeviceHandles*)> dev(
-      dev_raw, kernels::cuda::destroy_device_handles);
-  AMP_ASSIGN_OR_RETURN(kernels::cuda::ContextHandles * ctx_raw,
-                       kernels::cuda::create_context_handles(stream));
-  std::unique_ptr<kernels::cuda::ContextHandles, void (*)(kernels::cuda::ContextHandles*)> ctx(
-      ctx_raw, kernels::cuda::destroy_context_handles);
+  DeviceSession session;
+  AMP_RETURN_IF_ERROR(session.open());
+  cudaStream_t stream = session.stream();
 
   std::vector<DeviceBuffer> buf(g.values.size());
   auto alloc = [&](ValueId id, size_t bytes) -> Status {
@@ -80,7 +181,7 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
     if (!def) return unsupported(label + ": no cuda kernel for " + std::string(dtype_name(kd)));
     kernels::KernelConfig cfg;
     cfg.node = &n;
-    cfg.backend_handle = dev.get();
+    cfg.backend_handle = session.device();
     std::vector<const void*> in_ptrs;
     std::vector<void*> out_ptrs;
     for (ValueId id : n.inputs) {
@@ -107,7 +208,7 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
     args.outputs = out_ptrs.data();
     args.workspace = ws.ptr;
     args.stream = stream;
-    args.context_handles = ctx.get();
+    args.context_handles = session.context();
     AMP_RETURN_IF_ERROR(k->run(args).with_context(label));
     AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     keep.push_back(std::move(k));

@@ -2,8 +2,9 @@
 // Gemm, MaxPool, AveragePool) against naive references written here in double precision
 // (direct convolution loops, scatter for the transposed convolution, triple loops for
 // matrix products, window loops for pools), independently of the kernels' code. Kernels
-// are driven directly through KernelConfig / KernelArgs, so the tests do not depend on
-// shape inference; the last test runs the ONNX node tests of these ops end to end.
+// are driven one at a time by the shared harness (tests/test_util/kernel_harness.h), which
+// overwrites constant inputs after prepare() (weights are packed there); the last test runs the
+// ONNX node tests of these ops end to end.
 //
 // Inputs are random (fresh seed per test case, printed on failure) and never all zero.
 // f16 / bf16 inputs are rounded to their type first and the reference uses the rounded
@@ -25,11 +26,13 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/common/element_access.h"
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
-#include "tests/test_util/inferred_node.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/kernel_harness.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
 
@@ -56,79 +59,9 @@ struct Tensor {
 };
 
 double round_to(DType dt, double v) {
-  switch (dt) {
-    case DType::kF16:
-      return static_cast<float>(Half(static_cast<float>(v)));
-    case DType::kBF16:
-      return static_cast<float>(BFloat16(static_cast<float>(v)));
-    case DType::kF32:
-      return static_cast<float>(v);
-    case DType::kI8:
-      return static_cast<int8_t>(v);
-    case DType::kU8:
-      return static_cast<uint8_t>(v);
-    default:
-      return v;
-  }
-}
-
-std::vector<uint8_t> to_bytes(const Tensor& t) {
-  std::vector<uint8_t> b(static_cast<size_t>(t.numel()) * dtype_size(t.dtype));
-  for (size_t i = 0; i < t.values.size(); ++i) {
-    const double v = t.values[i];
-    switch (t.dtype) {
-      case DType::kF32:
-        reinterpret_cast<float*>(b.data())[i] = static_cast<float>(v);
-        break;
-      case DType::kF16:
-        reinterpret_cast<Half*>(b.data())[i] = Half(static_cast<float>(v));
-        break;
-      case DType::kBF16:
-        reinterpret_cast<BFloat16*>(b.data())[i] = BFloat16(static_cast<float>(v));
-        break;
-      case DType::kI8:
-        reinterpret_cast<int8_t*>(b.data())[i] = static_cast<int8_t>(v);
-        break;
-      case DType::kU8:
-        reinterpret_cast<uint8_t*>(b.data())[i] = static_cast<uint8_t>(v);
-        break;
-      case DType::kI64:
-        reinterpret_cast<int64_t*>(b.data())[i] = static_cast<int64_t>(v);
-        break;
-      default:
-        ADD_FAILURE() << "test: unhandled dtype";
-    }
-  }
-  return b;
-}
-
-std::vector<double> from_bytes(DType dt, const uint8_t* b, int64_t n) {
-  std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    switch (dt) {
-      case DType::kF32:
-        v[i] = reinterpret_cast<const float*>(b)[i];
-        break;
-      case DType::kF16:
-        v[i] = static_cast<float>(reinterpret_cast<const Half*>(b)[i]);
-        break;
-      case DType::kBF16:
-        v[i] = static_cast<float>(reinterpret_cast<const BFloat16*>(b)[i]);
-        break;
-      case DType::kI8:
-        v[i] = reinterpret_cast<const int8_t*>(b)[i];
-        break;
-      case DType::kU8:
-        v[i] = reinterpret_cast<const uint8_t*>(b)[i];
-        break;
-      case DType::kI64:
-        v[i] = static_cast<double>(reinterpret_cast<const int64_t*>(b)[i]);
-        break;
-      default:
-        ADD_FAILURE() << "test: unhandled dtype";
-    }
-  }
-  return v;
+  uint8_t bytes[sizeof(double)];
+  test::store_value(dt, bytes, 0, v);
+  return kernels::load_as_double(bytes, dt, 0);
 }
 
 class Rng {
@@ -153,122 +86,37 @@ class Rng {
   uint32_t seed_;
 };
 
-const kernels::KernelRegistry& registry() {
-  static const kernels::KernelRegistry reg = [] {
-    kernels::KernelRegistry r;
-    kernels::register_cpu_kernels(r);
-    return r;
-  }();
-  return reg;
+// The harness (tests/test_util/kernel_harness.h) takes host bytes; these tests keep values.
+using OutSpec = test::HostTensor;
+
+std::vector<test::HostTensor> to_host(const std::vector<Tensor>& ts) {
+  std::vector<test::HostTensor> out;
+  for (const Tensor& t : ts)
+    out.push_back(t.present ? test::host_tensor(t.dtype, t.dims, t.values, t.constant)
+                            : test::absent_tensor());
+  return out;
 }
 
-struct OutSpec {
-  DType dtype;
-  std::vector<int64_t> dims;
-  bool present = true;
-};
-
-// A prepared kernel plus the buffers of one call.
-struct Prepared {
-  std::unique_ptr<kernels::Kernel> kernel;
-  std::vector<std::vector<uint8_t>> in_bytes;
-  Status status;
-};
-
-Prepared prepare(const graph::Node& node, const std::vector<Tensor>& inputs,
-                 const std::vector<OutSpec>& outs, int threads = 1) {
-  Prepared p;
-  const DType dt = inputs[0].dtype;
-  const kernels::KernelDef* def = registry().find(node.op, Backend::kCpu, dt);
-  if (!def) {
-    p.status = unsupported("no kernel registered for this dtype");
-    return p;
-  }
-  p.kernel = def->create();
-  kernels::KernelConfig cfg;
-  cfg.node = &node;
-  cfg.num_threads = threads;
-  for (const Tensor& t : inputs)
-    p.in_bytes.push_back(t.present ? to_bytes(t) : std::vector<uint8_t>{});
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    kernels::TensorDesc d;
-    d.present = inputs[i].present;
-    if (d.present) {
-      d.dtype = inputs[i].dtype;
-      d.dims = inputs[i].dims;
-      if (inputs[i].constant) d.constant_data = p.in_bytes[i].data();
-    }
-    cfg.inputs.push_back(d);
-  }
-  for (const OutSpec& o : outs) {
-    kernels::TensorDesc d;
-    d.present = o.present;
-    d.dtype = o.dtype;
-    d.dims = o.dims;
-    cfg.outputs.push_back(d);
-  }
-  Result<graph::Graph> inferred = test::infer_single_node(node, cfg.inputs, cfg.outputs);
-  if (!inferred.is_ok()) {
-    p.status = inferred.status();
-    return p;
-  }
-  cfg.node = &inferred->nodes[0];
-  p.status = p.kernel->prepare(cfg);
-  // Constants must not be read after prepare(): scribble over them.
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].constant) std::fill(p.in_bytes[i].begin(), p.in_bytes[i].end(), 0xFF);
-  return p;
+// Constants are scribbled over after prepare(): the library kernels pack them there and
+// must not read them at run.
+Result<test::PreparedKernel> prepare(const graph::Node& node, const std::vector<Tensor>& inputs,
+                                     const std::vector<OutSpec>& outs, int threads = 1) {
+  return test::PreparedKernel::prepare(test::cpu_registry(), Backend::kCpu,
+                                       {.op = node.op,
+                                        .attrs = node.attrs,
+                                        .op_version = node.op_version,
+                                        .threads = threads,
+                                        .scribble_constants = true},
+                                       to_host(inputs), outs);
 }
 
-// Runs a prepared kernel once (fresh 64-byte-aligned workspace, poisoned outputs).
-Result<std::vector<std::vector<double>>> run_prepared(const Prepared& p,
+// Runs a prepared kernel once; the outputs' values.
+Result<std::vector<std::vector<double>>> run_prepared(const test::PreparedKernel& p,
                                                       const std::vector<Tensor>& inputs,
-                                                      const std::vector<OutSpec>& outs,
                                                       int threads) {
-  std::vector<std::vector<uint8_t>> in_bytes;
-  std::vector<const void*> in_ptrs;
-  for (const Tensor& t : inputs)
-    in_bytes.push_back(t.present ? to_bytes(t) : std::vector<uint8_t>{});
-  // Constant inputs get prepare()'s scribbled copy: a kernel must not read them at run.
-  for (size_t i = 0; i < inputs.size(); ++i)
-    in_ptrs.push_back(!inputs[i].present   ? nullptr
-                      : inputs[i].constant ? p.in_bytes[i].data()
-                                           : in_bytes[i].data());
-  std::vector<std::vector<uint8_t>> out_bytes;
-  std::vector<void*> out_ptrs;
-  for (const OutSpec& o : outs) {
-    int64_t n = 1;
-    for (int64_t d : o.dims) n *= d;
-    out_bytes.emplace_back(static_cast<size_t>(n) * dtype_size(o.dtype) + 1, 0xFF);
-  }
-  for (size_t i = 0; i < outs.size(); ++i)
-    out_ptrs.push_back(outs[i].present ? out_bytes[i].data() : nullptr);
-  std::vector<uint8_t> ws(p.kernel->workspace_bytes() + 128, 0xAB);
-  uint8_t* aligned = ws.data() + (64 - reinterpret_cast<uintptr_t>(ws.data()) % 64) % 64;
-  kernels::KernelArgs args;
-  args.inputs = in_ptrs.data();
-  args.outputs = out_ptrs.data();
-  args.workspace = aligned;
-  args.num_threads = threads;
-  AMP_RETURN_IF_ERROR(p.kernel->run(args));
-  // The kernel must stay inside workspace_bytes() (the canary after it is untouched).
-  const uint8_t* ws_end = aligned + p.kernel->workspace_bytes();
-  for (const uint8_t* c = ws_end; c < ws_end + 64; ++c)
-    if (*c != 0xAB) return internal_error("test: the kernel wrote past its workspace");
-  // ... and inside its outputs (one poisoned byte after each).
-  for (size_t i = 0; i < outs.size(); ++i)
-    if (outs[i].present && out_bytes[i].back() != 0xFF)
-      return internal_error("test: the kernel wrote past output " + std::to_string(i));
+  AMP_ASSIGN_OR_RETURN(std::vector<test::HostTensor> outs, p.run(to_host(inputs), threads));
   std::vector<std::vector<double>> res;
-  for (size_t i = 0; i < outs.size(); ++i) {
-    if (!outs[i].present) {
-      res.emplace_back();
-      continue;
-    }
-    int64_t n = 1;
-    for (int64_t d : outs[i].dims) n *= d;
-    res.push_back(from_bytes(outs[i].dtype, out_bytes[i].data(), n));
-  }
+  for (const test::HostTensor& o : outs) res.push_back(test::tensor_values(o));
   return res;
 }
 
@@ -276,9 +124,8 @@ Result<std::vector<std::vector<double>>> run_kernel(const graph::Node& node,
                                                     const std::vector<Tensor>& inputs,
                                                     const std::vector<OutSpec>& outs,
                                                     int threads = 1) {
-  Prepared p = prepare(node, inputs, outs, threads);
-  AMP_RETURN_IF_ERROR(p.status);
-  return run_prepared(p, inputs, outs, threads);
+  AMP_ASSIGN_OR_RETURN(test::PreparedKernel p, prepare(node, inputs, outs, threads));
+  return run_prepared(p, inputs, threads);
 }
 
 double rtol_of(DType dt) {
@@ -531,15 +378,15 @@ TEST(DnnlConv, ConcurrentRunsOnOneKernel) {
       mags.emplace_back();
       conv_reference(c, xs.back(), w, &b, {}, refs.back(), mags.back(), y_dims);
     }
-    Prepared p = prepare(node, {xs[0], w, b}, {{dt, y_dims}});
-    ASSERT_TRUE(p.status.is_ok()) << p.status.to_string();
+    Result<test::PreparedKernel> p = prepare(node, {xs[0], w, b}, {{dt, y_dims}});
+    ASSERT_TRUE(p.is_ok()) << p.status().to_string();
     std::vector<std::vector<double>> got(4);
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t)
       threads.emplace_back([&, t] {
         for (int rep = 0; rep < 20; ++rep) {
-          auto r = run_prepared(p, {xs[t], w, b}, {{dt, y_dims}}, 1);
+          auto r = run_prepared(*p, {xs[t], w, b}, 1);
           if (!r.is_ok()) {
             ++failures;
             return;
@@ -559,19 +406,19 @@ TEST(DnnlConv, RejectsBadAttributes) {
   graph::Node node;
   node.op = OpType::kConv;
   node.attrs.set("group", int64_t{3});  // does not divide 4 channels
-  EXPECT_FALSE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+  EXPECT_FALSE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status().is_ok());
   node.attrs.set("group", int64_t{2});
-  EXPECT_TRUE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
-  EXPECT_FALSE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 4, 4}}}).status.is_ok());  // dims
+  EXPECT_TRUE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status().is_ok());
+  EXPECT_FALSE(prepare(node, {x, w}, {{DType::kF32, {1, 4, 4, 4}}}).status().is_ok());  // dims
   node.attrs.set("fused_activation", std::string("Softplus"));
-  const Status s = prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status;
+  const Status s = prepare(node, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status();
   EXPECT_EQ(s.code(), ErrorCode::kUnsupported) << s.to_string();
   graph::Node bad;
   bad.op = OpType::kConv;
   bad.attrs.set("strides", std::vector<int64_t>{0, 1});
-  EXPECT_FALSE(prepare(bad, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+  EXPECT_FALSE(prepare(bad, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status().is_ok());
   bad.attrs.set("strides", std::string("oops"));
-  EXPECT_FALSE(prepare(bad, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status.is_ok());
+  EXPECT_FALSE(prepare(bad, {x, w}, {{DType::kF32, {1, 4, 3, 3}}}).status().is_ok());
 }
 
 // ---- ConvTranspose --------------------------------------------------------------------------
@@ -826,11 +673,13 @@ TEST(DnnlMatMul, RejectsMismatchedShapes) {
   node.op = OpType::kMatMul;
   EXPECT_FALSE(prepare(node, {rng.tensor(DType::kF32, {3, 4}), rng.tensor(DType::kF32, {5, 2})},
                        {{DType::kF32, {3, 2}}})
-                   .status.is_ok());
+                   .status()
+                   .is_ok());
   EXPECT_FALSE(prepare(node,
                        {rng.tensor(DType::kF32, {2, 3, 4}), rng.tensor(DType::kF32, {3, 4, 2})},
                        {{DType::kF32, {3, 3, 2}}})
-                   .status.is_ok());
+                   .status()
+                   .is_ok());
 }
 
 // ---- Gemm ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Tests of the CPU elementwise family (kernels/cpu/elementwise_*.cc) against naive
 // references written here in double precision, independently of the kernels' functors.
-// Kernels are driven directly (KernelConfig / KernelArgs), so the tests do not depend on
-// shape inference; the last test runs the ONNX node tests of these ops end to end.
+// Kernels are driven one at a time by the shared harness (tests/test_util/kernel_harness.h);
+// the last test runs the ONNX node tests of these ops end to end.
 //
 // Inputs are random (fresh seed per test, printed on failure) and never all zero. f16 and
 // bf16 inputs are rounded to their type first and the reference uses the rounded values;
@@ -29,7 +29,7 @@
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/graph_runner.h"
-#include "tests/test_util/inferred_node.h"
+#include "tests/test_util/kernel_harness.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
 
@@ -39,126 +39,28 @@ namespace {
 using graph::OpType;
 using kernels::Backend;
 
-// ---- Test tensors -------------------------------------------------------------------------
+// ---- Test tensors: the shared kernel harness's (tests/test_util/kernel_harness.h) ----
 
-struct Tensor {
-  DType dtype = DType::kUndefined;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  bool constant = false;
-  bool present = true;
-
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  }
-};
+using Tensor = test::HostTensor;
 
 Tensor absent() {
-  Tensor t;
-  t.present = false;
-  return t;
+  return test::absent_tensor();
 }
-
-// Integers wrap (through int64) like the kernels do.
-void store_value(DType dt, uint8_t* p, size_t i, double v) {
-  switch (dt) {
-    case DType::kF32:
-      reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
-      return;
-    case DType::kF16:
-      reinterpret_cast<Half*>(p)[i] = Half(static_cast<float>(v));
-      return;
-    case DType::kBF16:
-      reinterpret_cast<BFloat16*>(p)[i] = BFloat16(static_cast<float>(v));
-      return;
-    case DType::kF64:
-      reinterpret_cast<double*>(p)[i] = v;
-      return;
-    case DType::kI64:
-      reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
-      return;
-    case DType::kI32:
-      reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(static_cast<int64_t>(v));
-      return;
-    case DType::kI16:
-      reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(static_cast<int64_t>(v));
-      return;
-    case DType::kI8:
-      reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(static_cast<int64_t>(v));
-      return;
-    case DType::kU8:
-      reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(static_cast<int64_t>(v));
-      return;
-    case DType::kBool:
-      p[i] = v != 0 ? 1 : 0;
-      return;
-    case DType::kUndefined:
-      return;
-  }
-}
-
-double load_value(DType dt, const uint8_t* p, size_t i) {
-  switch (dt) {
-    case DType::kF32:
-      return reinterpret_cast<const float*>(p)[i];
-    case DType::kF16:
-      return static_cast<float>(reinterpret_cast<const Half*>(p)[i]);
-    case DType::kBF16:
-      return static_cast<float>(reinterpret_cast<const BFloat16*>(p)[i]);
-    case DType::kF64:
-      return reinterpret_cast<const double*>(p)[i];
-    case DType::kI64:
-      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
-    case DType::kI32:
-      return reinterpret_cast<const int32_t*>(p)[i];
-    case DType::kI16:
-      return reinterpret_cast<const int16_t*>(p)[i];
-    case DType::kI8:
-      return reinterpret_cast<const int8_t*>(p)[i];
-    case DType::kU8:
-      return p[i];
-    case DType::kBool:
-      return p[i];
-    case DType::kUndefined:
-      return 0;
-  }
-  return 0;
-}
-
 Tensor make(DType dt, std::vector<int64_t> dims, const std::vector<double>& values) {
-  Tensor t;
-  t.dtype = dt;
-  t.dims = std::move(dims);
-  EXPECT_EQ(static_cast<int64_t>(values.size()), t.numel());
-  t.bytes.assign(values.size() * dtype_size(dt), 0);
-  for (size_t i = 0; i < values.size(); ++i) store_value(dt, t.bytes.data(), i, values[i]);
-  return t;
+  EXPECT_EQ(static_cast<int64_t>(values.size()), test::output_spec(dt, dims).numel());
+  return test::host_tensor(dt, std::move(dims), values);
 }
-
 template <typename T>
 Tensor make_raw(DType dt, std::vector<int64_t> dims, const std::vector<T>& values) {
-  Tensor t;
-  t.dtype = dt;
-  t.dims = std::move(dims);
-  t.bytes.resize(values.size() * sizeof(T));
-  std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  return t;
+  return test::raw_tensor<T>(dt, std::move(dims), values);
 }
-
 template <typename T>
 std::vector<T> raw(const Tensor& t) {
-  std::vector<T> v(t.bytes.size() / sizeof(T));
-  std::memcpy(v.data(), t.bytes.data(), v.size() * sizeof(T));
-  return v;
+  return test::raw_values<T>(t);
 }
-
 // The values as the kernel sees them (rounded to the storage type).
 std::vector<double> values(const Tensor& t) {
-  std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = load_value(t.dtype, t.bytes.data(), i);
-  return v;
+  return test::tensor_values(t);
 }
 
 int64_t numel_of(const std::vector<int64_t>& dims) {
@@ -218,73 +120,19 @@ Tensor random_tensor(Rng& rng, DType dt, std::vector<int64_t> dims, double lo, d
 
 // ---- Running one kernel -------------------------------------------------------------------
 
-// The registry's lookup dtype rule (kernel_registry.h): first float input, else input 0.
-DType lookup_dtype(const std::vector<Tensor>& ins) {
-  for (const Tensor& t : ins)
-    if (t.present && is_float(t.dtype)) return t.dtype;
-  return ins.empty() ? DType::kUndefined : ins[0].dtype;
-}
-
 struct RunOptions {
   graph::Attributes attrs;
   int threads = 1;
   bool in_place = false;  // output 0 overwrites input 0's buffer
 };
 
-Result<Tensor> run_op(OpType op, std::vector<Tensor> ins, DType out_dtype,
+Result<Tensor> run_op(OpType op, const std::vector<Tensor>& ins, DType out_dtype,
                       std::vector<int64_t> out_dims, const RunOptions& opt = {}) {
-  graph::Node node;
-  node.name = "test_node";
-  node.op = op;
-  node.attrs = opt.attrs;
-  const DType kd = lookup_dtype(ins);
-  const kernels::KernelDef* def = test::cpu_registry().find(op, Backend::kCpu, kd);
-  if (!def)
-    return unsupported("no CPU kernel for " + std::string(graph::op_name(op)) + " " +
-                       std::string(dtype_name(kd)));
-  kernels::KernelConfig cfg;
-  cfg.node = &node;
-  cfg.num_threads = opt.threads;
-  for (const Tensor& t : ins) {
-    kernels::TensorDesc d;
-    d.present = t.present;
-    if (t.present) {
-      d.dtype = t.dtype;
-      d.dims = t.dims;
-      if (t.constant) d.constant_data = t.bytes.data();
-    }
-    cfg.inputs.push_back(d);
-  }
-  Tensor out;
-  out.dtype = out_dtype;
-  out.dims = std::move(out_dims);
-  kernels::TensorDesc od;
-  od.dtype = out.dtype;
-  od.dims = out.dims;
-  cfg.outputs.push_back(od);
-  out.bytes.assign(static_cast<size_t>(out.numel()) * dtype_size(out_dtype), 0xFF);  // poison
-
-  AMP_ASSIGN_OR_RETURN(graph::Graph inferred,
-                       test::infer_single_node(node, cfg.inputs, cfg.outputs));
-  cfg.node = &inferred.nodes[0];
-  std::unique_ptr<kernels::Kernel> k = def->create();
-  AMP_RETURN_IF_ERROR(k->prepare(cfg));
-  std::vector<const void*> in_ptrs;
-  for (const Tensor& t : ins) in_ptrs.push_back(t.present ? t.bytes.data() : nullptr);
-  if (opt.in_place) {
-    if (out.bytes.size() != ins[0].bytes.size()) return internal_error("in-place size mismatch");
-    out.bytes = ins[0].bytes;
-    in_ptrs[0] = out.bytes.data();
-  }
-  std::vector<void*> out_ptrs = {out.bytes.data()};
-  std::vector<uint8_t> ws(k->workspace_bytes() + 64);
-  kernels::KernelArgs args;
-  args.inputs = in_ptrs.data();
-  args.outputs = out_ptrs.data();
-  args.workspace = ws.data();
-  args.num_threads = opt.threads;
-  AMP_RETURN_IF_ERROR(k->run(args));
-  return out;
+  test::KernelRun r = test::run_kernel(
+      {.op = op, .attrs = opt.attrs, .threads = opt.threads, .in_place = opt.in_place}, ins,
+      {test::output_spec(out_dtype, std::move(out_dims))});
+  if (!r.ok()) return r.status();
+  return std::move(r.outputs[0]);
 }
 
 // ---- Comparing ------------------------------------------------------------------------------

@@ -4,8 +4,8 @@
 // (neighbours found by sorting distances in an edge-padded axis, as op_resize.py does),
 // which shares nothing with the kernel's per-axis tables.
 //
-// Kernels are driven directly (KernelConfig / KernelArgs), so the tests do not depend on
-// shape inference; parameter inputs are tried both as constants (read in prepare) and as
+// Kernels are driven one at a time by the shared harness (tests/test_util/kernel_harness.h);
+// parameter inputs are tried both as constants (read in prepare) and as
 // run-time buffers (read in run). The last test runs the ONNX node tests of these ops.
 //
 // Byte-moving ops are checked bit-exactly on random bytes for every element size. Resize
@@ -31,7 +31,7 @@
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/graph_runner.h"
-#include "tests/test_util/inferred_node.h"
+#include "tests/test_util/kernel_harness.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
 
@@ -43,55 +43,30 @@ using kernels::Backend;
 
 // ---- Tensors and the kernel driver --------------------------------------------------------
 
-struct Tensor {
-  DType dtype = DType::kUndefined;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  bool constant = false;
-  bool present = true;
-
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  }
-};
+using Tensor = test::HostTensor;
 
 Tensor absent() {
-  Tensor t;
-  t.present = false;
-  return t;
+  return test::absent_tensor();
 }
-
 Tensor spec(DType dt, std::vector<int64_t> dims) {
-  Tensor t;
-  t.dtype = dt;
-  t.dims = std::move(dims);
-  return t;
+  return test::output_spec(dt, std::move(dims));
 }
 
 template <typename T>
 Tensor make_raw(DType dt, std::vector<int64_t> dims, const std::vector<T>& values,
                 bool constant = false) {
-  Tensor t;
-  t.dtype = dt;
-  t.dims = std::move(dims);
-  t.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
-  t.constant = constant;
+  Tensor t = test::raw_tensor<T>(dt, std::move(dims), values, constant);
   EXPECT_EQ(static_cast<int64_t>(values.size()), t.numel());
   return t;
 }
 
-Tensor i64s(const std::vector<int64_t>& v, bool constant) {
-  return make_raw<int64_t>(DType::kI64, {static_cast<int64_t>(v.size())}, v, constant);
-}
-
 template <typename T>
 std::vector<T> raw(const Tensor& t) {
-  std::vector<T> v(t.bytes.size() / sizeof(T));
-  if (!v.empty()) std::memcpy(v.data(), t.bytes.data(), v.size() * sizeof(T));
-  return v;
+  return test::raw_values<T>(t);
+}
+
+Tensor i64s(const std::vector<int64_t>& v, bool constant) {
+  return make_raw<int64_t>(DType::kI64, {static_cast<int64_t>(v.size())}, v, constant);
 }
 
 // Random bytes: byte-moving ops must reproduce any bit pattern.
@@ -103,88 +78,13 @@ Tensor random_bytes(DType dt, std::vector<int64_t> dims, std::mt19937& rng) {
   return t;
 }
 
-struct RunResult {
-  Status status;
-  std::vector<Tensor> outputs;
-};
-
-// Looks the kernel up like the runtime (kernels::kernel_dtype's rule), prepares and runs
-// it once. Outputs start poisoned (0xFF bytes); `alias` makes output 0 share input 0's
-// buffer, as the memory planner may do for views.
-RunResult run_kernel(OpType op, const graph::Attributes& attrs, const std::vector<Tensor>& inputs,
-                     std::vector<Tensor> outputs, int op_version = 21, int threads = 1,
-                     bool alias = false) {
-  RunResult r;
-  DType kd = DType::kUndefined;
-  for (const Tensor& t : inputs)
-    if (t.present && is_float(t.dtype) && kd == DType::kUndefined) kd = t.dtype;
-  for (const Tensor& t : inputs)
-    if (t.present && kd == DType::kUndefined) kd = t.dtype;
-  for (const Tensor& t : outputs)
-    if (t.present && kd == DType::kUndefined) kd = t.dtype;
-  const kernels::KernelDef* def = test::cpu_registry().find(op, Backend::kCpu, kd);
-  if (!def) {
-    r.status = unsupported("no CPU kernel for " + std::string(graph::op_name(op)) + " " +
-                           std::string(dtype_name(kd)));
-    return r;
-  }
-  graph::Node node;
-  node.name = "n";
-  node.op = op;
-  node.op_version = op_version;
-  node.attrs = attrs;
-  kernels::KernelConfig cfg;
-  cfg.node = &node;
-  cfg.num_threads = threads;
-  std::vector<std::vector<uint8_t>> in_copy;  // run-time inputs get their own buffers
-  for (const Tensor& t : inputs) in_copy.push_back(t.bytes);
-  std::vector<const void*> in_ptrs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Tensor& t = inputs[i];
-    kernels::TensorDesc d;
-    d.present = t.present;
-    d.dtype = t.dtype;
-    d.dims = t.dims;
-    if (t.present && t.constant) d.constant_data = t.bytes.data();
-    cfg.inputs.push_back(d);
-    in_ptrs.push_back(t.present ? static_cast<const void*>(in_copy[i].data()) : nullptr);
-  }
-  std::vector<void*> out_ptrs;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    Tensor& t = outputs[i];
-    kernels::TensorDesc d;
-    d.present = t.present;
-    d.dtype = t.dtype;
-    d.dims = t.dims;
-    cfg.outputs.push_back(d);
-    if (t.present) t.bytes.assign(static_cast<size_t>(t.numel()) * dtype_size(t.dtype) + 1, 0xFF);
-    out_ptrs.push_back(t.present ? t.bytes.data() : nullptr);
-  }
-  if (alias) out_ptrs[0] = const_cast<void*>(in_ptrs[0]);
-  Result<graph::Graph> inferred = test::infer_single_node(node, cfg.inputs, cfg.outputs);
-  if (!inferred.is_ok()) {
-    r.status = inferred.status();
-    return r;
-  }
-  cfg.node = &inferred->nodes[0];
-  std::unique_ptr<kernels::Kernel> k = def->create();
-  r.status = k->prepare(cfg);
-  if (!r.status.is_ok()) return r;
-  std::vector<uint8_t> ws(k->workspace_bytes() + 64, 0xCD);
-  kernels::KernelArgs args;
-  args.inputs = in_ptrs.data();
-  args.outputs = out_ptrs.data();
-  args.workspace = ws.data();
-  args.num_threads = threads;
-  r.status = k->run(args);
-  for (Tensor& t : outputs) {
-    if (!t.present) continue;
-    EXPECT_EQ(t.bytes.back(), 0xFF) << "wrote past the end of an output";
-    t.bytes.pop_back();
-  }
-  if (alias) outputs[0].bytes = in_copy[0];
-  r.outputs = std::move(outputs);
-  return r;
+// `alias` makes output 0 share input 0's buffer, as the memory planner may do for views.
+test::KernelRun run_kernel(OpType op, const graph::Attributes& attrs,
+                           const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                           int op_version = 21, int threads = 1, bool alias = false) {
+  return test::run_kernel(
+      {.op = op, .attrs = attrs, .op_version = op_version, .threads = threads, .in_place = alias},
+      inputs, outputs);
 }
 
 // Row-major multi-index iteration.
@@ -253,29 +153,31 @@ TEST(MovementViews, CopyAndAlias) {
   for (DType dt : kByteDtypes) {
     Tensor x = random_bytes(dt, {2, 3, 4}, rng);
     graph::Attributes none;
-    RunResult r = run_kernel(OpType::kReshape, none, {x, i64s({6, 4}, true)}, {spec(dt, {6, 4})});
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    test::KernelRun r =
+        run_kernel(OpType::kReshape, none, {x, i64s({6, 4}, true)}, {spec(dt, {6, 4})});
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(x, r.outputs[0]);
     r = run_kernel(OpType::kIdentity, none, {x}, {spec(dt, {2, 3, 4})}, 21, 1, /*alias=*/true);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(x, r.outputs[0]);
     graph::Attributes fa;
     fa.set("axis", int64_t{2});
     r = run_kernel(OpType::kFlatten, fa, {x}, {spec(dt, {6, 4})});
-    ASSERT_TRUE(r.status.is_ok());
+    ASSERT_TRUE(r.status().is_ok());
     EXPECT_BYTES_EQ(x, r.outputs[0]);
     r = run_kernel(OpType::kUnsqueeze, none, {x, i64s({0}, false)}, {spec(dt, {1, 2, 3, 4})});
-    ASSERT_TRUE(r.status.is_ok());
+    ASSERT_TRUE(r.status().is_ok());
     EXPECT_BYTES_EQ(x, r.outputs[0]);
     Tensor y = random_bytes(dt, {1, 5, 1}, rng);
     r = run_kernel(OpType::kSqueeze, none, {y}, {spec(dt, {5})});
-    ASSERT_TRUE(r.status.is_ok());
+    ASSERT_TRUE(r.status().is_ok());
     EXPECT_BYTES_EQ(y, r.outputs[0]);
   }
   // A shape that does not hold the elements is a model error at prepare.
   Tensor x = random_bytes(DType::kF32, {2, 3}, rng);
-  RunResult r = run_kernel(OpType::kReshape, {}, {x, i64s({4}, true)}, {spec(DType::kF32, {4})});
-  EXPECT_EQ(r.status.code(), ErrorCode::kInvalidModel);
+  test::KernelRun r =
+      run_kernel(OpType::kReshape, {}, {x, i64s({4}, true)}, {spec(DType::kF32, {4})});
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel);
 }
 
 // ---- Transpose and DepthToSpace ------------------------------------------------------------
@@ -305,8 +207,9 @@ TEST(MovementTranspose, RandomPermsEveryElementSize) {
     });
     graph::Attributes at;
     if (!use_default) at.set("perm", perm);
-    RunResult r = run_kernel(OpType::kTranspose, at, {x}, {spec(dt, odims)}, 21, 1 + trial % 3);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    test::KernelRun r =
+        run_kernel(OpType::kTranspose, at, {x}, {spec(dt, odims)}, 21, 1 + trial % 3);
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(expect, r.outputs[0])
         << "dims " << ::testing::PrintToString(dims) << " perm " << ::testing::PrintToString(perm);
   }
@@ -318,12 +221,13 @@ TEST(MovementTranspose, RandomPermsEveryElementSize) {
   });
   graph::Attributes at;
   at.set("perm", std::vector<int64_t>{2, 0, 1});
-  RunResult r = run_kernel(OpType::kTranspose, at, {x}, {spec(DType::kF32, {96, 8, 64})}, 21, 4);
-  ASSERT_TRUE(r.status.is_ok());
+  test::KernelRun r =
+      run_kernel(OpType::kTranspose, at, {x}, {spec(DType::kF32, {96, 8, 64})}, 21, 4);
+  ASSERT_TRUE(r.status().is_ok());
   EXPECT_BYTES_EQ(expect, r.outputs[0]);
   at.set("perm", std::vector<int64_t>{0, 0, 1});
   r = run_kernel(OpType::kTranspose, at, {x}, {spec(DType::kF32, {8, 8, 64})});
-  EXPECT_EQ(r.status.code(), ErrorCode::kInvalidModel);
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel);
 }
 
 TEST(MovementDepthToSpace, DcrAndCrd) {
@@ -345,8 +249,8 @@ TEST(MovementDepthToSpace, DcrAndCrd) {
         graph::Attributes at;
         at.set("blocksize", b);
         at.set("mode", std::string(mode));
-        RunResult r = run_kernel(OpType::kDepthToSpace, at, {x}, {spec(dt, expect.dims)});
-        ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+        test::KernelRun r = run_kernel(OpType::kDepthToSpace, at, {x}, {spec(dt, expect.dims)});
+        ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
         EXPECT_BYTES_EQ(expect, r.outputs[0]) << mode << " b=" << b;
       }
     }
@@ -391,8 +295,8 @@ TEST(MovementConcatSplit, RoundTrip) {
     });
     graph::Attributes at;
     at.set("axis", axis);
-    RunResult r = run_kernel(OpType::kConcat, at, ins, {spec(dt, odims)}, 13, 1 + trial % 2);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    test::KernelRun r = run_kernel(OpType::kConcat, at, ins, {spec(dt, odims)}, 13, 1 + trial % 2);
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(expect, r.outputs[0]);
 
     // Split it back.
@@ -400,8 +304,8 @@ TEST(MovementConcatSplit, RoundTrip) {
     for (const Tensor& t : ins) outs.push_back(spec(dt, t.dims));
     std::vector<Tensor> split_in = {expect};
     if (variant < 2) split_in.push_back(i64s(sizes, variant == 0));
-    RunResult s = run_kernel(OpType::kSplit, at, split_in, outs, variant < 2 ? 18 : 13);
-    ASSERT_TRUE(s.status.is_ok()) << s.status.to_string();
+    test::KernelRun s = run_kernel(OpType::kSplit, at, split_in, outs, variant < 2 ? 18 : 13);
+    ASSERT_TRUE(s.status().is_ok()) << s.status().to_string();
     for (int p = 0; p < parts; ++p)
       EXPECT_BYTES_EQ(ins[static_cast<size_t>(p)], s.outputs[static_cast<size_t>(p)]);
   }
@@ -414,15 +318,16 @@ TEST(MovementConcatSplit, SplitUnusedOutputAndMismatch) {
   graph::Attributes at;
   at.set("num_outputs", int64_t{3});
   // Opset 18 equal split of 7 into ceil-sized chunks 3, 3, 1; the middle output unused.
-  RunResult r = run_kernel(OpType::kSplit, at, {x},
-                           {spec(DType::kF32, {3, 2}), absent(), spec(DType::kF32, {1, 2})}, 18);
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  test::KernelRun r =
+      run_kernel(OpType::kSplit, at, {x},
+                 {spec(DType::kF32, {3, 2}), absent(), spec(DType::kF32, {1, 2})}, 18);
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_TRUE(std::equal(r.outputs[0].bytes.begin(), r.outputs[0].bytes.end(), x.bytes.begin()));
   EXPECT_TRUE(std::equal(r.outputs[2].bytes.begin(), r.outputs[2].bytes.end(),
                          x.bytes.begin() + 6 * 2 * 4));
   r = run_kernel(OpType::kSplit, {}, {x, i64s({3, 3}, true)},
                  {spec(DType::kF32, {3, 2}), spec(DType::kF32, {4, 2})});
-  EXPECT_EQ(r.status.code(), ErrorCode::kInvalidModel);
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel);
 }
 
 // ---- Slice and Gather -------------------------------------------------------------------------
@@ -487,13 +392,12 @@ TEST(MovementSlice, RandomSlices) {
     const bool constant = trial % 3 != 0;
     std::vector<Tensor> ins = {x, i64s(starts, constant), i64s(ends, constant),
                                i64s(axes_arg, constant), i64s(steps, constant)};
-    RunResult r = run_kernel(OpType::kSlice, {}, ins, {spec(dt, odims)}, 13, 1 + trial % 2);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string() << " dims "
-                                  << ::testing::PrintToString(dims) << " starts "
-                                  << ::testing::PrintToString(starts) << " ends "
-                                  << ::testing::PrintToString(ends) << " steps "
-                                  << ::testing::PrintToString(steps) << " axes "
-                                  << ::testing::PrintToString(axes_arg);
+    test::KernelRun r = run_kernel(OpType::kSlice, {}, ins, {spec(dt, odims)}, 13, 1 + trial % 2);
+    ASSERT_TRUE(r.status().is_ok())
+        << r.status().to_string() << " dims " << ::testing::PrintToString(dims) << " starts "
+        << ::testing::PrintToString(starts) << " ends " << ::testing::PrintToString(ends)
+        << " steps " << ::testing::PrintToString(steps) << " axes "
+        << ::testing::PrintToString(axes_arg);
     EXPECT_BYTES_EQ(expect, r.outputs[0])
         << "dims " << ::testing::PrintToString(dims) << " starts "
         << ::testing::PrintToString(starts) << " ends " << ::testing::PrintToString(ends)
@@ -508,8 +412,9 @@ TEST(MovementSlice, DefaultsI32ParamsAndErrors) {
   Tensor x = random_bytes(DType::kF16, {4, 5}, rng);
   Tensor starts = make_raw<int32_t>(DType::kI32, {2}, {1, -4}, true);
   Tensor ends = make_raw<int32_t>(DType::kI32, {2}, {3, 100}, true);
-  RunResult r = run_kernel(OpType::kSlice, {}, {x, starts, ends}, {spec(DType::kF16, {2, 4})});
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  test::KernelRun r =
+      run_kernel(OpType::kSlice, {}, {x, starts, ends}, {spec(DType::kF16, {2, 4})});
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   const auto xv = raw<uint16_t>(x), ov = raw<uint16_t>(r.outputs[0]);
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 4; ++j)
@@ -517,12 +422,12 @@ TEST(MovementSlice, DefaultsI32ParamsAndErrors) {
   // Run-time parameters that disagree with the static output shape: invalid_input.
   r = run_kernel(OpType::kSlice, {}, {x, i64s({0}, false), i64s({1}, false)},
                  {spec(DType::kF16, {2, 5})});
-  EXPECT_EQ(r.status.code(), ErrorCode::kInvalidInput);
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidInput);
   // A zero step is a model error.
   r = run_kernel(OpType::kSlice, {},
                  {x, i64s({0}, true), i64s({1}, true), i64s({0}, true), i64s({0}, true)},
                  {spec(DType::kF16, {1, 5})});
-  EXPECT_EQ(r.status.code(), ErrorCode::kInvalidModel);
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel);
 }
 
 TEST(MovementGather, RandomAxesAndIndices) {
@@ -562,8 +467,9 @@ TEST(MovementGather, RandomAxesAndIndices) {
     });
     graph::Attributes at;
     at.set("axis", axis);
-    RunResult r = run_kernel(OpType::kGather, at, {x, ind}, {spec(dt, odims)}, 13, 1 + trial % 2);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    test::KernelRun r =
+        run_kernel(OpType::kGather, at, {x, ind}, {spec(dt, odims)}, 13, 1 + trial % 2);
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(expect, r.outputs[0]);
   }
 }
@@ -574,8 +480,8 @@ TEST(MovementGather, OutOfRangeIndexIsInvalidInput) {
   Tensor x = random_bytes(DType::kF32, {3, 4}, rng);
   for (int64_t bad : {3, -4, 1000}) {
     Tensor ind = make_raw<int64_t>(DType::kI64, {2}, {0, bad});
-    RunResult r = run_kernel(OpType::kGather, {}, {x, ind}, {spec(DType::kF32, {2, 4})});
-    EXPECT_EQ(r.status.code(), ErrorCode::kInvalidInput) << bad;
+    test::KernelRun r = run_kernel(OpType::kGather, {}, {x, ind}, {spec(DType::kF32, {2, 4})});
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidInput) << bad;
   }
 }
 
@@ -602,9 +508,9 @@ TEST(MovementExpandTile, Random) {
         if (idims[a] == 1) i[a] = 0;
       copy_elem(x, flat_index(idims, i), expect, flat);
     });
-    RunResult r =
+    test::KernelRun r =
         run_kernel(OpType::kExpand, {}, {x, i64s(odims, trial % 2 == 0)}, {spec(dt, odims)});
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(expect, r.outputs[0]);
 
     // Tile.
@@ -623,7 +529,7 @@ TEST(MovementExpandTile, Random) {
     });
     r = run_kernel(OpType::kTile, {}, {t, i64s(reps, trial % 2 == 1)}, {spec(dt, tout)}, 13,
                    1 + trial % 2);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(texpect, r.outputs[0]);
   }
 }
@@ -701,8 +607,8 @@ TEST(MovementPad, AllModesRandom) {
     if (use_axes) ins.push_back(i64s(axes_arg, constant));
     graph::Attributes at;
     at.set("mode", mode);
-    RunResult r = run_kernel(OpType::kPad, at, ins, {spec(dt, odims)}, 19, 1 + trial % 2);
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    test::KernelRun r = run_kernel(OpType::kPad, at, ins, {spec(dt, odims)}, 19, 1 + trial % 2);
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     EXPECT_BYTES_EQ(expect, r.outputs[0])
         << mode << " dims " << ::testing::PrintToString(dims) << " pads "
         << ::testing::PrintToString(pads) << " axes " << ::testing::PrintToString(axes_arg);
@@ -711,8 +617,9 @@ TEST(MovementPad, AllModesRandom) {
 
 TEST(MovementPad, AbsentConstantValueIsZero) {
   Tensor x = make_raw<float>(DType::kF32, {2}, {1.5f, -2.0f});
-  RunResult r = run_kernel(OpType::kPad, {}, {x, i64s({1, 2}, true)}, {spec(DType::kF32, {5})});
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  test::KernelRun r =
+      run_kernel(OpType::kPad, {}, {x, i64s({1, 2}, true)}, {spec(DType::kF32, {5})});
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_EQ(raw<float>(r.outputs[0]), (std::vector<float>{0.0f, 1.5f, -2.0f, 0.0f, 0.0f}));
 }
 
@@ -722,48 +629,48 @@ TEST(MovementShapeOps, ShapeSizeConstants) {
   uint32_t seed;
   std::mt19937 rng = make_rng(&seed);
   Tensor x = random_bytes(DType::kBF16, {2, 3, 4, 5}, rng);
-  RunResult r = run_kernel(OpType::kShape, {}, {x}, {spec(DType::kI64, {4})});
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  test::KernelRun r = run_kernel(OpType::kShape, {}, {x}, {spec(DType::kI64, {4})});
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_EQ(raw<int64_t>(r.outputs[0]), (std::vector<int64_t>{2, 3, 4, 5}));
   graph::Attributes at;
   at.set("start", int64_t{-3});
   at.set("end", int64_t{-1});
   r = run_kernel(OpType::kShape, at, {x}, {spec(DType::kI64, {2})}, 15);
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_EQ(raw<int64_t>(r.outputs[0]), (std::vector<int64_t>{3, 4}));
   r = run_kernel(OpType::kSize, {}, {x}, {spec(DType::kI64, {})});
-  ASSERT_TRUE(r.status.is_ok());
+  ASSERT_TRUE(r.status().is_ok());
   EXPECT_EQ(raw<int64_t>(r.outputs[0]), (std::vector<int64_t>{120}));
 
   graph::Attributes cos;
   cos.set("value", graph::TensorData::from_vector<int32_t>(DType::kI32, {1}, {-7}));
   r = run_kernel(OpType::kConstantOfShape, cos, {i64s({2, 3}, false)}, {spec(DType::kI32, {2, 3})});
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_EQ(raw<int32_t>(r.outputs[0]), std::vector<int32_t>(6, -7));
   r = run_kernel(OpType::kConstantOfShape, {}, {i64s({4}, true)}, {spec(DType::kF32, {4})});
-  ASSERT_TRUE(r.status.is_ok());
+  ASSERT_TRUE(r.status().is_ok());
   EXPECT_EQ(raw<float>(r.outputs[0]), std::vector<float>(4, 0.0f));
 
   graph::Attributes c;
   c.set("value", graph::TensorData::from_vector<uint16_t>(DType::kF16, {2}, {0x3C00, 0xC000}));
   r = run_kernel(OpType::kConstant, c, {}, {spec(DType::kF16, {2})});
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_EQ(raw<uint16_t>(r.outputs[0]), (std::vector<uint16_t>{0x3C00, 0xC000}));
   graph::Attributes ci;
   ci.set("value_ints", std::vector<int64_t>{5, -6});
   r = run_kernel(OpType::kConstant, ci, {}, {spec(DType::kI64, {2})});
-  ASSERT_TRUE(r.status.is_ok());
+  ASSERT_TRUE(r.status().is_ok());
   EXPECT_EQ(raw<int64_t>(r.outputs[0]), (std::vector<int64_t>{5, -6}));
 }
 
 TEST(MovementShapeOps, Range) {
   // Integer ranges, positive and negative deltas.
-  RunResult r =
+  test::KernelRun r =
       run_kernel(OpType::kRange, {},
                  {make_raw<int32_t>(DType::kI32, {}, {10}), make_raw<int32_t>(DType::kI32, {}, {1}),
                   make_raw<int32_t>(DType::kI32, {}, {-3})},
                  {spec(DType::kI32, {3})});
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
   EXPECT_EQ(raw<int32_t>(r.outputs[0]), (std::vector<int32_t>{10, 7, 4}));
   // Floats in every storage type, computed in fp32 (f64 in f64) and rounded once.
   for (DType dt : {DType::kF32, DType::kF16, DType::kBF16, DType::kF64}) {
@@ -788,7 +695,7 @@ TEST(MovementShapeOps, Range) {
     };
     r = run_kernel(OpType::kRange, {}, {scalar(start), scalar(6.0), scalar(delta)},
                    {spec(dt, {8})});
-    ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+    ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
     for (int64_t i = 0; i < 8; ++i) {
       const uint8_t* p = r.outputs[0].bytes.data();
       double v = 0;
@@ -999,28 +906,6 @@ void ref_resize_params(const ResizeCase& rc, std::vector<int64_t>* out, std::vec
   }
 }
 
-void store_f(DType dt, uint8_t* p, size_t i, double v) {
-  switch (dt) {
-    case DType::kF32:
-      reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
-      return;
-    case DType::kF16:
-      reinterpret_cast<Half*>(p)[i] = Half(static_cast<float>(v));
-      return;
-    case DType::kBF16:
-      reinterpret_cast<BFloat16*>(p)[i] = BFloat16(static_cast<float>(v));
-      return;
-    case DType::kF64:
-      reinterpret_cast<double*>(p)[i] = v;
-      return;
-    case DType::kU8:
-      p[i] = static_cast<uint8_t>(v);
-      return;
-    default:
-      FAIL() << "dtype";
-  }
-}
-
 double load_f(DType dt, const uint8_t* p, size_t i) {
   switch (dt) {
     case DType::kF32:
@@ -1049,7 +934,7 @@ std::string check_resize(const ResizeCase& rc, DType dt, bool constant_params, s
   std::uniform_int_distribution<int> byte(1, 255);
   std::vector<double> xv(static_cast<size_t>(x.numel()));
   for (size_t i = 0; i < xv.size(); ++i) {
-    store_f(dt, x.bytes.data(), i, dt == DType::kU8 ? byte(rng) : val(rng));
+    test::store_value(dt, x.bytes.data(), i, dt == DType::kU8 ? byte(rng) : val(rng));
     xv[i] = load_f(dt, x.bytes.data(), i);  // the rounded value the kernel sees
   }
   std::vector<Tensor> ins = {x};
@@ -1075,8 +960,8 @@ std::string check_resize(const ResizeCase& rc, DType dt, bool constant_params, s
   at.set("extrapolation_value", static_cast<float>(rc.cfg.extrapolation));
   at.set("keep_aspect_ratio_policy", rc.policy);
   if (!rc.axes.empty()) at.set("axes", rc.axes);
-  RunResult r = run_kernel(OpType::kResize, at, ins, {spec(dt, out)}, 19, threads);
-  if (!r.status.is_ok()) return r.status.to_string();
+  test::KernelRun r = run_kernel(OpType::kResize, at, ins, {spec(dt, out)}, 19, threads);
+  if (!r.status().is_ok()) return r.status().to_string();
   const double tol = dt == DType::kF32    ? 1e-5
                      : dt == DType::kF16  ? 1e-3
                      : dt == DType::kBF16 ? 1e-2
