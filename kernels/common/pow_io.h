@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "kernels/common/broadcast_plan.h"
 #include "kernels/kernel_registry.h"
@@ -48,5 +49,12 @@ struct PowSetup {
 };
 
 Result<PowSetup> check_pow_io(const KernelConfig& cfg);
+
+// The bases ONNX Pow takes (T: the float types, i32, i64), the dtypes both backends register.
+// Looked up by the first float input: Pow(int, float) finds the float kernels, which handle
+// any base; integer keys serve integer bases with integer exponents.
+inline std::vector<DType> pow_base_dtypes() {
+  return {DType::kF32, DType::kF16, DType::kBF16, DType::kF64, DType::kI32, DType::kI64};
+}
 
 }  // namespace amp::kernels

@@ -115,10 +115,8 @@ class PowKernel final : public Kernel {
 
 }  // namespace
 
-// Looked up by the first float input: Pow(int, float) finds the float kernels, which
-// handle any base; integer keys serve integer bases with integer exponents.
 void register_pow_kernels(KernelRegistry& r) {
-  r.add_all(graph::OpType::kPow, Backend::kCpu, numeric_dtypes(), make_factory<PowKernel>(), 0);
+  r.add_all(graph::OpType::kPow, Backend::kCpu, pow_base_dtypes(), make_factory<PowKernel>(), 0);
 }
 
 }  // namespace amp::kernels::cpu

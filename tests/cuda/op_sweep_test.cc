@@ -1,5 +1,5 @@
-// The registry sweep on the GPU (tests/test_util/op_sweep.h): every float dtype the CUDA
-// backend registers for an op, on the op's node tests, against the CPU fp32 kernels.
+// The registry sweep on the GPU (tests/test_util/op_sweep.h): every dtype the CUDA
+// backend registers for an op, on the op's node tests converted to it, against the CPU kernels.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -14,7 +14,7 @@
 namespace amp {
 namespace {
 
-TEST(CudaOpSweep, EveryCudaFloatDtypeMatchesTheCpuFp32Kernels) {
+TEST(CudaOpSweep, EveryCudaDtypeMatchesTheCpuKernels) {
   AMP_REQUIRE_GPU();
   AMP_REQUIRE_SHARED();
   const test::SweepReport r =

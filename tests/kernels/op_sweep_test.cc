@@ -1,5 +1,5 @@
-// The registry sweep on the CPU (tests/test_util/op_sweep.h): every float dtype the CPU
-// registers for an op, on the op's node tests, against the fp32 kernels.
+// The registry sweep on the CPU (tests/test_util/op_sweep.h): every dtype the CPU registers
+// for an op, on the op's node tests converted to it, against the fp32 (fp64 for integers) kernels.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -13,7 +13,7 @@
 namespace amp {
 namespace {
 
-TEST(OpSweep, EveryCpuFloatDtypeMatchesTheFp32Kernels) {
+TEST(OpSweep, EveryCpuDtypeMatchesTheFp32Kernels) {
   AMP_REQUIRE_SHARED();
   const test::SweepReport r =
       test::sweep_registry(test::cpu_registry(), kernels::Backend::kCpu,

@@ -192,13 +192,17 @@ std::string ConformanceReport::summary() const {
 }
 
 const std::vector<std::string>& known_mode_names() {
-  // The last seven are the registry sweep's (op_sweep.h: sweep_mode_name).
-  static const std::vector<std::string> kNames = {
-      "convert",        "cpu-fp32",       "cpu-fp32-constant-inputs",
-      "cpu-fp16",       "cpu-bf16",       "cuda-fp32",
-      "cuda-fp16",      "cuda-bf16",      "sweep-cpu-f64",
-      "sweep-cpu-f16",  "sweep-cpu-bf16", "sweep-cuda-f32",
-      "sweep-cuda-f64", "sweep-cuda-f16", "sweep-cuda-bf16"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = {"convert",   "cpu-fp32", "cpu-fp32-constant-inputs",
+                                      "cpu-fp16",  "cpu-bf16", "cuda-fp32",
+                                      "cuda-fp16", "cuda-bf16"};
+    // The registry sweep's, "sweep-<backend>-<dtype>" (op_sweep.h: sweep_mode_name).
+    for (const char* backend : {"cpu", "cuda"})
+      for (DType t : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI64, DType::kI32,
+                      DType::kI16, DType::kI8, DType::kU8, DType::kBool})
+        names.push_back(std::string("sweep-") + backend + "-" + std::string(dtype_name(t)));
+    return names;
+  }();
   return kNames;
 }
 

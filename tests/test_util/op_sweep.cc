@@ -1,7 +1,11 @@
 #include "tests/test_util/op_sweep.h"
 
+#include <cmath>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 #include "graph/ops/op_types.h"
@@ -12,7 +16,12 @@
 namespace amp::test {
 namespace {
 
-constexpr DType kSwept[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16};
+constexpr DType kSwept[] = {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI64,
+                            DType::kI32, DType::kI16, DType::kI8,  DType::kU8,   DType::kBool};
+
+// Integer sweeps scale the fp32 data by this before truncating it, so that node tests'
+// values (mostly within [-2, 2]) do not collapse onto a few integers.
+constexpr double kIntegerScale = 4.0;
 
 struct Tolerance {
   double rtol, atol;
@@ -34,18 +43,52 @@ Tolerance tolerance_for(kernels::Backend backend, DType dtype) {
   }
 }
 
-// `t` with every element converted to `to` as Cast does (kernels' ew::cast_value).
-graph::TensorData cast_tensor(const graph::TensorData& t, DType to) {
+// `t` with every element times `scale` converted to `to`: to a float as Cast does
+// (kernels' ew::cast_value); to bool as != 0; to an integer truncated and then wrapped modulo
+// 2^bits through int64, as the integer kernels' arithmetic wraps (Cast would saturate), with
+// an infinity saturating, for bool too (a float reduction's identity is the integer one's
+// extreme). NaN has no integer value: an error.
+Result<graph::TensorData> convert_tensor(const graph::TensorData& t, DType to, double scale = 1.0) {
   const std::vector<double> v = t.to_f64_vector();
   graph::TensorData out;
-  (void)kernels::visit_dtype(to, [&](auto tag) -> Status {
+  AMP_RETURN_IF_ERROR(kernels::visit_dtype(to, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     std::vector<T> x(v.size());
-    for (size_t i = 0; i < v.size(); ++i) x[i] = ew::cast_value<T>(v[i]);
+    for (size_t i = 0; i < v.size(); ++i) {
+      const double s = v[i] * scale;
+      if constexpr (std::is_integral_v<T>) {
+        const double w = std::trunc(s);
+        if (std::isnan(w) || (std::isfinite(w) && std::fabs(w) >= 9.2e18))
+          return invalid_input("element " + std::to_string(i) + " (" + std::to_string(s) +
+                               ") has no " + std::string(dtype_name(to)) + " value");
+        x[i] = std::isinf(w)
+                   ? (w > 0 ? std::numeric_limits<T>::max() : std::numeric_limits<T>::lowest())
+                   : static_cast<T>(static_cast<int64_t>(w));  // modular (C++20)
+      } else if constexpr (std::is_same_v<T, ew::Bool>) {
+        x[i] = ew::Bool{static_cast<uint8_t>(std::isinf(s) ? s > 0 : s != 0)};
+      } else {
+        x[i] = ew::cast_value<T>(s);
+      }
+    }
     out = graph::TensorData::from_vector<T>(to, t.dims(), x);
     return Status::ok();
-  });
+  }));
   return out;
+}
+
+// Whether every fp32 element of the case's data is finite (integer sweeps need it).
+bool finite_fp32_data(const LoadedCase& lc) {
+  auto finite = [](const graph::TensorData& t) {
+    if (t.dtype() != DType::kF32) return true;
+    for (int64_t i = 0; i < t.numel(); ++i)
+      if (!std::isfinite(t.f64_at(i))) return false;
+    return true;
+  };
+  for (const graph::TensorData& t : lc.inputs)
+    if (!finite(t)) return false;
+  for (const graph::Value& v : lc.graph.values)
+    if (v.constant && !finite(*v.constant)) return false;
+  return true;
 }
 
 // Values the sweep leaves in fp32: those an op keeps in its own dtype (Resize's scales).
@@ -72,9 +115,10 @@ bool has_fp32_data(const NodeTestCase& c, const Result<LoadedCase>& lc) {
   return f32;
 }
 
-// Runs the case in `dtype` on the backend and the reference on the CPU; "" when they agree.
-std::string sweep_case(const Result<LoadedCase>& lc, DType dtype, kernels::Backend backend,
-                       const GraphRunner& run) {
+// Runs the case in `dtype` on the backend and the reference on the CPU; "" when they agree,
+// else why not (an error converting the case's data is returned as a Status).
+Result<std::string> run_case(const Result<LoadedCase>& lc, DType dtype, kernels::Backend backend,
+                             const GraphRunner& run) {
   if (!lc.is_ok()) return lc.status().to_string();
   graph::Graph low = lc->graph;
   graph::Graph ref = lc->graph;
@@ -82,12 +126,22 @@ std::string sweep_case(const Result<LoadedCase>& lc, DType dtype, kernels::Backe
   auto converts = [&](graph::ValueId id) {
     return low.value(id).dtype == DType::kF32 && !kept.count(id);
   };
+  // Integer results are checked exactly, against an fp64 reference (exact below 2^53) where
+  // the CPU has one (not MaxPool: fp32, exact below 2^24, which its values stay under).
+  const double scale = is_float(dtype) ? 1.0 : kIntegerScale;
+  bool has_f64_reference = !lc->graph.nodes.empty();
+  for (const graph::Node& n : lc->graph.nodes)
+    has_f64_reference =
+        has_f64_reference && cpu_registry().has(n.op, kernels::Backend::kCpu, DType::kF64);
+  const DType ref_dtype = !is_float(dtype) && has_f64_reference ? DType::kF64 : DType::kF32;
   for (graph::ValueId id = 0; id < static_cast<graph::ValueId>(low.values.size()); ++id) {
     graph::Value& v = low.value(id);
     if (!v.constant || !converts(id)) continue;
-    v.constant = cast_tensor(*v.constant, dtype);
+    AMP_ASSIGN_OR_RETURN(graph::TensorData c, convert_tensor(*v.constant, dtype, scale));
+    AMP_ASSIGN_OR_RETURN(ref.value(id).constant, convert_tensor(c, ref_dtype));
+    ref.value(id).dtype = ref_dtype;
+    v.constant = std::move(c);
     v.dtype = dtype;
-    ref.value(id).constant = cast_tensor(*v.constant, DType::kF32);
   }
   std::map<std::string, graph::TensorData> low_in, ref_in;
   for (size_t i = 0; i < low.inputs.size(); ++i) {
@@ -95,9 +149,10 @@ std::string sweep_case(const Result<LoadedCase>& lc, DType dtype, kernels::Backe
     graph::Value& v = low.value(id);
     graph::TensorData x = lc->inputs[i];
     if (converts(id)) {
-      x = cast_tensor(x, dtype);
+      AMP_ASSIGN_OR_RETURN(x, convert_tensor(x, dtype, scale));
+      AMP_ASSIGN_OR_RETURN(ref_in[v.name], convert_tensor(x, ref_dtype));
       v.dtype = dtype;
-      ref_in[v.name] = cast_tensor(x, DType::kF32);
+      ref.value(id).dtype = ref_dtype;
     } else {
       ref_in[v.name] = x;
     }
@@ -107,17 +162,24 @@ std::string sweep_case(const Result<LoadedCase>& lc, DType dtype, kernels::Backe
   if (!got.is_ok()) return got.status().to_string();
   auto want = run_graph(std::move(ref), ref_in, kernels::Backend::kCpu, 1);
   if (!want.is_ok()) return "reference: " + want.status().to_string();
-  if (got->size() != want->size()) return "output count differs from the reference's";
+  if (got->size() != want->size()) return std::string("output count differs from the reference's");
   const Tolerance tol = tolerance_for(backend, dtype);
-  auto widen = [](const graph::TensorData& t) {
-    return is_float(t.dtype()) ? cast_tensor(t, DType::kF32) : t;
-  };
   for (size_t k = 0; k < got->size(); ++k) {
-    const std::string why =
-        compare_tensors(widen((*want)[k]), widen((*got)[k]), tol.rtol, tol.atol);
+    // Floats compare in fp32; an integer output against the reference converted to its
+    // dtype (exactly).
+    const DType common = is_float((*got)[k].dtype()) ? DType::kF32 : (*got)[k].dtype();
+    auto to_common = [common](const graph::TensorData& t) -> Result<graph::TensorData> {
+      if (t.dtype() == common) return t;
+      return convert_tensor(t, common);
+    };
+    Result<graph::TensorData> w = to_common((*want)[k]);
+    if (!w.is_ok())
+      return "output " + std::to_string(k) + " of the reference: " + w.status().message();
+    AMP_ASSIGN_OR_RETURN(graph::TensorData g, to_common((*got)[k]));
+    const std::string why = compare_tensors(*w, g, tol.rtol, tol.atol);
     if (!why.empty()) return "output " + std::to_string(k) + ": " + why;
   }
-  return "";
+  return std::string();
 }
 
 }  // namespace
@@ -129,8 +191,9 @@ std::string sweep_mode_name(kernels::Backend backend, DType dtype) {
 
 std::string SweepReport::summary() const {
   std::ostringstream os;
-  for (const ConformanceReport& m : modes) os << m.summary() << "\n";
-  os << not_swept.size() << " (op, dtype) pairs without a float node test:";
+  for (size_t i = 0; i < modes.size(); ++i)
+    os << mode_names[i] << ": " << modes[i].summary() << "\n";
+  os << not_swept.size() << " (op, dtype) pairs no fp32 node test reaches:";
   for (const std::string& s : not_swept) os << " " << s;
   return os.str();
 }
@@ -169,7 +232,11 @@ SweepReport sweep_registry(const kernels::KernelRegistry& registry, kernels::Bac
                                    std::string(dtype_name(dtype)));
         continue;
       }
-      cases.insert(cases.end(), it->second.begin(), it->second.end());
+      // NaN and infinities have no integer value: such cases say nothing about integers.
+      for (const NodeTestCase& c : it->second) {
+        const Result<LoadedCase>& lc = loaded.at(c.name);
+        if (is_float(dtype) || !lc.is_ok() || finite_fp32_data(*lc)) cases.push_back(c);
+      }
     }
     // Entries for every mode ("*") concern this sweep only where it runs their case.
     std::set<std::string> names;
@@ -184,9 +251,11 @@ SweepReport sweep_registry(const kernels::KernelRegistry& registry, kernels::Bac
       if (named || (every && names.count(f.case_name))) expected.push_back(f);
     }
     ConformanceReport r = check_cases(mode, cases, expected, [&](const NodeTestCase& c) {
-      return sweep_case(loaded.at(c.name), dtype, backend, run);
+      Result<std::string> why = run_case(loaded.at(c.name), dtype, backend, run);
+      return why.is_ok() ? *why : why.status().to_string();
     });
     for (const std::string& p : r.problems) report.problems.push_back(mode + ": " + p);
+    report.mode_names.push_back(mode);
     report.modes.push_back(std::move(r));
   }
   return report;
