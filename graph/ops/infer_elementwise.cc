@@ -1,6 +1,7 @@
-// Shape & dtype inference for elementwise ops: unary math and activations, binary
-// arithmetic and comparisons with multidirectional broadcasting, variadic Max/Min,
-// Where, Cast and Clip. Dtype sets follow the ONNX type constraints of the newest opset.
+// Shape & dtype inference for elementwise ops: unary math, activations and predicates,
+// binary arithmetic and comparisons with multidirectional broadcasting, variadic
+// Max/Min/Sum/Mean, Where, Cast, CastLike and Clip. Dtype sets follow the ONNX type constraints of
+// the newest opset.
 #include <cstdint>
 #include <string>
 
@@ -32,12 +33,24 @@ Status binary(const Inputs& in, Outputs& out, DTypeSet set, std::optional<DType>
   return Status::ok();
 }
 
-// Max, Min: one or more inputs of one numeric dtype, all broadcast together.
-Status variadic(const Inputs& in, Outputs& out) {
+// A float activation whose one float attribute is `name` (default `fallback`), kept as the
+// record's alpha.
+Status unary_with_alpha(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs,
+                        const char* name, float fallback) {
+  FunctorAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float(name, fallback));
+  attrs = rec;
+  return unary(in, out, DTypeSet::kFloat);
+}
+
+// Max, Min (numeric), Sum, Mean (float): one or more inputs of one dtype, all broadcast
+// together.
+Status variadic(const Inputs& in, Outputs& out, DTypeSet set) {
+  if (in.empty()) return invalid_model("takes at least 1 input, has 0");
   for (size_t i = 0; i < in.size(); ++i) {
     AMP_RETURN_IF_ERROR(require_input(in, i));
     if (i == 0)
-      AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kNumeric));
+      AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, set));
     else
       AMP_RETURN_IF_ERROR(check_same_dtype(*in[i], i, *in[0], 0));
   }
@@ -93,6 +106,56 @@ Status infer_hard_sigmoid(const Node& node, const Inputs& in, Outputs& out, OpAt
   return unary(in, out, DTypeSet::kFloat);
 }
 
+// Elu(alpha = 1): alpha (e^x - 1) below 0.
+Status infer_elu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return unary_with_alpha(node, in, out, attrs, "alpha", 1.0f);
+}
+// Celu(alpha = 1): max(0, x) + min(0, alpha (e^(x / alpha) - 1)); alpha 0 divides by zero.
+Status infer_celu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(unary_with_alpha(node, in, out, attrs, "alpha", 1.0f));
+  if (std::get<FunctorAttrs>(attrs).alpha == 0.0f)
+    return invalid_model("attribute 'alpha' must not be 0");
+  return Status::ok();
+}
+// ThresholdedRelu(alpha = 1): x above alpha, else 0.
+Status infer_thresholded_relu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return unary_with_alpha(node, in, out, attrs, "alpha", 1.0f);
+}
+// Selu(alpha = 1.67326..., gamma = 1.0507...): gamma x above 0, gamma alpha (e^x - 1) below.
+Status infer_selu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  FunctorAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float("alpha", 1.67326319217681884765625f));
+  AMP_ASSIGN_OR_RETURN(rec.beta, node.attrs.get_float("gamma", 1.05070102214813232421875f));
+  attrs = rec;
+  return unary(in, out, DTypeSet::kFloat);
+}
+// Shrink(bias = 0, lambd = 0.5), any numeric type.
+Status infer_shrink(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  FunctorAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float("lambd", 0.5f));
+  AMP_ASSIGN_OR_RETURN(rec.beta, node.attrs.get_float("bias", 0.0f));
+  attrs = rec;
+  return unary(in, out, DTypeSet::kNumeric);
+}
+// IsNaN: a float tensor's NaN mask.
+Status infer_is_nan(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+  AMP_RETURN_IF_ERROR(unary(in, out, DTypeSet::kFloat));
+  out[0].dtype = DType::kBool;
+  return Status::ok();
+}
+// IsInf(detect_negative = 1, detect_positive = 1): a float tensor's infinity mask.
+Status infer_is_inf(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_ASSIGN_OR_RETURN(int64_t negative, node.attrs.get_int("detect_negative", 1));
+  AMP_ASSIGN_OR_RETURN(int64_t positive, node.attrs.get_int("detect_positive", 1));
+  FunctorAttrs rec;
+  rec.detect_negative = negative != 0;
+  rec.detect_positive = positive != 0;
+  attrs = rec;
+  AMP_RETURN_IF_ERROR(unary(in, out, DTypeSet::kFloat));
+  out[0].dtype = DType::kBool;
+  return Status::ok();
+}
+
 Status infer_binary_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   return binary(in, out, DTypeSet::kNumeric, std::nullopt);
 }
@@ -119,6 +182,15 @@ Status infer_logical_binary(const Node&, const Inputs& in, Outputs& out, OpAttrs
   return binary(in, out, DTypeSet::kBool, DType::kBool);
 }
 
+// PRelu(X, slope): slope broadcasts to X (unidirectionally), so the output is X's shape.
+Status infer_prelu(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+  AMP_RETURN_IF_ERROR(binary(in, out, DTypeSet::kFloat, std::nullopt));
+  if (in[0]->shape && out[0].shape && *out[0].shape != *in[0]->shape)
+    return invalid_model("slope " + in[1]->shape->to_string() + " does not broadcast to X " +
+                         in[0]->shape->to_string());
+  return Status::ok();
+}
+
 // Pow's exponent may have another numeric dtype than the base; the result is the base's.
 Status infer_pow(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
@@ -131,7 +203,10 @@ Status infer_pow(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
 }
 
 Status infer_variadic_numeric(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
-  return variadic(in, out);
+  return variadic(in, out, DTypeSet::kNumeric);
+}
+Status infer_variadic_float(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+  return variadic(in, out, DTypeSet::kFloat);
 }
 
 Status infer_where(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
@@ -155,6 +230,16 @@ Status infer_cast(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   std::optional<DType> dtype = dtype_from_onnx(static_cast<int32_t>(to));
   if (!dtype) return unsupported("Cast to ONNX dtype " + std::to_string(to) + " is not supported");
   set_output(out, 0, *dtype, in[0]->shape);
+  return Status::ok();
+}
+
+// CastLike(input, target_type): a Cast to target_type's dtype, whose values are not read.
+Status infer_cast_like(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[0], 0, DTypeSet::kAny));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kAny));
+  set_output(out, 0, in[1]->dtype, in[0]->shape);
   return Status::ok();
 }
 

@@ -106,6 +106,44 @@ Status infer_identity(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
 
 // Reshape(data, shape): 0 copies the input dim (or is a literal 0 with allowzero=1,
 // opset 14+), -1 is inferred from the element count.
+// Dropout(data, ratio, training_mode) -> output, mask: the identity at inference, the mask
+// bool of the data's shape (the kernel rejects training mode).
+Status infer_dropout(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
+  if (const Value* ratio = optional_input(in, 1)) {
+    AMP_RETURN_IF_ERROR(check_dtype(*ratio, 1, DTypeSet::kFloat));
+    AMP_RETURN_IF_ERROR(check_scalar(*ratio, 1, /*allow_1=*/true));
+  }
+  if (const Value* training = optional_input(in, 2)) {
+    AMP_RETURN_IF_ERROR(check_dtype(*training, 2, DTypeSet::kBool));
+    AMP_RETURN_IF_ERROR(check_scalar(*training, 2, /*allow_1=*/true));
+  }
+  set_output(out, 0, x.dtype, x.shape);
+  set_output(out, 1, DType::kBool, x.shape);
+  return Status::ok();
+}
+
+// Trilu(input, k): the upper (upper = 1) or lower triangle of the last two dims, shape and
+// dtype unchanged; k an optional i64 scalar.
+Status infer_trilu(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
+  if (x.shape && x.shape->rank() < 2) return invalid_model("input 0 must have rank >= 2");
+  if (const Value* k = optional_input(in, 1)) {
+    AMP_RETURN_IF_ERROR(check_dtype(*k, 1, DTypeSet::kI64));
+    AMP_RETURN_IF_ERROR(check_scalar(*k, 1, /*allow_1=*/true));
+  }
+  AMP_ASSIGN_OR_RETURN(int64_t upper, node.attrs.get_int("upper", 1));
+  TriluAttrs rec;
+  rec.upper = upper != 0;
+  attrs = rec;
+  set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
+}
+
 Status infer_reshape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   AMP_RETURN_IF_ERROR(require_input(in, 1));

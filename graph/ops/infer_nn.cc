@@ -319,7 +319,8 @@ Status infer_average_pool(const Node& node, const Inputs& in, Outputs& out, OpAt
 }
 
 // GlobalAveragePool: [N, C, D...] -> [N, C, 1...].
-Status infer_global_average_pool(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+// GlobalAveragePool, GlobalMaxPool: [N, C, D1..Dk] -> [N, C, 1..1].
+Status infer_global_pool(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
@@ -540,6 +541,11 @@ Status infer_layer_normalization(const Node& node, const Inputs& in, Outputs& ou
   if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, a, /*rows=*/true)) rec.geometry = *g;
   attrs = rec;
   return Status::ok();
+}
+
+// RMSNormalization (opset 23): LayerNormalization's attributes, inputs X and scale, output Y.
+Status infer_rms_normalization(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  return infer_layer_normalization(node, in, out, attrs);
 }
 
 namespace {

@@ -91,7 +91,8 @@ Status infer_reduce_numeric_or_bool(const Node& node, const Inputs& in, Outputs&
   return reduce(node, in, out, attrs, DTypeSet::kNumericOrBool);
 }
 
-Status infer_arg_max(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+// ArgMax, ArgMin: the index (i64) of the extreme along one axis.
+Status infer_arg_reduce(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));

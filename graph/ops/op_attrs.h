@@ -133,13 +133,16 @@ struct AxisAttrs {
 };
 
 // The attributes an elementwise functor takes (kernels/common/elementwise_kernels.h,
-// configure()): LeakyRelu alpha; HardSigmoid alpha and beta; Gelu approximate="tanh"; Mod
-// fmod.
+// configure()): alpha of LeakyRelu, Elu, Celu, ThresholdedRelu; HardSigmoid alpha and beta;
+// Selu alpha and gamma (in beta); Shrink lambd (in alpha) and bias (in beta); Gelu
+// approximate="tanh"; Mod fmod; IsInf detect_negative and detect_positive.
 struct FunctorAttrs {
   float alpha = 0.0f;
   float beta = 0.0f;
   bool gelu_tanh = false;
   bool fmod = false;
+  bool detect_negative = true;
+  bool detect_positive = true;
 };
 
 // Reduce* over a set of axes (the axes are input 1).
@@ -189,9 +192,14 @@ struct ResizeAttrs : ResizeSampling {
   std::vector<int64_t> axes;  // normalized, distinct; empty when every axis is addressed
 };
 
+// Trilu: which triangle it keeps (k, the diagonal offset, is input 1).
+struct TriluAttrs {
+  bool upper = true;
+};
+
 using OpAttrs =
     std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
                  NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
-                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs>;
+                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs, TriluAttrs>;
 
 }  // namespace amp::graph

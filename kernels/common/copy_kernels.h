@@ -7,6 +7,7 @@
 //   Tile                     output element (o_a) reads input element (o_a mod d_a)
 //   Shape, Size, Constant    bytes fixed at prepare() (fixed_output.h), written out
 //   ConstantOfShape          one recorded element, repeated
+//   Dropout (inference)      the input unchanged, the optional mask all true
 // A backend supplies Exec with
 //   static constexpr int kMaxRank;                       // its plans' rank cap
 //   using Plan = ...;                                    // built once in prepare()
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/element_access.h"
 #include "kernels/common/fixed_output.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/common/movement_io.h"
@@ -72,14 +74,9 @@ template <typename Exec>
 class ViewKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
-        !cfg.outputs[0].present)
-      return invalid_model(op_label(cfg) + ": needs a data input and an output");
+    AMP_RETURN_IF_ERROR(check_data_and_output(cfg));
     const TensorDesc& in = cfg.inputs[0];
     const TensorDesc& out = cfg.outputs[0];
-    if (in.dtype != out.dtype)
-      return invalid_model(op_label(cfg) + ": output dtype " + std::string(dtype_name(out.dtype)) +
-                           " differs from input dtype " + std::string(dtype_name(in.dtype)));
     if (in.numel() != out.numel())
       return invalid_model(op_label(cfg) + ": output shape " + dims_to_string(out.dims) +
                            " does not hold the " + std::to_string(in.numel()) +
@@ -147,6 +144,54 @@ class ConstantOfShapeKernel final : public Kernel {
   FillElement fill_;
 };
 
+// Dropout at inference: Y = X and mask = true. Training mode (input 2) draws random numbers,
+// which an inference runtime does not: a constant true with a ratio that may be non-zero,
+// or a training mode computed at run time, is unsupported. (Before opset 12 there is no
+// training mode: Dropout is always this.)
+template <typename Exec>
+class DropoutKernel final : public Kernel {
+ public:
+  Status prepare(const KernelConfig& cfg) override {
+    AMP_RETURN_IF_ERROR(check_data_and_output(cfg));
+    const TensorDesc& in = cfg.inputs[0];
+    if (cfg.outputs[0].dims != in.dims)
+      return invalid_model(op_label(cfg) + ": output 0 must have the input's shape");
+    if (cfg.inputs.size() > 2 && cfg.inputs[2].present) {
+      const TensorDesc& training = cfg.inputs[2];
+      if (training.constant_data == nullptr)
+        return unsupported(op_label(cfg) +
+                           ": training_mode is computed at run time; an inference runtime "
+                           "needs it to be a constant false");
+      const bool on = *static_cast<const uint8_t*>(training.constant_data) != 0;
+      const bool zero_ratio =
+          cfg.inputs.size() > 1 && cfg.inputs[1].present &&
+          cfg.inputs[1].constant_data != nullptr &&
+          load_as_double(cfg.inputs[1].constant_data, cfg.inputs[1].dtype, 0) == 0.0;
+      if (on && !zero_ratio)
+        return unsupported(op_label(cfg) +
+                           ": training_mode is true, which drops random elements; an "
+                           "inference runtime does not");
+    }
+    bytes_ = in.bytes();
+    mask_ = cfg.outputs.size() > 1 && cfg.outputs[1].present;
+    if (mask_ && (cfg.outputs[1].dtype != DType::kBool || cfg.outputs[1].dims != in.dims))
+      return invalid_model(op_label(cfg) + ": the mask must be bool of the input's shape");
+    numel_ = in.numel();
+    return Status::ok();
+  }
+
+  Status run(const KernelArgs& a) const override {
+    AMP_RETURN_IF_ERROR(Exec::copy_bytes(a.outputs[0], a.inputs[0], bytes_, a));
+    if (mask_ && numel_ > 0) return Exec::fill(a.outputs[1], 1, numel_, 1, a);
+    return Status::ok();
+  }
+
+ private:
+  size_t bytes_ = 0;
+  bool mask_ = false;
+  int64_t numel_ = 0;
+};
+
 template <typename Exec>
 void add_copy_kernels(KernelRegistry& r, Backend backend) {
   using graph::OpType;
@@ -167,6 +212,9 @@ void add_copy_kernels(KernelRegistry& r, Backend backend) {
               [] { return std::make_unique<FixedOutputKernel<Exec>>(); });
   r.add_all(OpType::kConstantOfShape, backend, {DType::kI64},
             [] { return std::make_unique<ConstantOfShapeKernel<Exec>>(); });
+  r.add_all(
+      OpType::kDropout, backend, float_dtypes(),
+      [] { return std::make_unique<DropoutKernel<Exec>>(); }, 0);
 }
 
 }  // namespace amp::kernels

@@ -118,6 +118,49 @@ AMP_HOST_DEVICE float abs(float x) {
 AMP_HOST_DEVICE double abs(double x) {
   return ::fabs(x);
 }
+AMP_HOST_DEVICE float expm1(float x) {
+  return expm1f(x);
+}
+AMP_HOST_DEVICE double expm1(double x) {
+  return ::expm1(x);
+}
+AMP_HOST_DEVICE float log1p(float x) {
+  return log1pf(x);
+}
+AMP_HOST_DEVICE double log1p(double x) {
+  return ::log1p(x);
+}
+AMP_HOST_DEVICE float sin(float x) {
+  return sinf(x);
+}
+AMP_HOST_DEVICE double sin(double x) {
+  return ::sin(x);
+}
+AMP_HOST_DEVICE float cos(float x) {
+  return cosf(x);
+}
+AMP_HOST_DEVICE double cos(double x) {
+  return ::cos(x);
+}
+AMP_HOST_DEVICE float floor(float x) {
+  return floorf(x);
+}
+AMP_HOST_DEVICE double floor(double x) {
+  return ::floor(x);
+}
+AMP_HOST_DEVICE float ceil(float x) {
+  return ceilf(x);
+}
+AMP_HOST_DEVICE double ceil(double x) {
+  return ::ceil(x);
+}
+// Round half to even (the default rounding mode; ONNX Round, numpy.round).
+AMP_HOST_DEVICE float rint(float x) {
+  return rintf(x);
+}
+AMP_HOST_DEVICE double rint(double x) {
+  return ::rint(x);
+}
 }  // namespace math
 
 // Clamp that keeps NaN (fminf/fmaxf would replace it by a bound). lo > hi gives hi,
@@ -423,6 +466,141 @@ struct Gelu {
     return tanh ? GeluTanh{}(x) : GeluErf{}(x);
   }
 };
+struct Sin {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return math::sin(x);
+  }
+};
+struct Cos {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return math::cos(x);
+  }
+};
+struct Floor {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return math::floor(x);
+  }
+};
+struct Ceil {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return math::ceil(x);
+  }
+};
+struct Round {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return math::rint(x);
+  }
+};
+// -1, 0 or 1; NaN stays NaN and zero keeps its sign (numpy.sign).
+struct Sign {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>)
+      return x > C(0) ? C(1) : C(0);
+    else
+      return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
+  }
+};
+// log(1 + e^x) without overflow: x + log1p(e^-x) for positive x.
+struct Softplus {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x > C(0) ? x + math::log1p(math::exp(-x)) : math::log1p(math::exp(x));
+  }
+};
+struct Softsign {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x / (C(1) + math::abs(x));
+  }
+};
+// x tanh(softplus(x)).
+struct Mish {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x * math::tanh(Softplus{}(x));
+  }
+};
+struct Elu {
+  float alpha = 1.0f;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x < C(0) ? C(alpha) * math::expm1(x) : x;
+  }
+};
+struct Selu {
+  float alpha = 1.67326319217681884765625f;
+  float gamma = 1.05070102214813232421875f;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x > C(0) ? C(gamma) * x : C(gamma) * C(alpha) * math::expm1(x);
+  }
+};
+// max(0, x) + min(0, alpha (e^(x / alpha) - 1)).
+struct Celu {
+  float alpha = 1.0f;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x > C(0) ? x : C(alpha) * math::expm1(x / C(alpha));
+  }
+};
+struct ThresholdedRelu {
+  float alpha = 1.0f;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x > C(alpha) ? x : C(0);
+  }
+};
+// x + bias below -lambd, x - bias above lambd, 0 between (any numeric type).
+struct Shrink {
+  float lambd = 0.5f;
+  float bias = 0.0f;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return x < C(-lambd) ? x + C(bias) : (x > C(lambd) ? x - C(bias) : C(0));
+    } else {
+      // Compared in double as ONNX's reference does; the result wraps like integer math.
+      const double f = static_cast<double>(x);
+      const double y = f < -lambd ? f + bias : (f > lambd ? f - bias : 0.0);
+      return static_cast<C>(static_cast<int64_t>(y));
+    }
+  }
+};
+
+// x times a constant (Mean's final division by the input count).
+struct Scale {
+  double factor = 1.0;
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x) const {
+    return x * static_cast<C>(factor);
+  }
+};
+
+// ---- Predicates (float in, bool out) --------------------------------------------------------
+
+struct IsNaN {
+  template <typename C>
+  AMP_HOST_DEVICE bool operator()(C x) const {
+    return x != x;
+  }
+};
+// x - x is NaN exactly for infinities (and NaN), which needs no <limits> on the device.
+struct IsInf {
+  bool detect_negative = true;
+  bool detect_positive = true;
+  template <typename C>
+  AMP_HOST_DEVICE bool operator()(C x) const {
+    const C d = x - x;
+    return x == x && d != d && (x > C(0) ? detect_positive : detect_negative);
+  }
+};
+
 template <typename C>
 struct Clip {
   C lo;
@@ -483,6 +661,13 @@ struct Min {
   }
 };
 // ONNX Mod: fmod = 0 takes the divisor's sign (integers only), fmod = 1 the dividend's.
+// x where x >= 0, slope * x elsewhere; slope broadcasts to x (unidirectionally).
+struct PRelu {
+  template <typename C>
+  AMP_HOST_DEVICE C operator()(C x, C slope) const {
+    return x < C(0) ? slope * x : x;
+  }
+};
 struct Mod {
   bool fmod = false;
   template <typename C>
@@ -523,6 +708,12 @@ struct LessOrEqual {
 };
 struct And {
   AMP_HOST_DEVICE bool operator()(Bool a, Bool b) const { return (a.v != 0) && (b.v != 0); }
+};
+struct Or {
+  AMP_HOST_DEVICE bool operator()(Bool a, Bool b) const { return (a.v != 0) || (b.v != 0); }
+};
+struct Xor {
+  AMP_HOST_DEVICE bool operator()(Bool a, Bool b) const { return (a.v != 0) != (b.v != 0); }
 };
 
 // ---- Bool functors ----------------------------------------------------------------------

@@ -76,6 +76,45 @@ inline Status configure(ew::Gelu& op, const KernelConfig& cfg) {
   return Status::ok();
 }
 template <>
+inline Status configure(ew::Elu& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.alpha = rec->alpha;
+  return Status::ok();
+}
+template <>
+inline Status configure(ew::Celu& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.alpha = rec->alpha;
+  return Status::ok();
+}
+template <>
+inline Status configure(ew::ThresholdedRelu& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.alpha = rec->alpha;
+  return Status::ok();
+}
+template <>
+inline Status configure(ew::Selu& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.alpha = rec->alpha;
+  op.gamma = rec->beta;
+  return Status::ok();
+}
+template <>
+inline Status configure(ew::Shrink& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.lambd = rec->alpha;
+  op.bias = rec->beta;
+  return Status::ok();
+}
+template <>
+inline Status configure(ew::IsInf& op, const KernelConfig& cfg) {
+  AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
+  op.detect_negative = rec->detect_negative;
+  op.detect_positive = rec->detect_positive;
+  return Status::ok();
+}
+template <>
 inline Status configure(ew::Mod& op, const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::FunctorAttrs* rec, resolved_attrs<graph::FunctorAttrs>(cfg));
   op.fmod = rec->fmod;
@@ -89,12 +128,13 @@ inline constexpr bool kDividesByInput1 = std::is_same_v<Op, ew::Div> || std::is_
 
 // ---- Kernels ---------------------------------------------------------------------------------
 
-template <typename Exec, typename Op, DTypeGroup kGroup>
+// Unary math (out dtype = the input's) and predicates (kBoolOutput: IsNaN, IsInf).
+template <typename Exec, typename Op, DTypeGroup kGroup, bool kBoolOutput = false>
 class UnaryKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
     AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 1));
-    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, cfg.inputs[0].dtype));
+    AMP_RETURN_IF_ERROR(check_output_dtype(cfg, kBoolOutput ? DType::kBool : cfg.inputs[0].dtype));
     AMP_RETURN_IF_ERROR(check_same_shape(cfg));
     dtype_ = cfg.inputs[0].dtype;
     n_ = cfg.outputs[0].numel();
@@ -103,10 +143,12 @@ class UnaryKernel final : public Kernel {
   Status run(const KernelArgs& a) const override {
     return visit_dtype(dtype_, [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
-      if constexpr (in_group<T>(kGroup)) {
-        return Exec::unary(op_, a.input<T>(0), a.output<T>(0), n_, a);
-      } else {
+      if constexpr (!in_group<T>(kGroup)) {
         return unexpected_dtype(dtype_);
+      } else if constexpr (kBoolOutput) {
+        return Exec::predicate(op_, a.input<T>(0), a.output<ew::Bool>(0), n_, a);
+      } else {
+        return Exec::unary(op_, a.input<T>(0), a.output<T>(0), n_, a);
       }
     });
   }
@@ -153,11 +195,14 @@ class BroadcastKernel final : public Kernel {
   int64_t y_numel_ = 0;
 };
 
-// ---- Max and Min over 1..N inputs --------------------------------------------------------------
+// ---- Max, Min, Sum and Mean over 1..N inputs
+// -----------------------------------------------------
 
 // Folded pairwise into the output: out = Op(in0, in1), then out = Op(out, in_k), each step one
-// Exec::binary. Exact in any storage type (the result is always one of the inputs).
-template <typename Exec, typename Op, DTypeGroup kGroup>
+// Exec::binary; kAverage then scales by 1/N (Mean). Max and Min are exact in any storage type
+// (the result is always one of the inputs); Sum and Mean round each partial sum to the storage
+// type, as N - 1 chained Adds would.
+template <typename Exec, typename Op, DTypeGroup kGroup, bool kAverage = false>
 class VariadicKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
@@ -176,7 +221,10 @@ class VariadicKernel final : public Kernel {
     if (out_dims != cfg.outputs[0].dims)
       return invalid_model("output shape is not the broadcast of the inputs");
     steps_.clear();
-    // Step 0 pairs input 0 with input 1 (with itself when alone: Op(x, x) = x).
+    inputs_ = n;
+    out_numel_ = cfg.outputs[0].numel();
+    // Step 0 pairs input 0 with input 1 (with itself when alone, a step run() skips: a lone
+    // input is copied).
     const size_t second = n > 1 ? 1 : 0;
     AMP_ASSIGN_OR_RETURN(BroadcastPlan first,
                          make_broadcast_plan_to({all[0], all[second]}, out_dims));
@@ -193,11 +241,18 @@ class VariadicKernel final : public Kernel {
       using T = typename decltype(tag)::type;
       if constexpr (in_group<T>(kGroup)) {
         T* out = a.output<T>(0);
+        if (inputs_ == 1) {
+          if (a.inputs[0] == a.outputs[0] || out_numel_ == 0) return Status::ok();
+          return Exec::copy(a.inputs[0], out, static_cast<size_t>(out_numel_) * sizeof(T), a);
+        }
         for (size_t s = 0; s < steps_.size(); ++s) {
           const T* x = s == 0 ? a.input<T>(0) : out;
           AMP_RETURN_IF_ERROR(Exec::binary(steps_[s].plan, Op{}, x, a.input<T>(steps_[s].input),
                                            out, steps_[s].numel, a));
         }
+        if constexpr (kAverage)
+          return Exec::unary(ew::Scale{1.0 / static_cast<double>(inputs_)}, out, out, out_numel_,
+                             a);
         return Status::ok();
       } else {
         return unexpected_dtype(dtype_);
@@ -219,6 +274,8 @@ class VariadicKernel final : public Kernel {
 
   DType dtype_ = DType::kUndefined;
   std::vector<Step> steps_;
+  size_t inputs_ = 0;
+  int64_t out_numel_ = 0;
 };
 
 // ---- Where(cond, X, Y) ---------------------------------------------------------------------
@@ -271,7 +328,8 @@ class WhereKernel final : public Kernel {
   typename Exec::Plan3 plan_{};
 };
 
-// ---- Cast --------------------------------------------------------------------------------------
+// ---- Cast, CastLike
+// ------------------------------------------------------------------------------
 
 // Between every supported dtype with the semantics of ew::cast_value: float -> float rounds once
 // to nearest even (f64 -> f16/bf16 without double rounding), float -> int truncates toward zero
@@ -283,7 +341,9 @@ template <typename Exec>
 class CastKernel final : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 1));
+    // CastLike's input 1 only names the target dtype (the output's): it is never read.
+    const size_t arity = cfg.node->op == graph::OpType::kCastLike ? 2 : 1;
+    AMP_RETURN_IF_ERROR(check_arity(cfg, arity, arity));
     src_ = cfg.inputs[0].dtype;
     dst_ = cfg.outputs[0].dtype;
     if (dtype_size(src_) == 0) return invalid_model("input has no dtype");
@@ -391,17 +451,26 @@ void add_elementwise_family(KernelRegistry& r) {
 #define AMP_EW_VARIADIC(op, functor, dtypes)                              \
   r.add_all(OpType::k##op, Exec::kBackend, dtypes_of(DTypeGroup::dtypes), \
             make_factory<VariadicKernel<Exec, functor, DTypeGroup::dtypes>>(), 0);
+#define AMP_EW_PREDICATE(op, functor, dtypes)                             \
+  r.add_all(OpType::k##op, Exec::kBackend, dtypes_of(DTypeGroup::dtypes), \
+            make_factory<UnaryKernel<Exec, functor, DTypeGroup::dtypes, true>>());
+#define AMP_EW_AVERAGE(op, functor, dtypes)                               \
+  r.add_all(OpType::k##op, Exec::kBackend, dtypes_of(DTypeGroup::dtypes), \
+            make_factory<VariadicKernel<Exec, functor, DTypeGroup::dtypes, true>>(), 0);
 #include "kernels/common/elementwise_family.def"
 #undef AMP_EW_UNARY
 #undef AMP_EW_BINARY
 #undef AMP_EW_COMPARE
 #undef AMP_EW_VARIADIC
+#undef AMP_EW_PREDICATE
+#undef AMP_EW_AVERAGE
   // Where is looked up by X's dtype when it is a float type, else by cond's (bool); any X
   // dtype is handled. Cast is looked up by its source dtype.
   std::vector<DType> where_keys = dtypes_of(DTypeGroup::kFloat);
   where_keys.push_back(DType::kBool);
   r.add_all(OpType::kWhere, Exec::kBackend, where_keys, make_factory<WhereKernel<Exec>>());
   r.add_all(OpType::kCast, Exec::kBackend, all_dtypes(), make_factory<CastKernel<Exec>>());
+  r.add_all(OpType::kCastLike, Exec::kBackend, all_dtypes(), make_factory<CastKernel<Exec>>());
   r.add_all(OpType::kClip, Exec::kBackend, dtypes_of(DTypeGroup::kNumeric),
             make_factory<ClipKernel<Exec>>(), 0);
 }

@@ -23,6 +23,7 @@
 #define AMP_KERNEL_FAMILIES(X)                                                          \
   /* elementwise */ X(elementwise) X(pow)                                              \
   /* movement */    X(copy) X(concat_split) X(slice) X(gather) X(pad) X(resize) X(range) \
+                    X(trilu)                                                            \
   /* reduction */   X(reduce_axes) X(argmax) X(global_pool) X(softmax)                  \
                     X(layer_norm) X(instance_norm) X(batch_norm)                        \
   /* library */     X(conv) X(pool) X(matmul)

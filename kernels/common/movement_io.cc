@@ -5,16 +5,19 @@
 #include "kernels/common/kernel_checks.h"
 
 namespace amp::kernels {
-namespace {
 
 Status check_data_and_output(const KernelConfig& cfg) {
   if (cfg.inputs.empty() || !cfg.inputs[0].present || cfg.outputs.empty() ||
       !cfg.outputs[0].present)
     return invalid_model(op_label(cfg) + ": needs a data input and an output");
   if (cfg.outputs[0].dtype != cfg.inputs[0].dtype)
-    return invalid_model(op_label(cfg) + ": output dtype differs from the input's");
+    return invalid_model(
+        op_label(cfg) + ": output dtype " + std::string(dtype_name(cfg.outputs[0].dtype)) +
+        " differs from input dtype " + std::string(dtype_name(cfg.inputs[0].dtype)));
   return Status::ok();
 }
+
+namespace {
 
 // Dims equal except on `axis`.
 bool same_except(const std::vector<int64_t>& a, const std::vector<int64_t>& b, size_t axis) {
@@ -130,6 +133,31 @@ Result<RangeShape> check_range_io(const KernelConfig& cfg) {
     return invalid_model("Range: start and delta must have the output's dtype " +
                          std::string(dtype_name(dtype)));
   return RangeShape{cfg.outputs[0].numel(), dtype};
+}
+
+Result<TriluShape> check_trilu_io(const KernelConfig& cfg) {
+  AMP_RETURN_IF_ERROR(check_data_and_output(cfg));
+  AMP_ASSIGN_OR_RETURN(const graph::TriluAttrs* a, resolved_attrs<graph::TriluAttrs>(cfg));
+  const TensorDesc& x = cfg.inputs[0];
+  if (x.rank() < 2) return invalid_model(op_label(cfg) + ": input 0 must have rank >= 2");
+  if (cfg.outputs[0].dims != x.dims)
+    return invalid_model(op_label(cfg) + ": the output must have the input's shape");
+  TriluShape s;
+  s.rows = x.dims[x.rank() - 2];
+  s.cols = x.dims[x.rank() - 1];
+  s.batch = s.rows * s.cols == 0 ? 0 : x.numel() / (s.rows * s.cols);
+  s.elem_size = dtype_size(x.dtype);
+  s.upper = a->upper;
+  if (cfg.inputs.size() > 1 && cfg.inputs[1].present) {
+    const TensorDesc& k = cfg.inputs[1];
+    if (k.dtype != DType::kI64 || k.numel() != 1)
+      return invalid_model(op_label(cfg) + ": k (input 1) must be an i64 scalar");
+    if (k.constant_data != nullptr)
+      s.k = *static_cast<const int64_t*>(k.constant_data);
+    else
+      s.k_runtime = true;
+  }
+  return s;
 }
 
 Result<PermutedCopy> check_permute_io(const KernelConfig& cfg) {

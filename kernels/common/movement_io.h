@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.h"
+#include "runtime/common/host_device.h"
 #include "runtime/common/status.h"
 
 namespace amp::kernels {
@@ -62,5 +63,25 @@ struct RangeShape {
   DType dtype = DType::kUndefined;
 };
 Result<RangeShape> check_range_io(const KernelConfig& cfg);
+
+// Input 0 and output 0 present, of one dtype (the movement ops' first check).
+Status check_data_and_output(const KernelConfig& cfg);
+
+// Trilu: `batch` matrices of rows x cols elements of `elem_size` bytes; element (i, j) is
+// kept where j - i >= k (upper) or j - i <= k (lower), else zeroed. k is a constant read
+// here, or a run-time i64 scalar (input 1, `k_runtime`), or 0 when absent.
+struct TriluShape {
+  int64_t batch = 0, rows = 0, cols = 0;
+  size_t elem_size = 0;
+  bool upper = true;
+  bool k_runtime = false;
+  int64_t k = 0;
+};
+Result<TriluShape> check_trilu_io(const KernelConfig& cfg);
+
+// Whether Trilu keeps element (i, j).
+AMP_HOST_DEVICE bool trilu_keeps(int64_t i, int64_t j, int64_t k, bool upper) {
+  return upper ? j - i >= k : j - i <= k;
+}
 
 }  // namespace amp::kernels

@@ -32,12 +32,13 @@ Result<LayerNormShape> check_layer_norm_io(const KernelConfig& cfg, DType t) {
   AMP_RETURN_IF_ERROR(check_io(cfg, t));
   AMP_ASSIGN_OR_RETURN(const graph::NormAttrs* a, same_shape_attrs<graph::NormAttrs>(cfg));
   const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-  if (dims.empty()) return invalid_model("LayerNormalization needs an input of rank >= 1");
+  if (dims.empty()) return invalid_model(op_label(cfg) + " needs an input of rank >= 1");
   if (a->stash_type != 1)
     return unsupported("stash_type " + std::to_string(a->stash_type) + " (only 1 = float)");
   if (cfg.inputs.size() < 2 || !cfg.inputs[1].present)
     return invalid_model("Scale (input 1) is required");
   LayerNormShape s;
+  s.rms = cfg.node->op == graph::OpType::kRMSNormalization;
   s.epsilon = a->epsilon;
   s.outer = a->geometry.outer;
   s.n = a->geometry.len;

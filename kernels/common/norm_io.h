@@ -41,10 +41,12 @@ struct LayerNormShape {
   int64_t outer = 1, n = 1;
   std::vector<int64_t> norm_dims;  // dims[axis:]
   DType stat_dtype[2] = {};        // Mean, InvStdDev; kUndefined when absent
+  bool rms = false;                // RMSNormalization: no mean subtracted, no B
 };
 
-// Input 0 / output 0 of dtype `t` and one shape, Scale present, float statistics outputs of
-// `outer` elements; stash_type other than 1 (float) is unsupported.
+// LayerNormalization and RMSNormalization: input 0 / output 0 of dtype `t` and one shape,
+// Scale present, float statistics outputs of `outer` elements; stash_type other than 1
+// (float) is unsupported.
 Result<LayerNormShape> check_layer_norm_io(const KernelConfig& cfg, DType t);
 
 }  // namespace amp::kernels

@@ -154,6 +154,37 @@ struct LogSumExpReducer : SumReducer {
     return math_log(acc);
   }
 };
+// ReduceLogSum: log(sum x), float types only; an empty or non-positive sum gives -inf or
+// NaN, as log does.
+struct LogSumReducer : SumReducer {
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t) {
+    return math_log(acc);
+  }
+};
+// ReduceProd: the product (1 for an empty set); integers wrap.
+struct ProdReducer {
+  template <typename T>
+  AMP_HOST_DEVICE static reduction::compute_t<T> init() {
+    return reduction::compute_t<T>(1);
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C map(C x) {
+    return x;
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C step(C acc, C x) {
+    if constexpr (std::is_integral_v<C>)
+      return static_cast<C>(static_cast<unsigned long long>(acc) *
+                            static_cast<unsigned long long>(x));
+    else
+      return acc * x;
+  }
+  template <typename C>
+  AMP_HOST_DEVICE static C finish(C acc, int64_t) {
+    return acc;
+  }
+};
 // ReduceMax / ReduceMin: init is the storage type's lowest / highest.
 struct MaxReducer {
   template <typename T>
@@ -184,13 +215,15 @@ struct MinReducer : MaxReducer {
   }
 };
 
-// ---- ArgMax ----
-// Whether element x (later in scan order) replaces the current best. NaN counts as the
-// largest value (numpy.argmax): the first NaN wins, or the last one with select_last.
+// ---- ArgMax, ArgMin ----
+// Whether element x (later in scan order) replaces the current best: larger (ArgMax) or
+// smaller (`smallest`: ArgMin). NaN counts as the extreme either way (numpy.argmax and
+// numpy.argmin): the first NaN wins, or the last one with select_last.
 template <typename C>
-AMP_HOST_DEVICE bool argmax_takes(C x, C best, bool select_last) {
-  if (select_last) return x >= best || is_nan_value(x);
-  return x > best || (is_nan_value(x) && !is_nan_value(best));
+AMP_HOST_DEVICE bool arg_takes(C x, C best, bool select_last, bool smallest) {
+  const bool beats = smallest ? x < best : x > best;
+  if (select_last) return beats || x == best || is_nan_value(x);
+  return beats || (is_nan_value(x) && !is_nan_value(best));
 }
 
 // ---- Softmax / LogSoftmax (max-subtracted so exp never overflows) ----

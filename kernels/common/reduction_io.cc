@@ -14,6 +14,7 @@ Result<ArgReduceShape> check_arg_reduce_io(const KernelConfig& cfg, DType t) {
   s.len = a->geometry.len;
   s.inner = a->geometry.inner;
   s.select_last_index = a->select_last_index;
+  s.smallest = cfg.node->op == graph::OpType::kArgMin;
   if (cfg.outputs[0].numel() != s.outer * s.inner)
     return invalid_model("output has " + std::to_string(cfg.outputs[0].numel()) +
                          " elements, expected " + std::to_string(s.outer * s.inner));
@@ -31,8 +32,9 @@ Result<graph::AxisGeometry> check_softmax_io(const KernelConfig& cfg, DType t) {
 Result<GlobalPoolShape> check_global_pool_io(const KernelConfig& cfg, DType t) {
   AMP_RETURN_IF_ERROR(check_io(cfg, t));
   const std::vector<int64_t>& dims = cfg.inputs[0].dims;
-  if (dims.size() < 2) return invalid_model("GlobalAveragePool needs an input [N, C, ...]");
+  if (dims.size() < 2) return invalid_model(op_label(cfg) + " needs an input [N, C, ...]");
   GlobalPoolShape g;
+  g.max = cfg.node->op == graph::OpType::kGlobalMaxPool;
   g.planes = dims[0] * dims[1];
   g.spatial = dims_product(dims, 2, dims.size());
   if (cfg.outputs[0].numel() != g.planes)

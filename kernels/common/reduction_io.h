@@ -19,6 +19,7 @@ namespace amp::kernels {
 struct ArgReduceShape {
   int64_t outer = 1, len = 1, inner = 1;
   bool select_last_index = false;
+  bool smallest = false;  // ArgMin
 };
 
 // Input 0 of dtype `t`, output 0 of i64 with outer * inner elements; an empty axis with a
@@ -57,6 +58,7 @@ Result<ReducePlan> plan_constant_axes(const ReduceAxesShape& s, bool* copy);
 // GlobalAveragePool: [N, C, D1..Dk] -> N*C planes of `spatial` contiguous elements each.
 struct GlobalPoolShape {
   int64_t planes = 0, spatial = 1;
+  bool max = false;  // GlobalMaxPool, else the average
 };
 Result<GlobalPoolShape> check_global_pool_io(const KernelConfig& cfg, DType t);
 

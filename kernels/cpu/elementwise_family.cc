@@ -46,6 +46,15 @@ struct CpuElementwise {
   }
 
   template <typename T, typename Op>
+  static Status predicate(const Op& op, const T* in, ew::Bool* out, int64_t n,
+                          const KernelArgs& a) {
+    const Op o = op;
+    unary_loop(in, out, n, a.num_threads,
+               [o](T x) { return ew::Bool{static_cast<uint8_t>(o(ew::load(x)) ? 1 : 0)}; });
+    return Status::ok();
+  }
+
+  template <typename T, typename Op>
   static Status binary(const Plan& p, const Op& op, const T* x, const T* y, T* out, int64_t y_numel,
                        const KernelArgs& a) {
     if constexpr (std::is_integral_v<T> && kDividesByInput1<Op>) {

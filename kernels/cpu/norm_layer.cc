@@ -1,8 +1,9 @@
 // LayerNormalization (opset 17): X viewed as [outer, N] with N = prod(dims[axis:]) (axis
 // default -1); each row is normalized with its own mean and variance, then scaled and
 // shifted by Scale (input 1) and the optional B (input 2), both unidirectionally
-// broadcastable to dims[axis:]. Optional outputs Mean (1) and InvStdDev (2) have shape
-// dims[:axis] + [1]*(rank-axis) and a float dtype (stash_type must be 1 = float).
+// broadcastable to dims[axis:]. RMSNormalization (opset 23) is the same without the mean
+// (the "variance" is the mean of squares) and without B. Optional outputs Mean (1) and InvStdDev
+// (2) have shape dims[:axis] + [1]*(rank-axis) and a float dtype (stash_type must be 1 = float).
 //
 // Statistics are two-pass (mean, then mean of squared deviations) with pairwise fp32 sums,
 // f64 for f64 inputs. Scale and B are expanded to N compute-type values: once in prepare()
@@ -75,8 +76,9 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
             const T* xr = x + o * n;
             T* yr = y + o * n;
             const C mean =
-                tree_reduce<C>(0, n, C(0), add, [xr](int64_t i) { return to_compute(xr[i]); }) /
-                static_cast<C>(n);
+                this->shape_.rms ? C(0) : tree_reduce<C>(0, n, C(0), add, [xr](int64_t i) {
+                                            return to_compute(xr[i]);
+                                          }) / static_cast<C>(n);
             const C var = tree_reduce<C>(0, n, C(0), add,
                                          [xr, mean](int64_t i) {
                                            return squared_deviation(to_compute(xr[i]), mean);
@@ -157,6 +159,8 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
 
 void register_layer_norm_kernels(KernelRegistry& r) {
   add_typed_kernels<LayerNormKernel>(r, graph::OpType::kLayerNormalization, Backend::kCpu,
+                                     reduction::FloatTypes{}, /*in_place_input=*/0);
+  add_typed_kernels<LayerNormKernel>(r, graph::OpType::kRMSNormalization, Backend::kCpu,
                                      reduction::FloatTypes{}, /*in_place_input=*/0);
 }
 

@@ -1,7 +1,8 @@
-// ArgMax: the index (i64) of the largest element along `axis` (default 0), keepdims
-// (default 1), select_last_index (default 0: the first of equal maxima). NaN counts as the
-// largest value, as in numpy.argmax. Comparisons are done in the compute type, which is
-// exact for every storage type (f16/bf16 widen to fp32 without rounding).
+// ArgMax and ArgMin: the index (i64) of the largest (smallest) element along `axis`
+// (default 0), keepdims (default 1), select_last_index (default 0: the first of equal
+// extremes). NaN counts as the extreme, as in numpy.argmax and numpy.argmin. Comparisons are done
+// in the compute type, which is exact for every storage type (f16/bf16 widen to fp32 without
+// rounding).
 #include <algorithm>
 
 #include "kernels/common/checked_kernel.h"
@@ -21,6 +22,7 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
     const T* x = a.input<T>(0);
     int64_t* y = a.output<int64_t>(0);
     const bool last = this->shape_.select_last_index;
+    const bool smallest = this->shape_.smallest;
     const int64_t len = this->shape_.len, inner = this->shape_.inner;
     if (inner == 1) {
       parallel_for(
@@ -32,7 +34,7 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
               int64_t idx = 0;
               for (int64_t i = 1; i < len; ++i) {
                 const auto v = to_compute(row[i]);
-                if (argmax_takes(v, best, last)) {
+                if (arg_takes(v, best, last, smallest)) {
                   best = v;
                   idx = i;
                 }
@@ -63,7 +65,7 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
               const T* row = base + i * inner;
               for (int64_t j = 0; j < w; ++j) {
                 const auto v = to_compute(row[j]);
-                if (argmax_takes(v, best[j], last)) {
+                if (arg_takes(v, best[j], last, smallest)) {
                   best[j] = v;
                   idx[j] = i;
                 }
@@ -81,6 +83,8 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
 
 void register_argmax_kernels(KernelRegistry& r) {
   add_typed_kernels<ArgMaxKernel>(r, graph::OpType::kArgMax, Backend::kCpu,
+                                  reduction::ArgMaxTypes{});
+  add_typed_kernels<ArgMaxKernel>(r, graph::OpType::kArgMin, Backend::kCpu,
                                   reduction::ArgMaxTypes{});
 }
 

@@ -21,6 +21,14 @@ struct CompareF {
   }
 };
 
+template <typename T, typename Op>
+struct PredicateF {
+  Op op;
+  __device__ __forceinline__ ew::Bool operator()(T x) const {
+    return ew::Bool{static_cast<uint8_t>(op(dev_load(x)) ? 1 : 0)};
+  }
+};
+
 template <typename U>
 struct WhereF {
   __device__ __forceinline__ U operator()(ew::Bool c, U x, U y) const { return c.v != 0 ? x : y; }
@@ -55,6 +63,12 @@ struct CudaElementwise {
   template <typename T, typename Op>
   static Status unary(const Op& op, const T* in, T* out, int64_t n, const KernelArgs& a) {
     return launch_map1(in, out, n, UnaryF<T, Op>{op}, static_cast<cudaStream_t>(a.stream));
+  }
+
+  template <typename T, typename Op>
+  static Status predicate(const Op& op, const T* in, ew::Bool* out, int64_t n,
+                          const KernelArgs& a) {
+    return launch_map1(in, out, n, PredicateF<T, Op>{op}, static_cast<cudaStream_t>(a.stream));
   }
 
   template <typename T, typename Op>

@@ -1,4 +1,5 @@
-// LayerNormalization (opset 17) on the GPU; semantics as kernels/cpu/norm_layer.cc: X viewed
+// LayerNormalization (opset 17) and RMSNormalization (opset 23, no mean, no B) on the GPU;
+// semantics as kernels/cpu/norm_layer.cc: X viewed
 // as [outer, N] with N = prod(dims[axis:]) (axis default -1), each row normalized with its
 // own two-pass fp32 statistics (f64 for f64), scaled by Scale (input 1) and shifted by the
 // optional B (input 2), both unidirectionally broadcastable to dims[axis:]. Optional
@@ -95,7 +96,8 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
       stats.inv_dtype = this->shape_.stat_dtype[1];
     }
     return launch_normalize_rows(a.input<T>(0), a.output<T>(0), this->shape_.outer, this->shape_.n,
-                                 static_cast<C>(this->shape_.epsilon), prm, stats, st);
+                                 static_cast<C>(this->shape_.epsilon), prm, stats, st,
+                                 this->shape_.rms);
   }
 
  private:
@@ -164,6 +166,8 @@ class LayerNormKernel : public CheckedKernel<T, LayerNormShape, check_layer_norm
 
 void register_layer_norm_kernels(KernelRegistry& r) {
   add_typed_kernels<LayerNormKernel>(r, graph::OpType::kLayerNormalization, Backend::kCuda,
+                                     reduction::FloatTypes{});
+  add_typed_kernels<LayerNormKernel>(r, graph::OpType::kRMSNormalization, Backend::kCuda,
                                      reduction::FloatTypes{});
 }
 

@@ -1,7 +1,7 @@
-// The row normalization shared by LayerNormalization (norm_layer.cu) and
-// InstanceNormalization (norm_instance.cu): X viewed as [rows, n], each row normalized with
-// its own mean and variance, then y = (x - mean) * inv_std * scale + bias with the
-// parameters supplied per (row, element) by a small policy struct.
+// The row normalization shared by LayerNormalization and RMSNormalization (norm_layer.cu)
+// and InstanceNormalization (norm_instance.cu): X viewed as [rows, n], each row normalized
+// with its own mean (0 with `rms`) and variance, then y = (x - mean) * inv_std * scale + bias with
+// the parameters supplied per (row, element) by a small policy struct.
 //
 // Statistics are two-pass like the CPU (mean, then the mean of squared deviations; never
 // E[x^2] - E[x]^2), with fp32 sums (f64 for f64) reduced across a warp (n <= 1024) or a
@@ -25,7 +25,7 @@ struct StatOutputs {
 template <typename T, typename Params>
 __global__ void normalize_rows_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t rows,
                                       int64_t n, compute_t<T> eps, Params prm, StatOutputs stats,
-                                      bool warp_group) {
+                                      bool rms, bool warp_group) {
   using C = compute_t<T>;
   __shared__ C scratch[kWarp];
   const int width = warp_group ? kWarp : static_cast<int>(blockDim.x);
@@ -36,9 +36,12 @@ __global__ void normalize_rows_kernel(const T* __restrict__ x, T* __restrict__ y
        row += static_cast<int64_t>(gridDim.x) * per_block) {
     const T* xr = x + row * n;
     T* yr = y + row * n;
-    C sum = C(0);
-    visit_row(xr, n, lane, width, [&](int64_t, C v) { sum += v; });
-    const C mean = group_reduce(sum, SumOp{}, C(0), scratch, warp_group) / static_cast<C>(n);
+    C mean = C(0);
+    if (!rms) {
+      C sum = C(0);
+      visit_row(xr, n, lane, width, [&](int64_t, C v) { sum += v; });
+      mean = group_reduce(sum, SumOp{}, C(0), scratch, warp_group) / static_cast<C>(n);
+    }
     C sq = C(0);
     visit_row(xr, n, lane, width, [&](int64_t, C v) { sq += squared_deviation(v, mean); });
     const C var = group_reduce(sq, SumOp{}, C(0), scratch, warp_group) / static_cast<C>(n);
@@ -56,12 +59,13 @@ __global__ void normalize_rows_kernel(const T* __restrict__ x, T* __restrict__ y
 
 template <typename T, typename Params>
 Status launch_normalize_rows(const T* x, T* y, int64_t rows, int64_t n, compute_t<T> eps,
-                             const Params& prm, const StatOutputs& stats, cudaStream_t st) {
+                             const Params& prm, const StatOutputs& stats, cudaStream_t st,
+                             bool rms = false) {
   if (rows == 0) return Status::ok();
   const bool warp_group = n <= kWarpRowMax;
   const unsigned blocks = warp_group ? blocks_for(rows, kThreads / kWarp) : blocks_for(rows, 1);
   normalize_rows_kernel<T, Params>
-      <<<blocks, kThreads, 0, st>>>(x, y, rows, n, eps, prm, stats, warp_group);
+      <<<blocks, kThreads, 0, st>>>(x, y, rows, n, eps, prm, stats, rms, warp_group);
   AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
   return Status::ok();
 }

@@ -1,9 +1,10 @@
-// ArgMax on the GPU: the index (i64) of the largest element along `axis` (default 0),
-// keepdims (default 1), select_last_index (default 0: the first of equal maxima). NaN
-// counts as the largest value (numpy.argmax), exactly as kernels/cpu/reduce_argmax.cc:
-// each thread scans its elements in increasing index order with the shared
-// argmax_takes() step, and partial results merge with the same preference (larger value;
-// NaN above everything; ties to the smaller index, or the larger with select_last).
+// ArgMax and ArgMin on the GPU: the index (i64) of the largest (smallest) element along
+// `axis` (default 0), keepdims (default 1), select_last_index (default 0: the first of
+// equal extremes). NaN counts as the extreme (numpy.argmax/argmin), exactly as
+// kernels/cpu/reduce_argmax.cc: each thread scans its elements in increasing index order
+// with the shared arg_takes() step, and partial results merge with the same preference
+// (the more extreme value; NaN beyond everything; ties to the smaller index, or the larger
+// with select_last).
 //
 // Geometry: input viewed as [outer, len, inner]. inner == 1: one warp (len <= 1024) or one
 // block per row. inner > 1: one thread per (outer, inner) column scanning down the axis;
@@ -19,7 +20,8 @@ namespace {
 
 // Whether candidate (v, i) beats the current (best, bi); bi < 0 means "nothing yet".
 template <typename C>
-__device__ __forceinline__ bool argmax_better(C v, int64_t i, C best, int64_t bi, bool last) {
+__device__ __forceinline__ bool arg_better(C v, int64_t i, C best, int64_t bi, bool last,
+                                           bool smallest) {
   if (i < 0) return false;
   if (bi < 0) return true;
   const bool nv = is_nan_value(v), nb = is_nan_value(best);
@@ -27,14 +29,14 @@ __device__ __forceinline__ bool argmax_better(C v, int64_t i, C best, int64_t bi
     if (nv && nb) return last ? i > bi : i < bi;
     return nv;
   }
-  if (v > best) return true;
-  if (v < best) return false;
+  if (smallest ? v < best : v > best) return true;
+  if (smallest ? v > best : v < best) return false;
   return last ? i > bi : i < bi;
 }
 
 template <typename T>
 __global__ void argmax_rows_kernel(const T* __restrict__ x, int64_t* __restrict__ y, int64_t outer,
-                                   int64_t len, bool last, bool warp_group) {
+                                   int64_t len, bool last, bool smallest, bool warp_group) {
   using C = compute_t<T>;
   __shared__ C s_val[kWarp];
   __shared__ int64_t s_idx[kWarp];
@@ -49,7 +51,7 @@ __global__ void argmax_rows_kernel(const T* __restrict__ x, int64_t* __restrict_
     int64_t bi = -1;
     // Each thread sees its indices in increasing order, so the shared CPU step applies.
     visit_row(xr, len, lane, width, [&](int64_t i, C v) {
-      if (bi < 0 || argmax_takes(v, best, last)) {
+      if (bi < 0 || arg_takes(v, best, last, smallest)) {
         best = v;
         bi = i;
       }
@@ -58,7 +60,7 @@ __global__ void argmax_rows_kernel(const T* __restrict__ x, int64_t* __restrict_
     for (int d = kWarp / 2; d > 0; d /= 2) {
       const C ov = shfl_down(best, d);
       const int64_t oi = shfl_down(bi, d);
-      if (argmax_better(ov, oi, best, bi, last)) {
+      if (arg_better(ov, oi, best, bi, last, smallest)) {
         best = ov;
         bi = oi;
       }
@@ -78,7 +80,7 @@ __global__ void argmax_rows_kernel(const T* __restrict__ x, int64_t* __restrict_
         for (int d = kWarp / 2; d > 0; d /= 2) {
           const C ov = shfl_down(best, d);
           const int64_t oi = shfl_down(bi, d);
-          if (argmax_better(ov, oi, best, bi, last)) {
+          if (arg_better(ov, oi, best, bi, last, smallest)) {
             best = ov;
             bi = oi;
           }
@@ -91,7 +93,8 @@ __global__ void argmax_rows_kernel(const T* __restrict__ x, int64_t* __restrict_
 
 template <typename T>
 __global__ void argmax_columns_kernel(const T* __restrict__ x, int64_t* __restrict__ y,
-                                      int64_t outer, int64_t len, int64_t inner, bool last) {
+                                      int64_t outer, int64_t len, int64_t inner, bool last,
+                                      bool smallest) {
   using C = compute_t<T>;
   const int64_t n = outer * inner;
   for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < n;
@@ -102,7 +105,7 @@ __global__ void argmax_columns_kernel(const T* __restrict__ x, int64_t* __restri
     int64_t idx = 0;
     for (int64_t i = 1; i < len; ++i) {
       const C v = to_compute(base[i * inner]);
-      if (argmax_takes(v, best, last)) {
+      if (arg_takes(v, best, last, smallest)) {
         best = v;
         idx = i;
       }
@@ -123,13 +126,14 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
       const bool warp_group = this->shape_.len <= kWarpRowMax;
       const unsigned blocks = warp_group ? blocks_for(this->shape_.outer, kThreads / kWarp)
                                          : blocks_for(this->shape_.outer, 1);
-      argmax_rows_kernel<T><<<blocks, kThreads, 0, st>>>(
-          x, y, this->shape_.outer, this->shape_.len, this->shape_.select_last_index, warp_group);
+      argmax_rows_kernel<T><<<blocks, kThreads, 0, st>>>(x, y, this->shape_.outer, this->shape_.len,
+                                                         this->shape_.select_last_index,
+                                                         this->shape_.smallest, warp_group);
     } else {
       argmax_columns_kernel<T>
           <<<blocks_for(this->shape_.outer * this->shape_.inner, kThreads), kThreads, 0, st>>>(
               x, y, this->shape_.outer, this->shape_.len, this->shape_.inner,
-              this->shape_.select_last_index);
+              this->shape_.select_last_index, this->shape_.smallest);
     }
     AMP_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     return Status::ok();
@@ -140,6 +144,8 @@ class ArgMaxKernel : public CheckedKernel<T, ArgReduceShape, check_arg_reduce_io
 
 void register_argmax_kernels(KernelRegistry& r) {
   add_typed_kernels<ArgMaxKernel>(r, graph::OpType::kArgMax, Backend::kCuda,
+                                  reduction::ArgMaxTypes{});
+  add_typed_kernels<ArgMaxKernel>(r, graph::OpType::kArgMin, Backend::kCuda,
                                   reduction::ArgMaxTypes{});
 }
 
