@@ -6,7 +6,9 @@
 #include "graph/passes/constant_folding.h"
 #include "graph/passes/dead_code_elimination.h"
 #include "graph/passes/pass_manager.h"
+#include "kernels/kernel_evaluator.h"
 #include "runtime/backend/backend.h"
+#include "runtime/backend/cpu_backend.h"
 
 namespace amp::runtime {
 namespace {
@@ -55,7 +57,10 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
 
   graph::PassManager pm;
   pm.set_infer_after_each(false);  // folding re-infers as it goes
-  pm.add(std::make_unique<graph::ConstantFolding>());
+  // Every CPU kernel folds (not only the graph layer's shape arithmetic), so shapes that
+  // the model computes with any op resolve once the inputs are bound.
+  pm.add(std::make_unique<graph::ConstantFolding>(
+      std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry())));
   pm.add(std::make_unique<graph::DeadCodeElimination>());
   AMP_RETURN_IF_ERROR(pm.run(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));

@@ -192,14 +192,25 @@ struct ResizeAttrs : ResizeSampling {
   std::vector<int64_t> axes;  // normalized, distinct; empty when every axis is addressed
 };
 
+// Attention (opset 23/24), its attributes checked against the inputs' shapes: head counts
+// (from the 4-D shapes, or the attributes for 3-D inputs), head sizes and the scale resolved.
+struct AttentionAttrs {
+  int64_t q_heads = 0, kv_heads = 0;
+  int64_t head_size = 0, v_head_size = 0;
+  double scale = 0.0;    // the product's factor (default 1/sqrt(head_size))
+  float softcap = 0.0f;  // 0: none
+  bool causal = false;
+  int qk_output_mode = 0;  // what output 3 holds: 0/1 scaled QK (softcapped), 2 + bias, 3 softmax
+};
+
 // Trilu: which triangle it keeps (k, the diagonal offset, is input 1).
 struct TriluAttrs {
   bool upper = true;
 };
 
-using OpAttrs =
-    std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
-                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
-                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs, TriluAttrs>;
+using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
+                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs,
+                             PermuteAttrs, AxisAttrs, ReduceAttrs, PadAttrs, ResizeAttrs,
+                             FunctorAttrs, ConstantAttrs, TriluAttrs, AttentionAttrs>;
 
 }  // namespace amp::graph

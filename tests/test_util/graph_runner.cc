@@ -4,12 +4,14 @@
 #include "tests/test_util/node_tests.h"
 
 #include <cstring>
+#include <memory>
 
 #include "graph/ops/shape_inference.h"
 #include "graph/ops/shape_inputs.h"
 #include "graph/passes/constant_folding.h"
 #include "graph/passes/dead_code_elimination.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/kernel_evaluator.h"
 
 namespace amp::test {
 
@@ -51,7 +53,7 @@ Result<std::vector<graph::TensorData>> run_graph(
   AMP_RETURN_IF_ERROR(bind_shape_input_values(g, values));
   AMP_RETURN_IF_ERROR(infer_shapes(g));
   {
-    ConstantFolding fold;
+    ConstantFolding fold(std::make_shared<kernels::KernelEvaluator>(reg));
     AMP_RETURN_IF_ERROR(fold.run(g).status());
     DeadCodeElimination dce;
     AMP_RETURN_IF_ERROR(dce.run(g).status());

@@ -53,7 +53,8 @@ std::string compare_outputs(const std::vector<graph::TensorData>& expected,
                             const std::vector<graph::TensorData>& actual, double rtol, double atol);
 
 // Compares element-wise: |a - e| <= atol + rtol * |e|; NaN matches only NaN; integer and
-// bool tensors must match exactly. Empty string on success, else the first mismatch.
+// bool tensors must match exactly; fp16 / bf16 tensors with rtol at least two units in their
+// last place. Empty string on success, else the first mismatch.
 std::string compare_tensors(const graph::TensorData& expected, const graph::TensorData& actual,
                             double rtol, double atol);
 

@@ -25,7 +25,8 @@ ROOT = os.path.abspath(ROOT)
 
 BASE = ("runtime/common/", "amp/")
 GRAPH = BASE + ("graph/",)
-KERNELS_COMMON = GRAPH + ("kernels/common/", "kernels/kernel.h", "kernels/kernel_registry.h")
+KERNELS_COMMON = GRAPH + ("kernels/common/", "kernels/kernel.h", "kernels/kernel_registry.h",
+                          "kernels/kernel_evaluator.h")
 # (directory prefix of the including file, include prefixes it may use)
 RULES = [
     ("runtime/common/", BASE),

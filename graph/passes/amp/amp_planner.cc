@@ -194,7 +194,9 @@ class PlanBuilder {
     rep.op = std::string(op_name(n.op));
     DType exec = DType::kF32;
     bool pinned = false;
-    const bool is_model_cast = n.op == OpType::kCast;
+    // CastLike is a model cast too: its target is input 1's dtype in the model, which that
+    // input is given in (a cast back when it was produced low).
+    const bool is_model_cast = n.op == OpType::kCast || n.op == OpType::kCastLike;
     if (!d.float_node || is_model_cast) {
       rep.color = "-";
       rep.reason = is_model_cast ? "model Cast (target kept)" : d.reason;
@@ -234,7 +236,9 @@ class PlanBuilder {
       const DType own = planned_dtype(v);
       const bool convert = d.float_node && !is_model_cast && is_float(src_.value(v).dtype) &&
                            !keeps_own_dtype(n.op, k) && src_.value(v).dtype != DType::kF64;
-      AMP_ASSIGN_OR_RETURN(ValueId id, get(v, convert ? exec : own));
+      const bool cast_target = n.op == OpType::kCastLike && k == 1;
+      AMP_ASSIGN_OR_RETURN(ValueId id,
+                           get(v, cast_target ? src_.value(v).dtype : (convert ? exec : own)));
       out_node.inputs.push_back(id);
     }
     bool any_low_output = false;

@@ -10,7 +10,7 @@
 //                  fit the low type; else fp32 (so Concat of mixed inputs promotes).
 //      A node whose low kernel does not exist on the backend falls back to fp32 (reported);
 //      a node *pinned* low by an override without a kernel is an error.
-//      Model Cast nodes keep their target type; they are not colored.
+//      Model Cast and CastLike nodes keep their target type; they are not colored.
 //   3. Inputs are converted on demand through a cache keyed by (value, dtype): a value
 //      with many consumers is cast once per dtype. Constants are converted here, at load,
 //      once: a weight used only in the low type is stored only in it (the fp32 copy is
