@@ -1,5 +1,6 @@
-// Shape & dtype inference for Attention (opset 23, 24): ONNX's reference semantics
-// (onnx/reference/ops/op_attention.py), checked once here for every backend.
+// Shape & dtype inference for Attention (opset 23, 24) and RotaryEmbedding (opset 23): ONNX's
+// reference semantics (onnx/reference/ops/op_attention.py, op_rotary_embedding.py), checked
+// once here for every backend.
 //
 // Q [B, Hq, Sq, D] and K [B, Hkv, Skv, D], V [B, Hkv, Skv, Dv] (4-D), or [B, S, heads * size]
 // with q_num_heads and kv_num_heads (3-D). Hq must be a multiple of Hkv (grouped-query
@@ -145,6 +146,58 @@ Status infer_attention(const Node& node, const Inputs& in, Outputs& out, OpAttrs
   set_output(out, 1, k.dtype, Shape({batch, Dim(rec.kv_heads), total, Dim(rec.head_size)}));
   set_output(out, 2, v.dtype, Shape({batch, Dim(rec.kv_heads), total, Dim(rec.v_head_size)}));
   set_output(out, 3, q.dtype, Shape({batch, Dim(rec.q_heads), q_len, total}));
+  attrs = rec;
+  return Status::ok();
+}
+
+// RotaryEmbedding(input, cos_cache, sin_cache, position_ids?): input [B, H, S, D] or
+// [B, S, num_heads * D]; the first rotary_embedding_dim (default D, even) elements of each
+// head rotate in pairs (halves, or neighbours when interleaved) by the cache row of their
+// position: cos/sin [max_position, R / 2] indexed by position_ids [B, S], or [B, S, R / 2]
+// without them. The output has the input's shape and dtype.
+Status infer_rotary_embedding(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
+  AMP_RETURN_IF_ERROR(check_same_dtype(*in[1], 1, x, 0));
+  AMP_RETURN_IF_ERROR(check_same_dtype(*in[2], 2, x, 0));
+  const Value* pos = optional_input(in, 3);
+  if (pos != nullptr) AMP_RETURN_IF_ERROR(check_dtype(*pos, 3, DTypeSet::kI64));
+  AMP_ASSIGN_OR_RETURN(int64_t interleaved, node.attrs.get_int("interleaved", 0));
+  AMP_ASSIGN_OR_RETURN(int64_t heads_attr, node.attrs.get_int("num_heads", 0));
+  AMP_ASSIGN_OR_RETURN(int64_t rotary, node.attrs.get_int("rotary_embedding_dim", 0));
+  set_output(out, 0, x.dtype, x.shape);
+  if (!x.shape) return Status::ok();
+  const size_t rank = x.shape->rank();
+  if (rank != 3 && rank != 4) return invalid_model("input must be 3-D or 4-D");
+  const Dim last = dim_of(x, rank - 1);
+  if (!last.is_static()) return unsupported("RotaryEmbedding needs a static head size");
+  RotaryAttrs rec;
+  rec.interleaved = interleaved != 0;
+  if (rank == 4) {
+    if (!dim_of(x, 1).is_static()) return unsupported("RotaryEmbedding needs a static head count");
+    rec.heads = dim_of(x, 1).value;
+    rec.head_size = last.value;
+  } else {
+    if (heads_attr <= 0) return invalid_model("a 3-D input needs attribute num_heads");
+    rec.heads = heads_attr;
+    AMP_ASSIGN_OR_RETURN(rec.head_size, head_size_of(last, heads_attr, "input"));
+  }
+  rec.rotary_dim = rotary == 0 ? rec.head_size : rotary;
+  if (rec.rotary_dim < 0 || rec.rotary_dim > rec.head_size || rec.rotary_dim % 2 != 0)
+    return invalid_model("rotary_embedding_dim " + std::to_string(rec.rotary_dim) +
+                         " must be even and at most the head size " +
+                         std::to_string(rec.head_size));
+  for (size_t i = 1; i < 3; ++i) {
+    const Value& c = *in[i];
+    if (!c.shape) continue;
+    const size_t want = pos != nullptr ? 2 : 3;
+    if (c.shape->rank() != want ||
+        (c.shape->dims.back().is_static() && c.shape->dims.back().value != rec.rotary_dim / 2))
+      return invalid_model("input " + std::to_string(i) + " must be " +
+                           (pos != nullptr ? "[max_position, " : "[B, S, ") +
+                           std::to_string(rec.rotary_dim / 2) + "]");
+  }
   attrs = rec;
   return Status::ok();
 }

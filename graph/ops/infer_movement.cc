@@ -816,6 +816,18 @@ Status infer_pad(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attr
   return Status::ok();
 }
 
+namespace {
+
+// DepthToSpace, SpaceToDepth: the required positive attribute 'blocksize'.
+Result<int64_t> blocksize_of(const Node& node) {
+  if (!node.attrs.has("blocksize")) return invalid_model("attribute 'blocksize' is required");
+  AMP_ASSIGN_OR_RETURN(int64_t b, node.attrs.get_int("blocksize", 0));
+  if (b <= 0) return invalid_model("attribute 'blocksize' is " + std::to_string(b));
+  return b;
+}
+
+}  // namespace
+
 // DepthToSpace(blocksize, mode DCR|CRD): [N, C, H, W] -> [N, C/b^2, H*b, W*b], one 6-D
 // transpose of the reshaped input (ONNX's definition), recorded as a PermuteAttrs:
 //   DCR: [N, b, b, C', H, W] -> perm (0, 3, 4, 1, 5, 2) -> [N, C', H, b, W, b]
@@ -824,9 +836,7 @@ Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, Op
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
-  if (!node.attrs.has("blocksize")) return invalid_model("attribute 'blocksize' is required");
-  AMP_ASSIGN_OR_RETURN(int64_t b, node.attrs.get_int("blocksize", 0));
-  if (b <= 0) return invalid_model("attribute 'blocksize' is " + std::to_string(b));
+  AMP_ASSIGN_OR_RETURN(int64_t b, blocksize_of(node));
   AMP_ASSIGN_OR_RETURN(std::string mode, node.attrs.get_string("mode", "DCR"));
   if (mode != "DCR" && mode != "CRD")
     return invalid_model("attribute 'mode' is '" + mode + "', expected DCR or CRD");
@@ -866,6 +876,53 @@ Status infer_depth_to_space(const Node& node, const Inputs& in, Outputs& out, Op
     const int64_t cc = xd[1] / *b2;
     rec.view_dims = dcr ? std::vector<int64_t>{xd[0], b, b, cc, xd[2], xd[3]}
                         : std::vector<int64_t>{xd[0], cc, b, b, xd[2], xd[3]};
+  }
+  set_output(out, 0, x.dtype, std::move(result));
+  attrs = std::move(rec);
+  return Status::ok();
+}
+
+// SpaceToDepth: DepthToSpace's inverse, [N, C, H, W] -> [N, C * b * b, H / b, W / b], a
+// transpose of the reshaped input recorded as a PermuteAttrs:
+//   [N, C, H', b, W', b] -> perm (0, 3, 5, 1, 2, 4) -> [N, b, b, C, H', W']
+Status infer_space_to_depth(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
+  AMP_ASSIGN_OR_RETURN(int64_t b, blocksize_of(node));
+  if (!x.shape) {
+    set_output(out, 0, x.dtype, unknown_dims(4));
+    return Status::ok();
+  }
+  if (x.shape->rank() != 4)
+    return invalid_model("input 0 must be 4-D, got " + x.shape->to_string());
+  std::optional<int64_t> b2 = checked_mul(b, b);
+  if (!b2) return overflow_error("blocksize squared");
+  Shape result = *x.shape;
+  Dim& c = result.dims[1];
+  if (c.is_static()) {
+    std::optional<int64_t> m = checked_mul(c.value, *b2);
+    if (!m) return overflow_error("the output channels");
+    c = Dim(*m);
+  } else {
+    c = Dim();
+  }
+  for (size_t i = 2; i < 4; ++i) {
+    Dim& d = result.dims[i];
+    if (!d.is_static()) {
+      d = Dim();
+      continue;
+    }
+    if (d.value % b != 0)
+      return invalid_model("dim " + std::to_string(i) + " (" + std::to_string(d.value) +
+                           ") is not a multiple of blocksize " + std::to_string(b));
+    d = Dim(d.value / b);
+  }
+  PermuteAttrs rec;
+  rec.perm = {0, 3, 5, 1, 2, 4};
+  if (x.shape->is_static()) {
+    const std::vector<int64_t> xd = x.shape->static_dims();
+    rec.view_dims = {xd[0], xd[1], xd[2] / b, b, xd[3] / b, b};
   }
   set_output(out, 0, x.dtype, std::move(result));
   attrs = std::move(rec);

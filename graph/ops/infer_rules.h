@@ -14,7 +14,7 @@
 //   infer_movement.cc     Reshape, Transpose, Concat, Split, Slice, Gather, Pad, Resize, ...
 //   infer_reduction.cc    Reduce*, ArgMax
 //   infer_nn.cc           Conv, ConvTranspose, pools, MatMul, Gemm, norms, Softmax
-//   infer_attention.cc    Attention
+//   infer_attention.cc    Attention, RotaryEmbedding
 //   infer_shape_ops.cc    Shape, Size, Constant, ConstantOfShape, Range
 // with shared helpers in infer_util.h.
 #pragma once

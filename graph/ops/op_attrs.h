@@ -203,6 +203,14 @@ struct AttentionAttrs {
   int qk_output_mode = 0;  // what output 3 holds: 0/1 scaled QK (softcapped), 2 + bias, 3 softmax
 };
 
+// RotaryEmbedding (opset 23): the head geometry resolved from the input's shape (and
+// num_heads for a 3-D input) and the rotated width.
+struct RotaryAttrs {
+  int64_t heads = 0, head_size = 0;
+  int64_t rotary_dim = 0;  // even, <= head_size
+  bool interleaved = false;
+};
+
 // Trilu: which triangle it keeps (k, the diagonal offset, is input 1).
 struct TriluAttrs {
   bool upper = true;
@@ -211,6 +219,6 @@ struct TriluAttrs {
 using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
                              SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs,
                              PermuteAttrs, AxisAttrs, ReduceAttrs, PadAttrs, ResizeAttrs,
-                             FunctorAttrs, ConstantAttrs, TriluAttrs, AttentionAttrs>;
+                             FunctorAttrs, ConstantAttrs, TriluAttrs, AttentionAttrs, RotaryAttrs>;
 
 }  // namespace amp::graph

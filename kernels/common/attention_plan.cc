@@ -8,25 +8,6 @@
 namespace amp::kernels {
 namespace {
 
-// The [B, H, S, D] strides of `d`: 4-D as it is, 3-D [B, S, H * size] split into heads.
-HeadStrides head_strides(const TensorDesc& d, int64_t heads, int64_t size) {
-  HeadStrides s;
-  if (d.rank() == 4) {
-    s.s = d.dims[3];
-    s.h = d.dims[2] * s.s;
-    s.b = d.dims[1] * s.h;
-  } else {
-    s.h = size;
-    s.s = heads * size;
-    s.b = d.dims[1] * s.s;
-  }
-  return s;
-}
-
-int64_t seq_len(const TensorDesc& d) {
-  return d.rank() == 4 ? d.dims[2] : d.dims[1];
-}
-
 bool present(const KernelConfig& cfg, size_t i) {
   return cfg.inputs.size() > i && cfg.inputs[i].present;
 }
@@ -48,9 +29,9 @@ Result<AttentionPlan> check_attention_io(const KernelConfig& cfg) {
   p.kv_heads = a->kv_heads;
   p.head_size = a->head_size;
   p.v_head_size = a->v_head_size;
-  p.q_len = seq_len(q);
-  p.kv_len = seq_len(k);
-  if (seq_len(v) != p.kv_len) return invalid_model(op_label(cfg) + ": K and V lengths differ");
+  p.q_len = head_seq_len(q);
+  p.kv_len = head_seq_len(k);
+  if (head_seq_len(v) != p.kv_len) return invalid_model(op_label(cfg) + ": K and V lengths differ");
   p.q = head_strides(q, p.q_heads, p.head_size);
   p.k = head_strides(k, p.kv_heads, p.head_size);
   p.v = head_strides(v, p.kv_heads, p.v_head_size);

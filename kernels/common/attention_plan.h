@@ -21,20 +21,12 @@
 
 #include "amp/dtype.h"
 #include "kernels/common/element_access.h"
+#include "kernels/common/head_layout.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/host_device.h"
 #include "runtime/common/status.h"
 
 namespace amp::kernels {
-
-// Element strides of a [B, H, S, D] view of a 3-D ([B, S, H * D]) or 4-D tensor; the last
-// dim is contiguous.
-struct HeadStrides {
-  int64_t b = 0, h = 0, s = 0;
-  AMP_HOST_DEVICE int64_t at(int64_t bi, int64_t hi, int64_t si) const {
-    return bi * b + hi * h + si * s;
-  }
-};
 
 struct AttentionPlan {
   int64_t batch = 0, q_heads = 0, kv_heads = 0;

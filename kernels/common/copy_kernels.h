@@ -2,7 +2,8 @@
 // backend over a copy executor (as the elementwise family is):
 //   Reshape, Flatten, Squeeze, Unsqueeze, Identity  the bytes unchanged under another
 //       shape: one copy, none when the memory planner aliased output onto input
-//   Transpose, DepthToSpace  a strided read: the permuted view shape inference recorded
+//   Transpose, DepthToSpace, SpaceToDepth  a strided read: the permuted view shape
+//                            inference recorded
 //   Expand                   a strided read: the input broadcast, stride 0 on broadcast axes
 //   Tile                     output element (o_a) reads input element (o_a mod d_a)
 //   Shape, Size, Constant    bytes fixed at prepare() (fixed_output.h), written out
@@ -200,7 +201,7 @@ void add_copy_kernels(KernelRegistry& r, Backend backend) {
                     OpType::kIdentity})
     r.add_all(
         op, backend, all_dtypes(), [] { return std::make_unique<ViewKernel<Exec>>(); }, 0);
-  for (OpType op : {OpType::kTranspose, OpType::kDepthToSpace})
+  for (OpType op : {OpType::kTranspose, OpType::kDepthToSpace, OpType::kSpaceToDepth})
     r.add_all(op, backend, all_dtypes(),
               [] { return std::make_unique<StridedCopyKernel<Exec>>(false); });
   r.add_all(OpType::kExpand, backend, all_dtypes(),

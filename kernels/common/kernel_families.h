@@ -26,7 +26,7 @@
                     X(trilu)                                                            \
   /* reduction */   X(reduce_axes) X(argmax) X(global_pool) X(softmax)                  \
                     X(layer_norm) X(instance_norm) X(batch_norm)                        \
-  /* attention */   X(attention)                                                        \
+  /* attention */   X(attention) X(rotary_embedding)                                    \
   /* library */     X(conv) X(pool) X(matmul)
 // clang-format on
 
