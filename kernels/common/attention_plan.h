@@ -21,6 +21,7 @@
 
 #include "amp/dtype.h"
 #include "kernels/common/element_access.h"
+#include "kernels/common/elementwise_functors.h"
 #include "kernels/common/head_layout.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/host_device.h"
@@ -84,10 +85,7 @@ template <typename C>
 AMP_HOST_DEVICE C attention_softcap(C s, float softcap) {
   if (softcap <= 0.0f) return s;
   const C c = static_cast<C>(softcap);
-  if constexpr (sizeof(C) == sizeof(double))
-    return c * ::tanh(s / c);
-  else
-    return c * tanhf(s / c);
+  return c * ew::math::tanh(s / c);
 }
 
 }  // namespace amp::kernels
