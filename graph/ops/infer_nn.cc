@@ -269,7 +269,9 @@ Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out, Op
 namespace {
 
 // MaxPool and AveragePool: kernel_shape is required and sets the rank.
-Status pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs, bool is_max) {
+// LpPool (lp > 0) has AveragePool's window attributes, dilations from opset 18.
+Status pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs, bool is_max,
+            int64_t lp = 0) {
   AMP_RETURN_IF_ERROR(require_input(in, 0));
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, is_max ? DTypeSet::kFloatOr8Bit : DTypeSet::kFloat));
@@ -284,14 +286,15 @@ Status pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs, bo
   // AveragePool has dilations from opset 19; MaxPool from opset 10 (op_version 0, a node
   // built without an opset, counts as new).
   const int32_t v = node.op_version;
-  const bool dilations = v == 0 || (is_max ? v >= 10 : v >= 19);
+  const bool dilations = v == 0 || (is_max ? v >= 10 : v >= (lp > 0 ? 18 : 19));
+  a.lp = lp;
   AMP_ASSIGN_OR_RETURN(a.window, read_window(node, n, dilations));
   Window& win = a.window;
   AMP_ASSIGN_OR_RETURN(win.kernel, read_kernel_shape(node, n));
   AMP_ASSIGN_OR_RETURN(win.ceil_mode, read_flag(node, "ceil_mode", 0));
   if (is_max) {
     AMP_ASSIGN_OR_RETURN(a.col_major_indices, read_flag(node, "storage_order", 0));
-  } else {
+  } else if (lp == 0) {
     AMP_ASSIGN_OR_RETURN(a.count_include_pad, read_flag(node, "count_include_pad", 0));
   }
   std::optional<Shape> result;
@@ -316,6 +319,12 @@ Status infer_max_pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs&
 }
 Status infer_average_pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   return pool(node, in, out, attrs, /*is_max=*/false);
+}
+// LpPool: (sum over the window of |x|^p)^(1/p), p an int >= 1 (default 2).
+Status infer_lp_pool(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_ASSIGN_OR_RETURN(int64_t p, node.attrs.get_int("p", 2));
+  if (p < 1) return invalid_model("attribute 'p' is " + std::to_string(p) + ", expected >= 1");
+  return pool(node, in, out, attrs, /*is_max=*/false, p);
 }
 
 // GlobalAveragePool: [N, C, D...] -> [N, C, 1...].
@@ -580,6 +589,90 @@ Status infer_softmax(const Node& node, const Inputs& in, Outputs& out, OpAttrs& 
 }
 Status infer_log_softmax(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
   return softmax(node, in, out, attrs);
+}
+
+// GroupNormalization(X [N, C, D...], scale, bias; num_groups, epsilon): the C channels in
+// num_groups groups, each (n, group) normalized over its channels and positions, then scaled
+// per channel (opset 21) or per group (opset 18, whose scale and bias are [num_groups]).
+Status infer_group_normalization(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  for (size_t i = 0; i < 3; ++i) AMP_RETURN_IF_ERROR(require_input(in, i));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
+  AMP_RETURN_IF_ERROR(check_same_dtype(*in[1], 1, x, 0));
+  AMP_RETURN_IF_ERROR(check_same_dtype(*in[2], 2, x, 0));
+  AMP_RETURN_IF_ERROR(check_window_rank(x, 0));
+  if (!node.attrs.has("num_groups")) return invalid_model("attribute 'num_groups' is required");
+  GroupNormAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.groups, node.attrs.get_int("num_groups", 1));
+  AMP_ASSIGN_OR_RETURN(rec.epsilon, node.attrs.get_float("epsilon", 1e-5f));
+  rec.scale_per_group = node.op_version > 0 && node.op_version < 21;
+  if (rec.groups < 1)
+    return invalid_model("attribute 'num_groups' is " + std::to_string(rec.groups));
+  const Dim channels = x.shape ? x.shape->dims[1] : Dim();
+  if (channels.is_static() && channels.value % rec.groups != 0)
+    return invalid_model("num_groups " + std::to_string(rec.groups) + " does not divide " +
+                         std::to_string(channels.value) + " channels");
+  const Dim per = rec.scale_per_group ? Dim(rec.groups) : channels;
+  for (size_t i = 1; i < 3; ++i) AMP_RETURN_IF_ERROR(check_channel_vector(*in[i], i, per));
+  attrs = rec;
+  set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
+}
+
+// MeanVarianceNormalization(X; axes = [0, 2, 3]): (X - mean) / (sqrt(var) + 1e-9) over axes.
+Status infer_mean_variance_normalization(const Node& node, const Inputs& in, Outputs& out,
+                                         OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
+  AMP_ASSIGN_OR_RETURN(std::vector<int64_t> axes, node.attrs.get_ints("axes", {0, 2, 3}));
+  GroupNormAttrs rec;
+  if (x.shape) {
+    AMP_ASSIGN_OR_RETURN(rec.axes, normalize_axes(axes, static_cast<int64_t>(x.shape->rank())));
+    std::sort(rec.axes.begin(), rec.axes.end());
+  }
+  attrs = rec;
+  set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
+}
+
+// LRN(X [N, C, D...]; alpha, beta, bias, size): normalized across `size` neighbouring channels.
+Status infer_lrn(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
+  AMP_RETURN_IF_ERROR(check_window_rank(x, 0));
+  if (!node.attrs.has("size")) return invalid_model("attribute 'size' is required");
+  LrnAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.size, node.attrs.get_int("size", 1));
+  AMP_ASSIGN_OR_RETURN(rec.alpha, node.attrs.get_float("alpha", 1e-4f));
+  AMP_ASSIGN_OR_RETURN(rec.beta, node.attrs.get_float("beta", 0.75f));
+  AMP_ASSIGN_OR_RETURN(rec.bias, node.attrs.get_float("bias", 1.0f));
+  if (rec.size < 1) return invalid_model("attribute 'size' is " + std::to_string(rec.size));
+  attrs = rec;
+  set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
+}
+
+// LpNormalization(X; axis = -1, p = 2): X / ||X||_p along the axis, p 1 or 2.
+Status infer_lp_normalization(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kFloat));
+  AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", -1));
+  LpNormAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.p, node.attrs.get_int("p", 2));
+  if (rec.p != 1 && rec.p != 2)
+    return invalid_model("attribute 'p' is " + std::to_string(rec.p) + ", expected 1 or 2");
+  if (x.shape) {
+    const int64_t r = static_cast<int64_t>(x.shape->rank());
+    if (r == 0) return invalid_model("input 0 must have rank >= 1");
+    AMP_ASSIGN_OR_RETURN(int64_t a, normalize_axis(axis, r));
+    if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, a)) rec.geometry = *g;
+  }
+  attrs = rec;
+  set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
 }
 
 }  // namespace amp::graph

@@ -117,4 +117,71 @@ Status infer_arg_reduce(const Node& node, const Inputs& in, Outputs& out, OpAttr
   return Status::ok();
 }
 
+// CumSum(x, axis): x's shape and dtype. The axis (an i32/i64 scalar) may be fed at run
+// time; a constant one is checked here.
+Status infer_cum_sum(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kIndex));
+  AMP_RETURN_IF_ERROR(check_scalar(*in[1], 1, /*allow_1=*/true));
+  if (x.shape && x.shape->rank() == 0) return invalid_model("input 0 must have rank >= 1");
+  AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis, const_ints(*in[1], 1));
+  if (axis && x.shape) {
+    if (axis->size() != 1) return invalid_model("axis (input 1) must hold one value");
+    AMP_RETURN_IF_ERROR(normalize_axis((*axis)[0], static_cast<int64_t>(x.shape->rank())).status());
+  }
+  CumSumAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.exclusive, read_flag(node, "exclusive", 0));
+  AMP_ASSIGN_OR_RETURN(rec.reverse, read_flag(node, "reverse", 0));
+  attrs = rec;
+  set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
+}
+
+// TopK(X, K [1]; axis, largest, sorted): values (X's dtype) and i64 indices, X's shape with
+// K on the axis. K fed at run time leaves that dim unknown until the runtime binds it.
+Status infer_top_k(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumeric));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kI64));
+  AMP_RETURN_IF_ERROR(check_scalar(*in[1], 1, /*allow_1=*/true));
+  AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", -1));
+  TopKAttrs rec;
+  if (node.op_version == 0 || node.op_version >= 11) {
+    AMP_ASSIGN_OR_RETURN(rec.largest, read_flag(node, "largest", 1));
+    AMP_ASSIGN_OR_RETURN(rec.sorted, read_flag(node, "sorted", 1));
+  }
+  if (!x.shape) {
+    set_output(out, 0, x.dtype, std::nullopt);
+    set_output(out, 1, DType::kI64, std::nullopt);
+    attrs = rec;
+    return Status::ok();
+  }
+  const int64_t r = static_cast<int64_t>(x.shape->rank());
+  if (r == 0) return invalid_model("input 0 must have rank >= 1");
+  AMP_ASSIGN_OR_RETURN(rec.axis, normalize_axis(axis, r));
+  const Dim& len = x.shape->dims[static_cast<size_t>(rec.axis)];
+  Dim k;
+  AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> kv, const_ints(*in[1], 1));
+  if (kv) {
+    if (kv->size() != 1 || (*kv)[0] < 0)
+      return invalid_model("K (input 1) must be one non-negative value");
+    if (len.is_static() && (*kv)[0] > len.value)
+      return invalid_model("K " + std::to_string((*kv)[0]) + " exceeds axis " +
+                           std::to_string(rec.axis) + " of size " + std::to_string(len.value));
+    k = Dim((*kv)[0]);
+  }
+  Shape result = *x.shape;
+  result.dims[static_cast<size_t>(rec.axis)] = k;
+  if (std::optional<AxisGeometry> g = axis_geometry(*x.shape, rec.axis)) rec.geometry = *g;
+  attrs = rec;
+  set_output(out, 0, x.dtype, result);
+  set_output(out, 1, DType::kI64, result);
+  return Status::ok();
+}
+
 }  // namespace amp::graph

@@ -64,6 +64,7 @@ struct PoolAttrs {
   bool with_indices = false;       // MaxPool's Indices output is present
   bool count_include_pad = false;  // AveragePool
   bool col_major_indices = false;  // MaxPool storage_order = 1
+  int64_t lp = 0;                  // LpPool's p (>= 1); 0 for MaxPool and AveragePool
   Window window;
 };
 
@@ -216,9 +217,68 @@ struct TriluAttrs {
   bool upper = true;
 };
 
-using OpAttrs = std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs,
-                             SoftmaxAttrs, NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs,
-                             PermuteAttrs, AxisAttrs, ReduceAttrs, PadAttrs, ResizeAttrs,
-                             FunctorAttrs, ConstantAttrs, TriluAttrs, AttentionAttrs, RotaryAttrs>;
+// GatherElements and ScatterElements (axis), GatherND (batch_dims), ScatterND; the scatters'
+// reduction of an update into the element it lands on (duplicate indices apply in order).
+struct IndexAttrs {
+  enum Reduction : int { kNone, kAdd, kMul, kMax, kMin };
+  int64_t axis = 0;  // normalized
+  int64_t batch_dims = 0;
+  int reduction = kNone;
+};
+
+// CumSum (the axis is input 1, possibly fed at run time).
+struct CumSumAttrs {
+  bool exclusive = false;
+  bool reverse = false;
+};
+
+// ReverseSequence: which axes hold the batch and the time steps (0 and 1, distinct).
+struct ReverseSequenceAttrs {
+  int64_t batch_axis = 1, time_axis = 0;
+};
+
+// TopK along one axis (k is input 1; the output dims hold it).
+struct TopKAttrs {
+  int64_t axis = -1;  // normalized
+  bool largest = true;
+  bool sorted = true;
+  AxisGeometry geometry;  // of the input
+};
+
+// LpNormalization: x / ||x||_p along one axis (p is 1 or 2).
+struct LpNormAttrs {
+  int64_t p = 2;
+  AxisGeometry geometry;
+};
+
+// GroupNormalization (split at axis 1 into `groups`, each normalized over its channels and
+// the spatial dims) and MeanVarianceNormalization (normalized over `axes`).
+struct GroupNormAttrs {
+  float epsilon = 1e-5f;
+  int64_t groups = 1;
+  bool scale_per_group = false;  // opset 18: scale and bias are [groups], not [C]
+  std::vector<int64_t> axes;     // MeanVarianceNormalization: normalized, sorted
+};
+
+// LRN across channels: x / (bias + alpha / size * sum of x^2 over `size` channels)^beta.
+struct LrnAttrs {
+  float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
+  int64_t size = 1;
+};
+
+// Einsum: each operand's labels per axis and the output's, as label ids (letters, then the
+// dims an ellipsis stands for), every label's size (1 where it only broadcasts).
+struct EinsumAttrs {
+  std::vector<std::vector<int>> inputs;
+  std::vector<int> output;
+  std::vector<int64_t> label_sizes;  // indexed by label id; filled when the dims are static
+};
+
+using OpAttrs =
+    std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
+                 NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
+                 ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs, TriluAttrs,
+                 AttentionAttrs, RotaryAttrs, IndexAttrs, CumSumAttrs, ReverseSequenceAttrs,
+                 TopKAttrs, LpNormAttrs, GroupNormAttrs, LrnAttrs, EinsumAttrs>;
 
 }  // namespace amp::graph

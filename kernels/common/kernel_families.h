@@ -23,11 +23,13 @@
 #define AMP_KERNEL_FAMILIES(X)                                                          \
   /* elementwise */ X(elementwise) X(pow)                                              \
   /* movement */    X(copy) X(concat_split) X(slice) X(gather) X(pad) X(resize) X(range) \
-                    X(trilu)                                                            \
+                    X(trilu) X(indexing)                                                \
   /* reduction */   X(reduce_axes) X(argmax) X(global_pool) X(softmax)                  \
-                    X(layer_norm) X(instance_norm) X(batch_norm)                        \
+                    X(layer_norm) X(instance_norm) X(batch_norm) X(norm_stats)          \
+                    X(axis_ops) X(lp_pool)                                              \
   /* attention */   X(attention) X(rotary_embedding)                                    \
-  /* library */     X(conv) X(pool) X(matmul)
+  /* library */     X(conv) X(pool) X(matmul)                                           \
+  /* loops */       X(einsum)
 // clang-format on
 
 #define AMP_DECLARE_KERNEL_FAMILY_(family) \

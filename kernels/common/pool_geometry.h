@@ -101,4 +101,27 @@ AMP_HOST_DEVICE float pool_window_average(const PoolGeometry& g, bool include_pa
   return count > 0 ? sum / static_cast<float>(count) : NAN;
 }
 
+// LpPool: (sum over output position (oz, oy, ox)'s window of |x|^p)^(1/p) in fp32; padding
+// adds zeros, so only positions inside the input count.
+template <typename Load>
+AMP_HOST_DEVICE float pool_window_lp(const PoolGeometry& g, int64_t p, int64_t oz, int64_t oy,
+                                     int64_t ox, Load load) {
+  float sum = 0.0f;
+  for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+    const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
+    if (iz < 0 || iz >= g.in[0]) continue;
+    for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+      const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
+      if (iy < 0 || iy >= g.in[1]) continue;
+      for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+        const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
+        if (ix < 0 || ix >= g.in[2]) continue;
+        const float v = fabsf(static_cast<float>(load((iz * g.in[1] + iy) * g.in[2] + ix)));
+        sum += p == 1 ? v : (p == 2 ? v * v : powf(v, static_cast<float>(p)));
+      }
+    }
+  }
+  return p == 1 ? sum : (p == 2 ? sqrtf(sum) : powf(sum, 1.0f / static_cast<float>(p)));
+}
+
 }  // namespace amp::kernels
