@@ -58,6 +58,10 @@ Result<std::vector<float>> Attributes::get_floats(const std::string& name,
                                                   const std::vector<float>& def) const {
   return get_typed<std::vector<float>>(values_, name, def, "floats");
 }
+Result<std::vector<std::string>> Attributes::get_strings(
+    const std::string& name, const std::vector<std::string>& def) const {
+  return get_typed<std::vector<std::string>>(values_, name, def, "strings");
+}
 Result<std::optional<TensorData>> Attributes::get_tensor(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::optional<TensorData>();

@@ -37,6 +37,8 @@ class Attributes {
                                         const std::vector<int64_t>& def = {}) const;
   Result<std::vector<float>> get_floats(const std::string& name,
                                         const std::vector<float>& def = {}) const;
+  Result<std::vector<std::string>> get_strings(const std::string& name,
+                                               const std::vector<std::string>& def = {}) const;
   // nullopt when absent.
   Result<std::optional<TensorData>> get_tensor(const std::string& name) const;
 

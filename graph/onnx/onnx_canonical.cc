@@ -105,9 +105,18 @@ bool is_empty_constant(const Graph& g, ValueId v) {
 
 Status canonicalize_resize(Node& n, CanonContext& ctx) {
   if (n.op_version < 11) {
-    // Resize-10 is (X, scales) with asymmetric coordinates; its nearest mode rounds
-    // down (what ONNX's own Resize 10->11 version converter writes). Stated explicitly so
-    // the newer defaults (half_pixel, round_prefer_floor) never apply.
+    // Resize-10 (and Upsample-9, imported as it) is (X, scales) with asymmetric coordinates;
+    // its nearest mode rounds down (what ONNX's own Resize 10->11 version converter writes).
+    // Stated explicitly so the newer defaults (half_pixel, round_prefer_floor) never apply.
+    // Upsample-7 takes the scales as an attribute.
+    if (n.inputs.size() == 1 && n.attrs.has("scales")) {
+      auto scales = n.attrs.get_floats("scales");
+      if (!scales.is_ok()) return scales.status().with_context(label(n));
+      const int64_t count = static_cast<int64_t>(scales->size());
+      n.attrs.erase("scales");
+      n.inputs.push_back(add_constant(
+          ctx, n, "scales", TensorData::from_vector<float>(DType::kF32, {count}, *scales)));
+    }
     if (n.inputs.size() != 2)
       return invalid_model(label(n) + ": takes 2 inputs (X, scales), has " +
                            std::to_string(n.inputs.size()));

@@ -229,6 +229,10 @@ class Importer {
   }
 
   std::optional<OpType> onnx_import_op(const std::string& op_type) const {
+    // Upsample (opsets 7-9, removed in 10) is Resize-10's (X, scales) with asymmetric
+    // coordinates and nearest rounding down; canonicalize_resize writes it that way.
+    if (op_type == "Upsample")
+      return opset_ >= 7 && opset_ <= 9 ? onnx_op_type(op_type) : std::nullopt;
     std::optional<OpType> op = op_from_name(op_type);
     if (!op || *op == OpType::kConstant || opset_ < op_since_version(*op)) return std::nullopt;
     return op;
@@ -521,6 +525,11 @@ Result<Graph> import_onnx_file(const std::string& path, const ImportOptions& opt
   auto g = import_model(**model, opts, dir.string());
   if (!g.is_ok()) return g.status().with_context("'" + path + "'");
   return g;
+}
+
+std::optional<OpType> onnx_op_type(const std::string& op_type) {
+  if (op_type == "Upsample") return OpType::kResize;
+  return op_from_name(op_type);
 }
 
 Result<std::pair<std::string, std::vector<int64_t>>> parse_shape_arg(const std::string& arg) {

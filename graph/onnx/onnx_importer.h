@@ -48,6 +48,10 @@ struct ImportOptions {
 Result<Graph> import_onnx_file(const std::string& path, const ImportOptions& opts = {});
 Result<Graph> import_onnx_bytes(const void* data, size_t size, const ImportOptions& opts = {});
 
+// The op an ONNX op_type of the default domain imports as: its row in the op table, or the
+// op a retired ONNX op is rewritten to (Upsample -> Resize); nullopt when unsupported.
+std::optional<OpType> onnx_op_type(const std::string& op_type);
+
 // Parses "data=1x3x224x224" into ("data", {1, 3, 224, 224}). The name is everything
 // before the last '='; "name=" is a scalar. Errors are kInvalidArgument.
 Result<std::pair<std::string, std::vector<int64_t>>> parse_shape_arg(const std::string& arg);

@@ -274,11 +274,68 @@ struct EinsumAttrs {
   std::vector<int64_t> label_sizes;  // indexed by label id; filled when the dims are static
 };
 
+// GridSample: how to sample X at the grid's normalized coordinates.
+struct GridSampleAttrs {
+  enum Mode : int { kLinear, kNearest, kCubic };
+  enum Padding : int { kZeros, kBorder, kReflection };
+  int mode = kLinear;
+  int padding = kZeros;
+  bool align_corners = false;
+};
+
+// RoiAlign: output bins per box, samples per bin (0: adaptive), box scale and pixel model.
+struct RoiAlignAttrs {
+  bool max_mode = false;
+  bool half_pixel = true;  // coordinate_transformation_mode; opset 10 boxes are not shifted
+  int64_t out_h = 1, out_w = 1;
+  int64_t sampling_ratio = 0;
+  float spatial_scale = 1.0f;
+};
+
+// An RNN gate activation (ONNX's list for LSTM/GRU/RNN) with its alpha and beta resolved.
+struct RnnActivation {
+  enum Kind : int {
+    kRelu,
+    kTanh,
+    kSigmoid,
+    kAffine,
+    kLeakyRelu,
+    kThresholdedRelu,
+    kScaledTanh,
+    kHardSigmoid,
+    kElu,
+    kSoftsign,
+    kSoftplus
+  };
+  int kind = kTanh;
+  float alpha = 0.0f, beta = 0.0f;
+};
+
+// LSTM, GRU, RNN: geometry (filled when X's dims are static) and attributes, validated. The
+// activations are per direction, in ONNX's order (RNN: f; GRU: f, g; LSTM: f, g, h).
+struct RecurrentAttrs {
+  enum Kind : int { kRnn, kGru, kLstm };
+  enum Direction : int { kForward, kReverse, kBidirectional };
+  int kind = kLstm;
+  int direction = kForward;
+  int layout = 0;  // 0: [seq, batch, ...]; 1: [batch, seq, ...]
+  int64_t hidden = 0;
+  int64_t seq = 0, batch = 0, input = 0;
+  float clip = 0.0f;  // 0: none
+  bool input_forget = false;
+  bool linear_before_reset = false;
+  std::vector<RnnActivation> activations;  // activation_count() per direction
+  int directions() const { return direction == kBidirectional ? 2 : 1; }
+  int gates() const { return kind == kLstm ? 4 : (kind == kGru ? 3 : 1); }
+  int activation_count() const { return kind == kLstm ? 3 : (kind == kGru ? 2 : 1); }
+};
+
 using OpAttrs =
     std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
                  NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
                  ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs, TriluAttrs,
                  AttentionAttrs, RotaryAttrs, IndexAttrs, CumSumAttrs, ReverseSequenceAttrs,
-                 TopKAttrs, LpNormAttrs, GroupNormAttrs, LrnAttrs, EinsumAttrs>;
+                 TopKAttrs, LpNormAttrs, GroupNormAttrs, LrnAttrs, EinsumAttrs, GridSampleAttrs,
+                 RoiAlignAttrs, RecurrentAttrs>;
 
 }  // namespace amp::graph

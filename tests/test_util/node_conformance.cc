@@ -46,6 +46,12 @@ Tolerance tolerance_for(const ModeSpec& s, const std::string& case_name) {
   static const std::map<std::string, std::pair<Tolerance, const char*>> kLooser = {
       {"test_averagepool_2d_ceil_last_window_starts_on_pad",
        {{1e-4, 1e-4}, "expected output stored with 4 decimals (0.1511 for 1.3595/9 = 0.151056)"}},
+      {"test_gridsample_bicubic",
+       {{1e-4, 1e-4}, "expected output stored with 4 decimals (-0.1406 for -0.140625)"}},
+      {"test_roialign_aligned_false",
+       {{1e-4, 1e-4}, "expected output stored with 4 decimals (0.3510 for 0.351050)"}},
+      {"test_roialign_aligned_true",
+       {{1e-4, 1e-4}, "expected output stored with 4 decimals (0.3070 for 0.306955)"}},
   };
   switch (s.precision) {
     case Precision::kFp16:

@@ -53,11 +53,11 @@ std::vector<NodeTestCase> select_node_tests(const std::set<std::string>& primary
     // 32 index records have "primary_op": null (multi-op cases): skip them.
     if (!rec.contains("primary_op") || !rec["primary_op"].is_string()) continue;
     const std::string primary = rec["primary_op"].get<std::string>();
-    if (!graph::op_from_name(primary)) continue;
+    if (!graph::onnx_op_type(primary)) continue;
     if (!primary_ops.empty() && !primary_ops.count(primary)) continue;
     bool ok = true;
     for (const auto& [op, count] : rec.at("ops").items())
-      ok = ok && graph::op_from_name(op).has_value();
+      ok = ok && graph::onnx_op_type(op).has_value();
     bool all_float = true;
     for (const char* key : {"input_types", "output_types"}) {
       for (const auto& t : rec.at(key)) {

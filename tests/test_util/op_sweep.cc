@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "graph/onnx/onnx_importer.h"
 #include "graph/ops/op_types.h"
 #include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/elementwise_functors.h"
@@ -211,7 +212,7 @@ SweepReport sweep_registry(const kernels::KernelRegistry& registry, kernels::Bac
     Result<LoadedCase> lc = load_case(c);
     if (!has_fp32_data(c, lc)) continue;
     loaded.emplace(c.name, std::move(lc));
-    by_op[*graph::op_from_name(c.primary_op)].push_back(std::move(c));
+    by_op[*graph::onnx_op_type(c.primary_op)].push_back(std::move(c));
   }
   Result<std::vector<ExpectedFailure>> listed = load_expected_failures();
   if (!listed.is_ok()) {

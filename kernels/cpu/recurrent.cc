@@ -1,0 +1,140 @@
+// LSTM, GRU and RNN on the CPU (kernels/common/recurrent_plan.h has the plan, the layouts and
+// the numerics): per direction and batch entry, the steps run in order with the gates, the
+// cell and the hidden state in the compute type (fp32; f64 for f64), weights read in their
+// storage type and widened as they are used. Direct loops: the right size for the streaming
+// voice models that use these layers (hidden 64-256, batch 1); a GEMM over all time steps of
+// X * W^T is the next step for long batched sequences.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/common/checked_kernel.h"
+#include "kernels/common/recurrent_plan.h"
+#include "kernels/common/reduction_family.h"
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/reduce_util.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+template <typename T>
+class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_io> {
+  using C = compute_t<T>;
+
+ public:
+  // h, c, the next h, r * h (GRU) and the gates' pre-activations.
+  size_t workspace_bytes() const override {
+    const RecurrentPlan& p = this->shape_;
+    return static_cast<size_t>((4 + p.gates) * p.hidden) * sizeof(C);
+  }
+
+  Status run(const KernelArgs& a) const override {
+    const RecurrentPlan& p = this->shape_;
+    if (p.has_y) {
+      // Steps past a sequence's length stay zero; the zero bit pattern is 0 in every float type.
+      const int64_t n = p.seq * p.directions * p.batch * p.hidden;
+      std::memset(a.outputs[0], 0, static_cast<size_t>(n) * sizeof(T));
+    }
+    for (int d = 0; d < p.directions; ++d)
+      for (int64_t b = 0; b < p.batch; ++b) run_sequence(a, d, b, static_cast<C*>(a.workspace));
+    return Status::ok();
+  }
+
+ private:
+  // A weight row times x (storage or compute type), accumulated in the compute type.
+  template <typename X>
+  static C dot(const T* w, const X* x, int64_t n) {
+    C s = C(0);
+    for (int64_t k = 0; k < n; ++k) s += to_compute(w[k]) * static_cast<C>(to_compute(x[k]));
+    return s;
+  }
+
+  void run_sequence(const KernelArgs& a, int d, int64_t b, C* ws) const {
+    const RecurrentPlan& p = this->shape_;
+    const int64_t H = p.hidden;
+    C* h = ws;
+    C* c = h + H;
+    C* h_next = c + H;
+    C* rh = h_next + H;
+    C* pre = rh + H;  // [gates][H]
+    const T* x = a.input<T>(0);
+    const T* w = a.input<T>(1);
+    const T* r = a.input<T>(2);
+    const T* bias = p.has_bias ? a.input<T>(3) : nullptr;
+    const T* peep = p.has_p ? a.input<T>(7) : nullptr;
+    const int64_t so = rnn_state_offset(p, d, b);
+    for (int64_t j = 0; j < H; ++j) {
+      h[j] = p.has_h0 ? to_compute(a.input<T>(5)[so + j]) : C(0);
+      c[j] = p.has_c0 ? to_compute(a.input<T>(6)[so + j]) : C(0);
+    }
+    const graph::RnnActivation* act = p.act[d];
+    const bool reverse = p.reverse_only || d == 1;
+    const int64_t len = rnn_length(p, p.has_lens ? a.inputs[4] : nullptr, b);
+    auto bw = [&](int g, int64_t j) { return bias ? to_compute(bias[rnn_wb(p, d, g, j)]) : C(0); };
+    auto br = [&](int g, int64_t j) { return bias ? to_compute(bias[rnn_rb(p, d, g, j)]) : C(0); };
+    for (int64_t s = 0; s < len; ++s) {
+      const int64_t t = reverse ? len - 1 - s : s;
+      const T* xt = x + rnn_x_offset(p, t, b);
+      const bool gru_h_later = p.kind == graph::RecurrentAttrs::kGru;
+      for (int g = 0; g < p.gates; ++g) {
+        for (int64_t j = 0; j < H; ++j) {
+          C v = dot(w + rnn_w_row(p, d, g, j), xt, p.input) + bw(g, j);
+          // GRU's h gate adds its recurrent term below (it depends on r).
+          if (!(gru_h_later && g == kGateH)) v += dot(r + rnn_r_row(p, d, g, j), h, H) + br(g, j);
+          pre[g * H + j] = v;
+        }
+      }
+      if (p.kind == graph::RecurrentAttrs::kRnn) {
+        for (int64_t j = 0; j < H; ++j) h_next[j] = rnn_activate(act[0], rnn_clip(pre[j], p.clip));
+      } else if (p.kind == graph::RecurrentAttrs::kLstm) {
+        for (int64_t j = 0; j < H; ++j) {
+          const C pi = peep ? to_compute(peep[d * 3 * H + j]) : C(0);
+          const C po = peep ? to_compute(peep[d * 3 * H + H + j]) : C(0);
+          const C pf = peep ? to_compute(peep[d * 3 * H + 2 * H + j]) : C(0);
+          const C in = rnn_activate(act[0], rnn_clip(pre[kGateI * H + j] + pi * c[j], p.clip));
+          const C fg =
+              p.input_forget
+                  ? C(1) - in
+                  : rnn_activate(act[0], rnn_clip(pre[kGateF * H + j] + pf * c[j], p.clip));
+          const C cand = rnn_activate(act[1], rnn_clip(pre[kGateC * H + j], p.clip));
+          const C cell = fg * c[j] + in * cand;
+          const C out = rnn_activate(act[0], rnn_clip(pre[kGateO * H + j] + po * cell, p.clip));
+          c[j] = cell;
+          h_next[j] = out * rnn_activate(act[2], cell);
+        }
+      } else {
+        C* z = pre + kGateZ * H;
+        C* rg = pre + kGateR * H;
+        for (int64_t j = 0; j < H; ++j) {
+          z[j] = rnn_activate(act[0], rnn_clip(z[j], p.clip));
+          rg[j] = rnn_activate(act[0], rnn_clip(rg[j], p.clip));
+          rh[j] = rg[j] * h[j];
+        }
+        for (int64_t j = 0; j < H; ++j) {
+          const T* rrow = r + rnn_r_row(p, d, kGateH, j);
+          const C rec = p.linear_before_reset ? rg[j] * (dot(rrow, h, H) + br(kGateH, j))
+                                              : dot(rrow, rh, H) + br(kGateH, j);
+          const C cand = rnn_activate(act[1], rnn_clip(pre[kGateH * H + j] + rec, p.clip));
+          h_next[j] = (C(1) - z[j]) * cand + z[j] * h[j];
+        }
+      }
+      std::copy(h_next, h_next + H, h);
+      if (p.has_y) {
+        T* y = a.output<T>(0) + rnn_y_offset(p, t, d, b);
+        for (int64_t j = 0; j < H; ++j) y[j] = from_compute<T>(h[j]);
+      }
+    }
+    if (p.has_yh)
+      for (int64_t j = 0; j < H; ++j) a.output<T>(1)[so + j] = from_compute<T>(h[j]);
+    if (p.has_yc)
+      for (int64_t j = 0; j < H; ++j) a.output<T>(2)[so + j] = from_compute<T>(c[j]);
+  }
+};
+
+}  // namespace
+
+void register_recurrent_kernels(KernelRegistry& r) {
+  for (graph::OpType op : {graph::OpType::kLSTM, graph::OpType::kGRU, graph::OpType::kRNN})
+    add_typed_kernels<RecurrentKernel>(r, op, Backend::kCpu, reduction::FloatTypes{});
+}
+
+}  // namespace amp::kernels::cpu
