@@ -80,6 +80,10 @@ struct KernelArgs {
   void* stream = nullptr;               // CUDA: cudaStream_t of the ExecutionContext
   void* context_handles = nullptr;      // CUDA: cuda::ContextHandles* (cuDNN/cuBLASLt
                                         // handles bound to this context's stream)
+  // Data-dependent ops (graph/ops/data_dependent.h) only: their output 0 was prepared at the
+  // bound of its data-dependent dim; run() lays it out densely for the size it finds and
+  // writes that size here, on the host (a CUDA kernel synchronizes for it).
+  int64_t* dynamic_size = nullptr;
 
   template <typename T>
   const T* input(size_t i) const {

@@ -9,6 +9,7 @@
 #include "kernels/kernel_evaluator.h"
 #include "runtime/backend/backend.h"
 #include "runtime/backend/cpu_backend.h"
+#include "runtime/plan_split.h"
 
 namespace amp::runtime {
 namespace {
@@ -63,7 +64,20 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
       std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry())));
   pm.add(std::make_unique<graph::DeadCodeElimination>());
   AMP_RETURN_IF_ERROR(pm.run(g));
+  AMP_ASSIGN_OR_RETURN(std::optional<PlanSplit> split, split_at_data_dependent(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));
+  if (split) {
+    plan->dynamic_step = static_cast<int64_t>(split->cut);
+    const std::optional<ValueId> dyn = g.find_value(split->dynamic_value);
+    if (!dyn) return internal_error("the cut value '" + split->dynamic_value + "' vanished");
+    plan->dynamic_value = *dyn;
+    plan->dynamic_axis = split->dim.axis;
+    auto cont = std::make_shared<Continuation>();
+    cont->shape_inputs = graph::shape_determining_inputs(split->rest);
+    cont->rest = std::move(split->rest);
+    cont->options = opt;
+    plan->continuation = std::move(cont);
+  }
 
   // Kernels.
   std::vector<const kernels::KernelDef*> defs(g.nodes.size());
@@ -122,6 +136,18 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   }
   AMP_RETURN_IF_ERROR(opt.backend->place_constants(*plan));
   return std::shared_ptr<const ExecutionPlan>(std::move(plan));
+}
+
+Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
+    const Continuation& c, const PlanKey& key,
+    const std::vector<std::optional<graph::TensorData>>& shape_values) {
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (auto it = c.plans.find(key); it != c.plans.end()) return it->second;
+  AMP_ASSIGN_OR_RETURN(auto plan, build_execution_plan(c.rest, key, shape_values, c.options));
+  // Bounded like the engine's cache: a detector sees many counts; drop the oldest-keyed.
+  if (c.plans.size() >= 16) c.plans.erase(c.plans.begin());
+  c.plans[key] = plan;
+  return plan;
 }
 
 }  // namespace amp::runtime

@@ -10,9 +10,15 @@
 //   3. per node: registry lookup by (op, backend, kernel dtype), create, prepare();
 //   4. plan_memory with the kernels' in-place declarations and workspaces;
 //   5. the backend places constants (on CUDA: device copies, weights shared with the engine).
+// A graph with a data-dependent node (NonZero, Compress, NonMaxSuppression) is cut after it
+// (runtime/plan_split.h): this plan ends there, sized for the node's bound, and its
+// Continuation plans the rest once the executor reports the real size. The executor runs
+// one plan; the ExecutionContext chains them (execution_context.cc).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +56,26 @@ struct PlanKey {
   }
 };
 
+class Backend;
+
+struct PlanBuildOptions {
+  const Backend* backend = nullptr;
+  int threads = 1;
+};
+
+struct ExecutionPlan;
+
+// The model after a data-dependent node: `rest` takes the cut plan's outputs as its inputs,
+// in order. Its plans, one per set of input dims (and shape-deciding values), are cached
+// here, bounded like the engine's.
+struct Continuation {
+  graph::Graph rest;
+  std::vector<size_t> shape_inputs;  // rest's inputs whose values decide shapes
+  PlanBuildOptions options;
+  mutable std::mutex mu;
+  mutable std::map<PlanKey, std::shared_ptr<const ExecutionPlan>> plans;
+};
+
 struct ExecutionPlan {
   PlanKey key;
   graph::Graph graph;            // bound, folded, planned
@@ -62,13 +88,13 @@ struct ExecutionPlan {
   // Backend::place_constants and freed with the plan.
   std::shared_ptr<const void> device_constants;
   size_t device_constant_bytes = 0;
-};
-
-class Backend;
-
-struct PlanBuildOptions {
-  const Backend* backend = nullptr;
-  int threads = 1;
+  // A plan cut at a data-dependent node: its step, the output it sizes (prepared at the
+  // bound) and the dim; the executor passes that step a KernelArgs::dynamic_size and returns
+  // the output with its real size. `continuation` runs the rest.
+  int64_t dynamic_step = -1;
+  graph::ValueId dynamic_value = graph::kNoValue;
+  size_t dynamic_axis = 0;
+  std::shared_ptr<const Continuation> continuation;
 };
 
 // `shape_values` holds, per graph input, its value when it decides shapes (else nullopt).
@@ -76,5 +102,25 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     const graph::Graph& engine_graph, const PlanKey& key,
     const std::vector<std::optional<graph::TensorData>>& shape_values,
     const PlanBuildOptions& options);
+
+// The dims an executor returns for output `v` of `plan`: its static dims, with the
+// data-dependent dim replaced by the size the step reported (the kernel wrote the output
+// densely for it). An unreported size is an internal error.
+inline Result<std::vector<int64_t>> output_dims(const ExecutionPlan& plan, graph::ValueId v,
+                                                int64_t dynamic_size) {
+  std::vector<int64_t> dims = plan.graph.value(v).shape->static_dims();
+  if (v != plan.dynamic_value) return dims;
+  if (dynamic_size < 0 || dynamic_size > dims[plan.dynamic_axis])
+    return internal_error("a data-dependent step reported size " + std::to_string(dynamic_size) +
+                          " for a bound of " + std::to_string(dims[plan.dynamic_axis]));
+  dims[plan.dynamic_axis] = dynamic_size;
+  return dims;
+}
+
+// The plan of `c`'s rest for inputs of these dims; `shape_values` holds, per rest input, its
+// value when it decides shapes. Cached in `c`.
+Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
+    const Continuation& c, const PlanKey& key,
+    const std::vector<std::optional<graph::TensorData>>& shape_values);
 
 }  // namespace amp::runtime

@@ -1,7 +1,8 @@
 // Shape & dtype inference for the indexed copies: GatherElements, ScatterElements, GatherND,
-// ScatterND, OneHot and ReverseSequence. Constant indices are range-checked here, so an
-// out-of-range index in a file is a malformed model; indices fed at run time are checked
-// by the kernels.
+// ScatterND, OneHot and ReverseSequence, and the data-dependent selections NonZero, Compress
+// and NonMaxSuppression (their counted dim stays unknown: graph/ops/data_dependent.h). Constant
+// indices are range-checked here, so an out-of-range index in a file is a malformed model; indices
+// fed at run time are checked by the kernels.
 #include <string>
 
 #include "graph/ops/infer_rules.h"
@@ -253,6 +254,83 @@ Status infer_reverse_sequence(const Node& node, const Inputs& in, Outputs& out, 
   }
   attrs = rec;
   set_output(out, 0, x.dtype, x.shape);
+  return Status::ok();
+}
+
+// NonZero(X) -> i64 [rank(X), count].
+Status infer_non_zero(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kNumericOrBool));
+  std::optional<Shape> result;
+  if (x.shape) result = Shape(std::vector<Dim>{Dim(static_cast<int64_t>(x.shape->rank())), Dim()});
+  set_output(out, 0, DType::kI64, result);
+  return Status::ok();
+}
+
+// Compress(input, condition [n] bool; axis): input's shape with the axis dim counted (no
+// axis: the selected elements of the flattened input, 1-D).
+Status infer_compress(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  const Value& x = *in[0];
+  AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
+  AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kBool));
+  AMP_RETURN_IF_ERROR(check_1d(*in[1], 1));
+  CompressAttrs rec;
+  std::optional<Shape> result;
+  if (node.attrs.has("axis")) {
+    AMP_ASSIGN_OR_RETURN(int64_t axis, node.attrs.get_int("axis", 0));
+    if (x.shape) {
+      AMP_ASSIGN_OR_RETURN(rec.axis, normalize_axis(axis, static_cast<int64_t>(x.shape->rank())));
+      result = *x.shape;
+      result->dims[static_cast<size_t>(rec.axis)] = Dim();
+    } else if (axis >= 0) {
+      rec.axis = axis;
+    } else {
+      return unsupported("Compress with a negative axis on an input of unknown rank");
+    }
+  } else {
+    result = Shape(std::vector<Dim>{Dim()});
+  }
+  attrs = rec;
+  set_output(out, 0, x.dtype, result);
+  return Status::ok();
+}
+
+// NonMaxSuppression(boxes [B, S, 4], scores [B, C, S], max_output_boxes_per_class,
+// iou_threshold, score_threshold; center_point_box) -> i64 [count, 3] of (batch, class, box).
+Status infer_non_max_suppression(const Node& node, const Inputs& in, Outputs& out, OpAttrs& attrs) {
+  AMP_RETURN_IF_ERROR(require_input(in, 0));
+  AMP_RETURN_IF_ERROR(require_input(in, 1));
+  const Value& boxes = *in[0];
+  const Value& scores = *in[1];
+  AMP_RETURN_IF_ERROR(check_dtype(boxes, 0, DTypeSet::kFloat));
+  AMP_RETURN_IF_ERROR(check_same_dtype(scores, 1, boxes, 0));
+  if (const Value* m = optional_input(in, 2)) {
+    AMP_RETURN_IF_ERROR(check_dtype(*m, 2, DTypeSet::kI64));
+    AMP_RETURN_IF_ERROR(check_scalar(*m, 2, /*allow_1=*/true));
+  }
+  for (size_t i = 3; i < 5; ++i) {
+    if (const Value* t = optional_input(in, i)) {
+      AMP_RETURN_IF_ERROR(check_dtype(*t, i, DTypeSet::kFloat));
+      AMP_RETURN_IF_ERROR(check_scalar(*t, i, /*allow_1=*/true));
+    }
+  }
+  NmsAttrs rec;
+  AMP_ASSIGN_OR_RETURN(rec.center_point_box, read_flag(node, "center_point_box", 0));
+  if (boxes.shape && (boxes.shape->rank() != 3 || !merge_dims(boxes.shape->dims[2], Dim(4))))
+    return invalid_model("input 0 must be [batches, boxes, 4], got " + boxes.shape->to_string());
+  if (scores.shape && scores.shape->rank() != 3)
+    return invalid_model("input 1 must be [batches, classes, boxes], got " +
+                         scores.shape->to_string());
+  if (boxes.shape && scores.shape &&
+      (!merge_dims(boxes.shape->dims[0], scores.shape->dims[0]) ||
+       !merge_dims(boxes.shape->dims[1], scores.shape->dims[2])))
+    return invalid_model("scores " + scores.shape->to_string() + " do not fit boxes " +
+                         boxes.shape->to_string());
+  attrs = rec;
+  set_output(out, 0, DType::kI64, Shape(std::vector<Dim>{Dim(), Dim(3)}));
   return Status::ok();
 }
 

@@ -330,12 +330,22 @@ struct RecurrentAttrs {
   int activation_count() const { return kind == kLstm ? 3 : (kind == kGru ? 2 : 1); }
 };
 
+// NonMaxSuppression: the box encoding (0: corners [y1, x1, y2, x2], 1: [xc, yc, w, h]).
+struct NmsAttrs {
+  bool center_point_box = false;
+};
+
+// Compress: the axis it selects along, or -1 for the flattened input.
+struct CompressAttrs {
+  int64_t axis = -1;
+};
+
 using OpAttrs =
     std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
                  NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
                  ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs, TriluAttrs,
                  AttentionAttrs, RotaryAttrs, IndexAttrs, CumSumAttrs, ReverseSequenceAttrs,
                  TopKAttrs, LpNormAttrs, GroupNormAttrs, LrnAttrs, EinsumAttrs, GridSampleAttrs,
-                 RoiAlignAttrs, RecurrentAttrs>;
+                 RoiAlignAttrs, RecurrentAttrs, NmsAttrs, CompressAttrs>;
 
 }  // namespace amp::graph

@@ -51,6 +51,10 @@ enum OpTrait : uint32_t {
   kCastOp = 1u << 15,
   kPromote = 1u << 16,      // AMP: any fp32 float input makes the node fp32 (Concat)
   kIndexOutput = 1u << 17,  // integer index output (ArgMax)
+  // One dim of output 0 is known only after the kernel ran (NonZero's count): the runtime
+  // plans it at its bound and continues the model once the size is known
+  // (graph/ops/data_dependent.h, runtime/execution_plan.h).
+  kDataDependent = 1u << 18,
 };
 
 // Default AMP color (ARCHITECTURE.md, "The AMP planner").

@@ -29,7 +29,7 @@
                     X(axis_ops) X(lp_pool)                                              \
   /* attention */   X(attention) X(rotary_embedding)                                    \
   /* library */     X(conv) X(pool) X(matmul)                                           \
-  /* loops */       X(einsum) X(sampling) X(recurrent)
+  /* loops */       X(einsum) X(sampling) X(recurrent) X(selection)
 // clang-format on
 
 #define AMP_DECLARE_KERNEL_FAMILY_(family) \

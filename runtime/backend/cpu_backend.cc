@@ -77,7 +77,9 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
 
   kernels::KernelArgs args;
   args.num_threads = config.threads;
+  int64_t dynamic_size = -1;  // what the plan's data-dependent step reports
   for (size_t s = 0; s < plan.steps.size(); ++s) {
+    args.dynamic_size = static_cast<int64_t>(s) == plan.dynamic_step ? &dynamic_size : nullptr;
     const PlanStep& step = plan.steps[s];
     for (size_t k = 0; k < step.inputs.size(); ++k)
       in_ptrs_[k] = step.inputs[k] == graph::kNoValue ? nullptr : address(plan, step.inputs[k]);
@@ -103,7 +105,8 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   outs.reserve(g.outputs.size());
   for (graph::ValueId v : g.outputs) {
     const graph::Value& val = g.value(v);
-    Tensor t = Tensor::empty(val.dtype, val.shape->static_dims());
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, v, dynamic_size));
+    Tensor t = Tensor::empty(val.dtype, std::move(dims));
     const uint8_t* src = address(plan, v);
     if (src && t.byte_size()) std::memcpy(t.raw_data(), src, t.byte_size());
     outs.push_back(std::move(t));

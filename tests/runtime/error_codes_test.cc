@@ -113,19 +113,19 @@ TEST_F(ErrorCodes, UnsupportedOnnxOpNamesTheNode) {
   tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
   tt->mutable_shape()->add_dim()->set_dim_value(4);
   auto* n = g->add_node();
-  n->set_op_type("NonMaxSuppression");
-  n->set_name("my_nms");
+  n->set_op_type("TfIdfVectorizer");
+  n->set_name("my_tfidf");
   n->add_input("x");
   n->add_input("x");
   n->add_output("y");
   g->add_output()->set_name("y");
-  const std::string path = (dir_ / "nms.onnx").string();
+  const std::string path = (dir_ / "tfidf.onnx").string();
   {
     std::ofstream f(path, std::ios::binary);
     ASSERT_TRUE(m.SerializeToOstream(&f));
   }
   expect_error([&] { Engine::load(path, cpu()); }, ErrorCode::kUnsupported,
-               {"NonMaxSuppression", "my_nms"});
+               {"TfIdfVectorizer", "my_tfidf"});
 }
 
 // A node the importer and shape inference accept but no CPU kernel implements (MatMul on

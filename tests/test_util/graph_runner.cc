@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "graph/ops/data_dependent.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/ops/shape_inputs.h"
 #include "graph/passes/constant_folding.h"
@@ -69,8 +70,19 @@ Result<std::vector<graph::TensorData>> run_graph(
   for (size_t i = 0; i < g.values.size(); ++i)
     if (g.values[i].is_constant()) ptr[i] = const_cast<uint8_t*>(g.values[i].constant->bytes());
 
-  for (const Node& n : g.nodes) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    // Re-inferred first: a data-dependent node before it may have sized one of its inputs.
+    AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
+    const Node& n = g.nodes[i];
     const std::string ctx = "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
+    // A data-dependent output (graph/ops/data_dependent.h) is prepared at its bound and
+    // trimmed to the size the kernel reports, as the runtime does.
+    std::optional<DataDependentDim> dynamic;
+    if (has_trait(n.op, kDataDependent) && n.outputs[0] != kNoValue &&
+        !g.value(n.outputs[0]).shape->is_static()) {
+      AMP_ASSIGN_OR_RETURN(dynamic, data_dependent_dim(g, n));
+      g.value(n.outputs[0]).shape->dims[dynamic->axis] = Dim(dynamic->bound);
+    }
     const DType kd = kernels::kernel_dtype(g, n);
     const kernels::KernelDef* def = reg.find(n.op, backend, kd);
     if (!def)
@@ -106,7 +118,18 @@ Result<std::vector<graph::TensorData>> run_graph(
     args.outputs = out_ptrs.data();
     args.workspace = ws.data();
     args.num_threads = threads;
+    int64_t dynamic_size = -1;
+    if (dynamic) args.dynamic_size = &dynamic_size;
     AMP_RETURN_IF_ERROR(k->run(args).with_context(ctx));
+    if (dynamic) {
+      Shape& shape = *g.value(n.outputs[0]).shape;
+      if (dynamic_size < 0 || dynamic_size > dynamic->bound)
+        return internal_error(ctx + ": reported size " + std::to_string(dynamic_size));
+      shape.dims[dynamic->axis] = Dim(dynamic_size);
+      storage[n.outputs[0]].resize(static_cast<size_t>(*shape.numel()) *
+                                   dtype_size(g.value(n.outputs[0]).dtype));
+      ptr[n.outputs[0]] = storage[n.outputs[0]].data();
+    }
   }
 
   std::vector<TensorData> outs;

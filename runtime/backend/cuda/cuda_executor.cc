@@ -82,6 +82,7 @@ class CudaExecutor : public Executor {
   std::string capture_error_;  // the last failed capture, for RunTimings::cuda_graph_note
   cudaGraphExec_t graph_exec_ = nullptr;
   bool capture_failed_ = false;
+  int64_t dynamic_size_ = -1;  // what the plan's data-dependent step reported
   RunTimings timings_;
 };
 
@@ -207,7 +208,9 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
   kernels::KernelArgs args;
   args.stream = stream_;
   args.context_handles = handles_;
+  dynamic_size_ = -1;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
+    args.dynamic_size = static_cast<int64_t>(s) == plan.dynamic_step ? &dynamic_size_ : nullptr;
     const PlanStep& step = plan.steps[s];
     for (size_t k = 0; k < step.inputs.size(); ++k)
       in_ptrs_[k] = step.inputs[k] == graph::kNoValue ? nullptr : address(plan, step.inputs[k]);
@@ -279,7 +282,9 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
     if (c.bytes) std::memcpy(staging_.data() + c.staging_offset, inputs[i]->raw_data(), c.bytes);
   }
 
-  const bool want_graph = opt_.cuda_graphs && !config.check_numerics && !capture_failed_;
+  // A data-dependent step synchronizes to read its size: no capture.
+  const bool want_graph =
+      opt_.cuda_graphs && !config.check_numerics && !capture_failed_ && plan.dynamic_step < 0;
   if (want_graph && !graph_exec_ && eager_runs_ >= 1) {
     // A failed capture is not an error: the run goes eagerly. Another thread's
     // device-wide call (cudaFree, a handle's creation) can invalidate a capture, so a
@@ -314,6 +319,8 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
     timings_.cuda_graph_note = "eager: Options::cuda_graphs is off";
   else if (config.check_numerics)
     timings_.cuda_graph_note = "eager: check_numerics reads every step back";
+  else if (plan.dynamic_step >= 0)
+    timings_.cuda_graph_note = "eager: a data-dependent op reads its output size back";
   else if (!capture_error_.empty())
     timings_.cuda_graph_note = "eager: capture failed (" + std::to_string(capture_attempts_) +
                                (capture_failed_ ? " tries, not retried): " : " tries so far): ") +
@@ -325,7 +332,8 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
   outs.reserve(g.outputs.size());
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     const graph::Value& val = g.value(g.outputs[k]);
-    Tensor t = Tensor::empty(val.dtype, val.shape->static_dims());
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, g.outputs[k], dynamic_size_));
+    Tensor t = Tensor::empty(val.dtype, std::move(dims));
     const StagedCopy& c = staged_outputs_[k];
     const ValueRef& ref = plan.values[static_cast<size_t>(g.outputs[k])];
     if (t.byte_size()) {

@@ -605,9 +605,9 @@ TEST_F(OnnxExternalData, MissingFileIsNotFoundAndBytesNeedADirectory) {
 TEST(OnnxImporter, UnsupportedOpsAreListedAllAtOnce) {
   ModelMaker mm(13);
   mm.input("x", {1, 4});
-  mm.node("NonMaxSuppression", {"x", "x"}, {"n1"}, "nms_a");
+  mm.node("TfIdfVectorizer", {"x", "x"}, {"n1"}, "tfidf_a");
   mm.node("Relu", {"x"}, {"r"});
-  mm.node("NonMaxSuppression", {"x", "x"}, {"n2"});  // unnamed: named by op and index
+  mm.node("TfIdfVectorizer", {"x", "x"}, {"n2"});  // unnamed: named by op and index
   auto* loop = mm.node("Loop", {"", ""}, {"l"});
   auto* body = loop->add_attribute();
   body->set_name("body");
@@ -623,8 +623,8 @@ TEST(OnnxImporter, UnsupportedOpsAreListedAllAtOnce) {
   const std::string& msg = r.status().message();
   EXPECT_TRUE(contains(msg, "Loop (opset 13) x1")) << msg;
   EXPECT_TRUE(contains(msg,
-                       "NonMaxSuppression (opset 13) x2 (nodes 'nms_a', "
-                       "'NonMaxSuppression_2')"))
+                       "TfIdfVectorizer (opset 13) x2 (nodes 'tfidf_a', "
+                       "'TfIdfVectorizer_2')"))
       << msg;
   EXPECT_TRUE(contains(msg, "com.microsoft::FusedConv x1")) << msg;
   EXPECT_TRUE(contains(msg, "Gelu (opset 13) x1")) << msg;

@@ -1,0 +1,67 @@
+#include "runtime/plan_split.h"
+
+#include "graph/ops/op_types.h"
+
+namespace amp::runtime {
+namespace {
+
+using graph::Graph;
+using graph::kNoValue;
+using graph::ValueId;
+
+bool static_value(const Graph& g, ValueId v) {
+  return v == kNoValue || (g.value(v).shape && g.value(v).shape->is_static());
+}
+
+}  // namespace
+
+Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
+  size_t cut = g.nodes.size();
+  for (size_t i = 0; i < g.nodes.size() && cut == g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].outputs)
+      if (!static_value(g, v)) cut = i;
+  if (cut == g.nodes.size()) return std::optional<PlanSplit>();
+  const graph::Node& n = g.nodes[cut];
+  const std::string label = "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
+  if (!graph::has_trait(n.op, graph::kDataDependent)) {
+    for (ValueId v : n.outputs)
+      if (!static_value(g, v))
+        return internal_error(label + ": output '" + g.value(v).name +
+                              "' has no static shape after binding");
+  }
+  PlanSplit split;
+  split.cut = cut;
+  AMP_ASSIGN_OR_RETURN(split.dim, graph::data_dependent_dim(g, n));
+  const ValueId dyn = n.outputs[0];
+  split.dynamic_value = g.value(dyn).name;
+
+  // Live values: produced by the prefix (or graph inputs), read after it or model outputs.
+  std::vector<char> produced(g.values.size(), 0), read_later(g.values.size(), 0);
+  for (ValueId v : g.inputs) produced[static_cast<size_t>(v)] = 1;
+  for (size_t i = 0; i <= cut; ++i)
+    for (ValueId v : g.nodes[i].outputs)
+      if (v != kNoValue) produced[static_cast<size_t>(v)] = 1;
+  for (size_t i = cut + 1; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].inputs)
+      if (v != kNoValue) read_later[static_cast<size_t>(v)] = 1;
+  for (ValueId v : g.outputs) read_later[static_cast<size_t>(v)] = 1;
+  std::vector<ValueId> live;
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (produced[v] && read_later[v]) live.push_back(static_cast<ValueId>(v));
+
+  split.rest = g;
+  Graph& rest = split.rest;
+  rest.nodes.erase(rest.nodes.begin(), rest.nodes.begin() + static_cast<std::ptrdiff_t>(cut + 1));
+  rest.inputs = live;
+  rest.compact_values();
+
+  g.nodes.resize(cut + 1);
+  g.outputs = live;
+  graph::Shape bound = *g.value(dyn).shape;
+  bound.dims[split.dim.axis] = graph::Dim(split.dim.bound);
+  g.value(dyn).shape = bound;
+  g.compact_values();
+  return std::optional<PlanSplit>(std::move(split));
+}
+
+}  // namespace amp::runtime

@@ -1,0 +1,141 @@
+// Models whose sizes are known only while running (NonZero, Compress, NonMaxSuppression):
+// the plan is cut after the data-dependent node and the rest is planned for the size the
+// kernel reports (runtime/plan_split.h). Checked end to end through the Engine: downstream
+// ops see the real size, several counts on one engine (the continuation cache), an empty
+// selection, two cuts in a row, and contexts on several threads.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "amp/engine.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/serialize/amp_writer.h"
+
+namespace amp {
+namespace {
+
+namespace fs = std::filesystem;
+using graph::OpType;
+
+class DataDependentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amp_dd_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string save(const graph::Graph& g, const std::string& name) {
+    const std::string path = (dir_ / name).string();
+    EXPECT_TRUE(graph::write_amp_file(g, path).is_ok());
+    return path;
+  }
+  fs::path dir_;
+};
+
+// x [8] -> the positive entries, doubled (NonZero -> Squeeze -> Gather -> Mul), and their
+// count through Shape (folded once the count is known).
+graph::Graph positives_model() {
+  graph::GraphBuilder gb;
+  auto x = gb.input("x", DType::kF32, graph::Shape({8}));
+  auto zero = gb.constant("zero", graph::TensorData::scalar_f32(0.0f));
+  auto two = gb.constant("two", graph::TensorData::scalar_f32(2.0f));
+  auto pos = gb.node(OpType::kGreater, {x, zero});
+  auto idx = gb.node(OpType::kNonZero, {pos});
+  auto axes = gb.constant("axes", graph::TensorData::vector_i64({0}));
+  auto flat = gb.node(OpType::kSqueeze, {idx, axes});
+  auto vals = gb.node(OpType::kGather, {x, flat});
+  auto y = gb.node(OpType::kMul, {vals, two});
+  gb.rename(y, "y");
+  gb.output(y);
+  auto n = gb.node(OpType::kShape, {y});
+  gb.rename(n, "count");
+  gb.output(n);
+  return gb.build();
+}
+
+TEST_F(DataDependentTest, DownstreamOpsSeeTheRealCountForEveryInput) {
+  Engine engine = Engine::load(save(positives_model(), "pos.amp"), {});
+  const std::vector<std::vector<float>> inputs = {{1, -2, 3, -4, 5, -6, 7, -8},
+                                                  {-1, -1, -1, -1, -1, -1, -1, -1},
+                                                  {1, 2, 3, 4, 5, 6, 7, 8},
+                                                  {1, -2, 3, -4, 5, -6, 7, -8}};
+  for (const std::vector<float>& x : inputs) {
+    std::vector<float> want;
+    for (float v : x)
+      if (v > 0) want.push_back(2 * v);
+    auto out = engine.run({{"x", Tensor::from(x, {8})}});
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{static_cast<int64_t>(want.size())}));
+    EXPECT_EQ(out[0].to_vector<float>(), want);
+    EXPECT_EQ(out[1].to_vector<int64_t>(),
+              (std::vector<int64_t>{static_cast<int64_t>(want.size())}));
+  }
+}
+
+// x [5, 3], keep [5] bool -> Compress(axis 0) -> Relu, then the kept rows whose first
+// element exceeds 1 (a second cut: Compress on a computed condition).
+TEST_F(DataDependentTest, TwoCutsInARow) {
+  graph::GraphBuilder gb;
+  auto x = gb.input("x", DType::kF32, graph::Shape({5, 3}));
+  auto keep = gb.input("keep", DType::kBool, graph::Shape({5}));
+  graph::Attributes axis0;
+  axis0.set("axis", int64_t{0});
+  auto rows = gb.node(OpType::kCompress, {x, keep}, axis0);
+  auto r = gb.node(OpType::kRelu, {rows});
+  auto starts = gb.constant("s", graph::TensorData::vector_i64({0}));
+  auto ends = gb.constant("e", graph::TensorData::vector_i64({1}));
+  auto axes = gb.constant("a", graph::TensorData::vector_i64({1}));
+  auto first = gb.node(OpType::kSlice, {r, starts, ends, axes});
+  auto sq_axes = gb.constant("sa", graph::TensorData::vector_i64({1}));
+  auto col = gb.node(OpType::kSqueeze, {first, sq_axes});
+  auto one = gb.constant("one", graph::TensorData::scalar_f32(1.0f));
+  auto big = gb.node(OpType::kGreater, {col, one});
+  auto sel = gb.node(OpType::kCompress, {r, big}, axis0);
+  gb.rename(sel, "y");
+  gb.output(sel);
+  Engine engine = Engine::load(save(gb.build(), "two_cuts.amp"), {});
+  const std::vector<float> x_data = {2, 0, 1, 0.5f, 9, 9, -3, 1, 1, 4, -1, 0, 1.5f, 2, 2};
+  auto run = [&](std::vector<uint8_t> k) {
+    Tensor kt = Tensor::empty(DType::kBool, {5});
+    std::copy(k.begin(), k.end(), static_cast<uint8_t*>(kt.raw_data()));
+    return engine.run({{"x", Tensor::from(x_data, {5, 3})}, {"keep", std::move(kt)}});
+  };
+  auto a = run({1, 1, 1, 1, 1});  // rows 0, 3, 4 start above 1
+  EXPECT_EQ(a[0].shape(), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(a[0].to_vector<float>(), (std::vector<float>{2, 0, 1, 4, 0, 0, 1.5f, 2, 2}));
+  auto b = run({0, 1, 1, 0, 0});  // rows 1 and 2: none starts above 1
+  EXPECT_EQ(b[0].shape(), (std::vector<int64_t>{0, 3}));
+  auto c = run({1, 0, 0, 0, 1});
+  EXPECT_EQ(c[0].to_vector<float>(), (std::vector<float>{2, 0, 1, 1.5f, 2, 2}));
+}
+
+TEST_F(DataDependentTest, ContextsOnSeveralThreadsShareTheCutPlans) {
+  Engine engine = Engine::load(save(positives_model(), "pos_mt.amp"), {});
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      ExecutionContext ctx = engine.create_context();
+      for (int i = 0; i < 50; ++i) {
+        std::vector<float> x(8);
+        for (int k = 0; k < 8; ++k)
+          x[static_cast<size_t>(k)] = ((k + i + t) % 3 == 0) ? 1.0f + k : -1.0f;
+        std::vector<float> want;
+        for (float v : x)
+          if (v > 0) want.push_back(2 * v);
+        auto out = ctx.run({{"x", Tensor::from(x, {8})}});
+        if (out[0].to_vector<float>() != want) ++failures[static_cast<size_t>(t)];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures, (std::vector<int>{0, 0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace amp
