@@ -7,6 +7,14 @@
 //   demo_transformer.amp  one-layer transformer encoder classifier, input "tokens" i64
 //     [N,16] -> "logits" [N,4]: token + position embeddings, LayerNorm, 4-head
 //     self-attention (MatMul, Softmax), residuals, LayerNorm, Gelu MLP, first-token head.
+//   demo_bert_pytorch.amp  a 2-layer BERT-style sentence encoder written the way PyTorch's
+//     exporter writes one: inputs "input_ids", "attention_mask" i64 [N,16] -> "embedding"
+//     [N,32]; LayerNorm decomposed (ReduceMean, Sub, Pow, Sqrt, Div), erf GELU, the attention
+//     mask as (1 - mask) * -3.4028e38 added to the scores, mean pooling over the mask and an
+//     F.normalize head (ReduceL2, Clip, Expand, Div).
+//   demo_bert_fused.amp  the same encoder with opset-17 LayerNormalization and opset-20 Gelu.
+//   demo_voice_lstm.amp  a streaming voice-activity model: "features" [1,T,40], LSTM state
+//     "h_in"/"c_in" [1,1,64] -> "speech_prob" [1,1], "h_out", "c_out".
 //
 // Weights come from a seeded generator: the files are identical on every machine.
 // Usage: amp-make-demo-models OUT_DIR
@@ -191,6 +199,151 @@ Graph transformer() {
   return b.build();
 }
 
+// A BERT-style encoder (see the header): `fused` picks LayerNormalization/Gelu over the
+// decomposed forms PyTorch's exporter writes for older opsets.
+Graph bert(bool fused) {
+  constexpr int64_t kVocab = 64, kSeq = 16, kDim = 32, kHeads = 4, kHeadDim = kDim / kHeads,
+                    kFf = 64, kLayers = 2;
+  ModelBuilder m(fused ? 5150 : 5150);  // the same weights in both forms
+  GraphBuilder& b = m.b();
+  b.set_opset(fused ? 20 : 13);
+  const Shape io({Dim::symbolic("N"), Dim(kSeq)});
+  ValueId ids = b.input("input_ids", DType::kI64, io);
+  ValueId mask = b.input("attention_mask", DType::kI64, io);
+  Attributes axis0, last, keep, drop, to_float;
+  axis0.set("axis", int64_t{0});
+  last.set("axis", int64_t{-1});
+  keep.set("keepdims", int64_t{1});
+  drop.set("keepdims", int64_t{0});
+  to_float.set("to", int64_t{1});
+  auto layer_norm = [&](ValueId x, const std::string& name) {
+    if (fused) return m.layer_norm(x, name, kDim);
+    // PyTorch < opset 17: u = mean(x); s = mean((x - u)^2); (x - u) / sqrt(s + eps) * g + b
+    ValueId axes = m.ints(name + ".axes", {-1});
+    ValueId mean = b.node(OpType::kReduceMean, {x, axes}, keep, name + ".mean");
+    ValueId centered = b.node(OpType::kSub, {x, mean}, {}, name + ".sub");
+    ValueId sq = b.node(OpType::kPow, {centered, m.scalar(name + ".two", 2.0f)}, {}, name + ".pow");
+    ValueId var = b.node(OpType::kReduceMean, {sq, axes}, keep, name + ".var");
+    ValueId std = b.node(
+        OpType::kSqrt,
+        {b.node(OpType::kAdd, {var, m.scalar(name + ".eps", 1e-12f)}, {}, name + ".add_eps")}, {},
+        name + ".sqrt");
+    ValueId y = b.node(OpType::kDiv, {centered, std}, {}, name + ".div");
+    y = b.node(OpType::kMul, {y, m.weight(name + ".gamma", {kDim}, 0.05f, 1.0f)}, {},
+               name + ".mul");
+    return b.node(OpType::kAdd, {y, m.weight(name + ".beta", {kDim}, 0.05f)}, {}, name + ".add");
+  };
+  auto gelu = [&](ValueId x, const std::string& name) {
+    if (fused) return b.node(OpType::kGelu, {x}, {}, name);
+    // x * 0.5 * (1 + erf(x / sqrt(2)))
+    ValueId e = b.node(
+        OpType::kErf,
+        {b.node(OpType::kDiv, {x, m.scalar(name + ".sqrt2", 1.4142135f)}, {}, name + ".div")}, {},
+        name + ".erf");
+    ValueId one_plus = b.node(OpType::kAdd, {e, m.scalar(name + ".one", 1.0f)}, {}, name + ".add");
+    ValueId half = b.node(OpType::kMul, {x, m.scalar(name + ".half", 0.5f)}, {}, name + ".mul");
+    return b.node(OpType::kMul, {half, one_plus}, {}, name + ".mul2");
+  };
+
+  ValueId x = b.node(OpType::kGather, {m.weight("embed.tokens", {kVocab, kDim}, 0.5f), ids}, axis0,
+                     "embed");
+  x = b.node(OpType::kAdd, {x, m.weight("embed.positions", {kSeq, kDim}, 0.1f)}, {}, "embed.pos");
+  x = layer_norm(x, "embed.norm");
+  // HF's extended mask: (1 - mask[:, None, None, :]) * finfo(float32).min.
+  ValueId fmask = b.node(OpType::kCast, {mask}, to_float, "mask.cast");
+  ValueId m4 =
+      b.node(OpType::kUnsqueeze, {fmask, m.ints("mask.axes", {1, 2})}, {}, "mask.unsqueeze");
+  ValueId inv = b.node(OpType::kSub, {m.scalar("mask.one", 1.0f), m4}, {}, "mask.invert");
+  ValueId bias =
+      b.node(OpType::kMul, {inv, m.scalar("mask.min", -3.4028234663852886e38f)}, {}, "mask.bias");
+
+  Attributes to_heads, to_heads_t;
+  to_heads.set("perm", std::vector<int64_t>{0, 2, 1, 3});
+  to_heads_t.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  for (int64_t l = 0; l < kLayers; ++l) {
+    const std::string p = "layer" + std::to_string(l);
+    ValueId split = m.ints(p + ".heads_shape", {0, 0, kHeads, kHeadDim});
+    auto heads = [&](ValueId v, const std::string& name, const Attributes& perm) {
+      ValueId r = b.node(OpType::kReshape, {v, split}, {}, name + ".reshape");
+      return b.node(OpType::kTranspose, {r}, perm, name + ".transpose");
+    };
+    ValueId q = heads(m.linear(x, p + ".q", kDim, kDim), p + ".q", to_heads);
+    ValueId k = heads(m.linear(x, p + ".k", kDim, kDim), p + ".k", to_heads_t);
+    ValueId v = heads(m.linear(x, p + ".v", kDim, kDim), p + ".v", to_heads);
+    ValueId scores = b.node(OpType::kMatMul, {q, k}, {}, p + ".scores");
+    scores = b.node(OpType::kDiv, {scores, m.scalar(p + ".sqrt_d", std::sqrt(float(kHeadDim)))}, {},
+                    p + ".scale");
+    scores = b.node(OpType::kAdd, {scores, bias}, {}, p + ".mask");
+    ValueId probs = b.node(OpType::kSoftmax, {scores}, last, p + ".softmax");
+    ValueId ctx = b.node(OpType::kMatMul, {probs, v}, {}, p + ".context");
+    ctx = b.node(OpType::kTranspose, {ctx}, to_heads, p + ".merge.transpose");
+    ctx = b.node(OpType::kReshape, {ctx, m.ints(p + ".merge_shape", {0, 0, kDim})}, {},
+                 p + ".merge.reshape");
+    ctx = m.linear(ctx, p + ".out", kDim, kDim);
+    x = layer_norm(b.node(OpType::kAdd, {x, ctx}, {}, p + ".residual1"), p + ".norm1");
+    ValueId h = gelu(m.linear(x, p + ".fc1", kDim, kFf), p + ".gelu");
+    h = m.linear(h, p + ".fc2", kFf, kDim);
+    x = layer_norm(b.node(OpType::kAdd, {x, h}, {}, p + ".residual2"), p + ".norm2");
+  }
+  // Mean pooling: sum(x * mask) / clamp(sum(mask), 1e-9), the mask expanded to x's shape.
+  ValueId me = b.node(OpType::kUnsqueeze, {fmask, m.ints("pool.axes", {-1})}, {}, "pool.unsqueeze");
+  ValueId x_shape = b.node(OpType::kShape, {x}, {}, "pool.shape");
+  me = b.node(OpType::kExpand, {me, x_shape}, {}, "pool.expand");
+  ValueId seq_axis = m.ints("pool.seq_axis", {1});
+  ValueId summed =
+      b.node(OpType::kReduceSum, {b.node(OpType::kMul, {x, me}, {}, "pool.mul"), seq_axis}, drop,
+             "pool.sum");
+  ValueId count = b.node(OpType::kReduceSum, {me, seq_axis}, drop, "pool.count");
+  count = b.node(OpType::kClip, {count, m.scalar("pool.min", 1e-9f)}, {}, "pool.clamp");
+  ValueId pooled = b.node(OpType::kDiv, {summed, count}, {}, "pool.mean");
+  // F.normalize(p=2, dim=1): x / max(||x||, 1e-12).
+  ValueId norm = b.node(OpType::kReduceL2, {pooled, seq_axis}, keep, "normalize.l2");
+  norm = b.node(OpType::kClip, {norm, m.scalar("normalize.eps", 1e-12f)}, {}, "normalize.clamp");
+  norm = b.node(OpType::kExpand, {norm, b.node(OpType::kShape, {pooled}, {}, "normalize.shape")},
+                {}, "normalize.expand");
+  ValueId emb = b.node(OpType::kDiv, {pooled, norm}, {}, "normalize.div");
+  b.rename(emb, "embedding");
+  b.output(emb);
+  return b.build();
+}
+
+// A streaming voice-activity model: one LSTM over the chunk's frames, its state carried in
+// and out by the caller, a sigmoid head on the last hidden state.
+Graph voice_lstm() {
+  constexpr int64_t kFeatures = 40, kHidden = 64;
+  ModelBuilder m(8086);
+  GraphBuilder& b = m.b();
+  b.set_opset(14);
+  ValueId feats =
+      b.input("features", DType::kF32, Shape({Dim(1), Dim::symbolic("T"), Dim(kFeatures)}));
+  const Shape state({1, 1, kHidden});
+  ValueId h_in = b.input("h_in", DType::kF32, state);
+  ValueId c_in = b.input("c_in", DType::kF32, state);
+  Attributes seq_first;
+  seq_first.set("perm", std::vector<int64_t>{1, 0, 2});
+  ValueId x = b.node(OpType::kTranspose, {feats}, seq_first, "frames");
+  const float s = 1.0f / std::sqrt(static_cast<float>(kHidden));
+  Attributes lstm;
+  lstm.set("hidden_size", kHidden);
+  std::vector<ValueId> outs =
+      b.node_multi(OpType::kLSTM,
+                   {x, m.weight("lstm.W", {1, 4 * kHidden, kFeatures}, s),
+                    m.weight("lstm.R", {1, 4 * kHidden, kHidden}, s),
+                    m.weight("lstm.B", {1, 8 * kHidden}, s), kNoValue, h_in, c_in},
+                   3, lstm);
+  ValueId last =
+      b.node(OpType::kReshape, {outs[1], m.ints("head.shape", {1, kHidden})}, {}, "head.flatten");
+  ValueId logit = m.linear(last, "head", kHidden, 1);
+  ValueId prob = b.node(OpType::kSigmoid, {logit}, {}, "head.sigmoid");
+  b.rename(prob, "speech_prob");
+  b.rename(outs[1], "h_out");
+  b.rename(outs[2], "c_out");
+  b.output(prob);
+  b.output(outs[1]);
+  b.output(outs[2]);
+  return b.build();
+}
+
 int write(Graph g, const std::filesystem::path& path) {
   g.metadata.producer = "amp-make-demo-models 1";
   g.metadata.source_opset = 20;
@@ -217,5 +370,8 @@ int main(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   return write(resnet(), dir / "demo_resnet.amp") |
-         write(transformer(), dir / "demo_transformer.amp");
+         write(transformer(), dir / "demo_transformer.amp") |
+         write(bert(/*fused=*/false), dir / "demo_bert_pytorch.amp") |
+         write(bert(/*fused=*/true), dir / "demo_bert_fused.amp") |
+         write(voice_lstm(), dir / "demo_voice_lstm.amp");
 }

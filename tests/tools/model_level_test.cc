@@ -1,0 +1,115 @@
+// The model-level demo models (tools/demo/make_demo_models.cc: BERT-style encoders in the
+// form PyTorch exports and in the fused opset-17/20 form, a streaming LSTM voice model) run
+// through amprun in fp32, fp16 and bf16 on the CPU, each low-precision run compared with fp32
+// (--compare-precision): cosine and amprun's own pass verdict per output.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "amp/tensor_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int run(const std::string& args, const fs::path& log) {
+  const std::string cmd = std::string(AMPRUN_PATH) + " " + args + " > " + log.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+class ModelLevelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amp_model_level_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    const std::string gen = std::string(DEMO_GENERATOR_PATH) + " " + dir_.string() + " > /dev/null";
+    ASSERT_EQ(std::system(gen.c_str()), 0);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs `model` in each precision against fp32 and checks every output's cosine.
+  void expect_close(const std::string& model, const fs::path& inputs, double min_cos_fp16,
+                    double min_cos_bf16) {
+    for (const char* precision : {"fp32", "fp16", "bf16"}) {
+      const fs::path report = dir_ / (model + "." + precision + ".json");
+      const int rc =
+          run("--model " + (dir_ / (model + ".amp")).string() + " --backend cpu --precision " +
+                  precision + " --compare-precision fp32 --warmup 0 --iterations 2 --inputs " +
+                  inputs.string() + " --json-report " + report.string(),
+              dir_ / "log.txt");
+      ASSERT_EQ(rc, 0) << model << " " << precision << ": "
+                       << std::ifstream(dir_ / "log.txt").rdbuf();
+      std::ifstream f(report);
+      const json j = json::parse(f);
+      ASSERT_TRUE(j["passed"].get<bool>()) << model << " " << precision << ": " << j.dump();
+      const double floor = std::string(precision) == "fp16"   ? min_cos_fp16
+                           : std::string(precision) == "bf16" ? min_cos_bf16
+                                                              : 0.999999;
+      for (const json& a : j["accuracy"]) {
+        const double cos = a["cosine"].get<double>();
+        EXPECT_GE(cos, floor) << model << " " << precision << " " << a["output"];
+        std::printf("[model-level] %s %s %s cosine %.7f max_abs %.3g\n", model.c_str(), precision,
+                    a["output"].get<std::string>().c_str(), cos, a["max_abs_err"].get<double>());
+      }
+      if (std::string(precision) != "fp32") {
+        EXPECT_GT(j["precision_plan"]["nodes_low"].get<int>(), 0) << model << " " << precision;
+      }
+    }
+  }
+
+  fs::path dir_;
+};
+
+// Two sentences of 16 tokens, the second padded after 9 (its mask 0 there).
+fs::path bert_inputs(const fs::path& dir) {
+  const fs::path in = dir / "bert_inputs";
+  fs::create_directories(in);
+  std::mt19937 rng(7);
+  std::vector<int64_t> ids(32), mask(32);
+  for (size_t i = 0; i < 32; ++i) {
+    ids[i] = static_cast<int64_t>(rng() % 64);
+    mask[i] = i < 16 + 9 ? 1 : 0;  // row 0 all tokens, row 1 the first 9
+  }
+  amp::save_tensor_pb((in / "input_0.pb").string(), amp::Tensor::from(ids, {2, 16}), "input_ids");
+  amp::save_tensor_pb((in / "input_1.pb").string(), amp::Tensor::from(mask, {2, 16}),
+                      "attention_mask");
+  return in;
+}
+
+TEST_F(ModelLevelTest, BertAsPyTorchExportsIt) {
+  expect_close("demo_bert_pytorch", bert_inputs(dir_), 0.9995, 0.995);
+}
+
+TEST_F(ModelLevelTest, BertWithFusedLayerNormAndGelu) {
+  expect_close("demo_bert_fused", bert_inputs(dir_), 0.9995, 0.995);
+}
+
+TEST_F(ModelLevelTest, StreamingLstmVoiceModel) {
+  const fs::path in = dir_ / "voice_inputs";
+  fs::create_directories(in);
+  std::mt19937 rng(11);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> feats(50 * 40), h(64), c(64);
+  for (float& v : feats) v = d(rng);
+  for (float& v : h) v = 0.3f * d(rng);
+  for (float& v : c) v = 0.3f * d(rng);
+  amp::save_tensor_pb((in / "input_0.pb").string(), amp::Tensor::from(feats, {1, 50, 40}),
+                      "features");
+  amp::save_tensor_pb((in / "input_1.pb").string(), amp::Tensor::from(h, {1, 1, 64}), "h_in");
+  amp::save_tensor_pb((in / "input_2.pb").string(), amp::Tensor::from(c, {1, 1, 64}), "c_in");
+  expect_close("demo_voice_lstm", in, 0.9995, 0.995);
+}
+
+}  // namespace
