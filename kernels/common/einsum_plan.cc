@@ -46,6 +46,12 @@ Result<EinsumPlan> check_einsum_io(const KernelConfig& cfg, DType t) {
       if (cfg.inputs[i].dims[ax] != 1) p.strides[i][l] += strides[ax];
     }
   }
+  // A hostile (or just huge) contraction would keep the direct loop busy for hours.
+  constexpr int64_t kMaxWork = int64_t{1} << 36;
+  if (p.sum_numel > 0 && p.out_numel > kMaxWork / p.sum_numel)
+    return unsupported("Einsum: " + std::to_string(p.out_numel) + " outputs x " +
+                       std::to_string(p.sum_numel) +
+                       " products each exceed the direct loop's limit of 2^36 multiply-adds");
   if (cfg.outputs[0].numel() != p.out_numel)
     return invalid_model("Einsum: output " + dims_to_string(cfg.outputs[0].dims) +
                          " does not fit the equation's sizes");
