@@ -67,11 +67,13 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   AMP_ASSIGN_OR_RETURN(std::optional<PlanSplit> split, split_at_data_dependent(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));
   if (split) {
-    plan->dynamic_step = static_cast<int64_t>(split->cut);
-    const std::optional<ValueId> dyn = g.find_value(split->dynamic_value);
-    if (!dyn) return internal_error("the cut value '" + split->dynamic_value + "' vanished");
-    plan->dynamic_value = *dyn;
-    plan->dynamic_axis = split->dim.axis;
+    if (!split->dynamic_value.empty()) {
+      plan->dynamic_step = static_cast<int64_t>(split->cut);
+      const std::optional<ValueId> dyn = g.find_value(split->dynamic_value);
+      if (!dyn) return internal_error("the cut value '" + split->dynamic_value + "' vanished");
+      plan->dynamic_value = *dyn;
+      plan->dynamic_axis = split->dim.axis;
+    }
     auto cont = std::make_shared<Continuation>();
     cont->shape_inputs = graph::shape_determining_inputs(split->rest);
     cont->rest = std::move(split->rest);

@@ -23,17 +23,29 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
   if (cut == g.nodes.size()) return std::optional<PlanSplit>();
   const graph::Node& n = g.nodes[cut];
   const std::string label = "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
-  if (!graph::has_trait(n.op, graph::kDataDependent)) {
+  const bool data_dependent = graph::has_trait(n.op, graph::kDataDependent);
+  // Without data-dependence, the shape must wait for a computed shape value: cut before.
+  bool computed_shape_value = false;
+  for (size_t i = 0; i < n.inputs.size() && !data_dependent; ++i)
+    computed_shape_value =
+        computed_shape_value || (n.inputs[i] != kNoValue && graph::is_shape_input(n.op, i) &&
+                                 !g.value(n.inputs[i]).is_constant());
+  if (!data_dependent && (!computed_shape_value || cut == 0)) {
     for (ValueId v : n.outputs)
       if (!static_value(g, v))
         return internal_error(label + ": output '" + g.value(v).name +
                               "' has no static shape after binding");
   }
   PlanSplit split;
-  split.cut = cut;
-  AMP_ASSIGN_OR_RETURN(split.dim, graph::data_dependent_dim(g, n));
-  const ValueId dyn = n.outputs[0];
-  split.dynamic_value = g.value(dyn).name;
+  ValueId dyn = kNoValue;
+  if (data_dependent) {
+    split.cut = cut;
+    AMP_ASSIGN_OR_RETURN(split.dim, graph::data_dependent_dim(g, n));
+    dyn = n.outputs[0];
+    split.dynamic_value = g.value(dyn).name;
+  } else {
+    cut -= 1;  // the prefix ends before the node
+  }
 
   // Live values: produced by the prefix (or graph inputs), read after it or model outputs.
   std::vector<char> produced(g.values.size(), 0), read_later(g.values.size(), 0);
@@ -57,9 +69,11 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
 
   g.nodes.resize(cut + 1);
   g.outputs = live;
-  graph::Shape bound = *g.value(dyn).shape;
-  bound.dims[split.dim.axis] = graph::Dim(split.dim.bound);
-  g.value(dyn).shape = bound;
+  if (dyn != kNoValue) {
+    graph::Shape bound = *g.value(dyn).shape;
+    bound.dims[split.dim.axis] = graph::Dim(split.dim.bound);
+    g.value(dyn).shape = bound;
+  }
   g.compact_values();
   return std::optional<PlanSplit>(std::move(split));
 }

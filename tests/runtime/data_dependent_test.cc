@@ -114,6 +114,46 @@ TEST_F(DataDependentTest, TwoCutsInARow) {
   EXPECT_EQ(c[0].to_vector<float>(), (std::vector<float>{2, 0, 1, 1.5f, 2, 2}));
 }
 
+// Shapes that depend on values computed at run time: a padding mask from sequence lengths
+// (Range up to ReduceMax(lengths), as speech models build it) and TopK with a computed K.
+// The plan is cut before the node whose shape waits for the value; the rest binds it.
+TEST_F(DataDependentTest, ShapesFromComputedValues) {
+  graph::GraphBuilder gb;
+  auto lengths = gb.input("lengths", DType::kI64, graph::Shape({2}));
+  auto x = gb.input("x", DType::kF32, graph::Shape({8}));
+  graph::Attributes drop;
+  drop.set("keepdims", int64_t{0});
+  auto longest = gb.node(OpType::kReduceMax, {lengths}, drop);  // scalar
+  auto zero = gb.constant("zero", graph::TensorData::scalar_i64(0));
+  auto one = gb.constant("one", graph::TensorData::scalar_i64(1));
+  auto steps = gb.node(OpType::kRange, {zero, longest, one});  // [L]
+  auto col =
+      gb.node(OpType::kUnsqueeze, {lengths, gb.constant("a1", graph::TensorData::vector_i64({1}))});
+  auto mask = gb.node(OpType::kLess, {steps, col});  // [2, L]
+  graph::Attributes to_f;
+  to_f.set("to", int64_t{1});
+  auto y = gb.node(OpType::kCast, {mask}, to_f);
+  gb.rename(y, "mask");
+  gb.output(y);
+  auto k =
+      gb.node(OpType::kUnsqueeze, {longest, gb.constant("a0", graph::TensorData::vector_i64({0}))});
+  auto top = gb.node_multi(OpType::kTopK, {x, k}, 2);
+  gb.rename(top[0], "top");
+  gb.output(top[0]);
+  Engine engine = Engine::load(save(gb.build(), "lengths.amp"), {});
+  const std::vector<float> xs = {3, 1, 4, 1, 5, 9, 2, 6};
+  auto out = engine.run(
+      {{"lengths", Tensor::from(std::vector<int64_t>{3, 5}, {2})}, {"x", Tensor::from(xs, {8})}});
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 1, 1, 0, 0, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{9, 6, 5, 4, 3}));
+  out = engine.run(
+      {{"lengths", Tensor::from(std::vector<int64_t>{2, 1}, {2})}, {"x", Tensor::from(xs, {8})}});
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1, 1, 1, 0}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{9, 6}));
+}
+
 TEST_F(DataDependentTest, ContextsOnSeveralThreadsShareTheCutPlans) {
   Engine engine = Engine::load(save(positives_model(), "pos_mt.amp"), {});
   std::vector<std::thread> threads;
