@@ -62,6 +62,24 @@ Status visit_dtype(DType t, Fn&& fn) {
   return internal_error("kernel: undefined dtype");
 }
 
+// Calls fn(E{}) with E the unsigned type of `elem_size` bytes (1, 2, 4, 8): the element
+// type of kernels that move elements without reading their values.
+template <typename Fn>
+Status visit_element_size(size_t elem_size, Fn&& fn) {
+  switch (elem_size) {
+    case 1:
+      return fn(uint8_t{});
+    case 2:
+      return fn(uint16_t{});
+    case 4:
+      return fn(uint32_t{});
+    case 8:
+      return fn(uint64_t{});
+    default:
+      return internal_error("kernel: element size " + std::to_string(elem_size));
+  }
+}
+
 // What run() returns for a dtype prepare() should have rejected.
 inline Status unexpected_dtype(DType t) {
   return internal_error("kernel: dtype " + std::string(dtype_name(t)) +

@@ -115,6 +115,33 @@ AMP_HOST_DEVICE C rnn_clip(C v, float clip) {
   return v < -c ? -c : (v > c ? c : v);
 }
 
+// One LSTM unit's step: its gates' pre-activations pre[g * hidden + j] (without the
+// peepholes), the peephole weights pi, po, pf, and its cell *c, which it updates. Returns the
+// new hidden value.
+template <typename C>
+AMP_HOST_DEVICE C lstm_unit(const RecurrentPlan& p, const graph::RnnActivation* act, const C* pre,
+                            int64_t j, C pi, C po, C pf, C* c) {
+  const int64_t H = p.hidden;
+  const C in = rnn_activate(act[0], rnn_clip(pre[kGateI * H + j] + pi * *c, p.clip));
+  const C fg = p.input_forget
+                   ? C(1) - in
+                   : rnn_activate(act[0], rnn_clip(pre[kGateF * H + j] + pf * *c, p.clip));
+  const C cand = rnn_activate(act[1], rnn_clip(pre[kGateC * H + j], p.clip));
+  const C cell = fg * *c + in * cand;
+  const C out = rnn_activate(act[0], rnn_clip(pre[kGateO * H + j] + po * cell, p.clip));
+  *c = cell;
+  return out * rnn_activate(act[2], cell);
+}
+
+// One GRU unit's new hidden value from its activated update gate z, the h gate's input part
+// (pre[kGateH * hidden + j]) and recurrent part `rec`, and its previous hidden value.
+template <typename C>
+AMP_HOST_DEVICE C gru_unit(const RecurrentPlan& p, const graph::RnnActivation* act, const C* pre,
+                           int64_t j, C z, C rec, C h_prev) {
+  const C cand = rnn_activate(act[1], rnn_clip(pre[kGateH * p.hidden + j] + rec, p.clip));
+  return (C(1) - z) * cand + z * h_prev;
+}
+
 // The number of valid steps of batch entry b (sequence_lens clamped into [0, seq]).
 AMP_HOST_DEVICE int64_t rnn_length(const RecurrentPlan& p, const void* lens, int64_t b) {
   if (!p.has_lens) return p.seq;

@@ -24,27 +24,10 @@ Status index_error(const char* op, int64_t v, int64_t size) {
                        " is out of range for an axis of size " + std::to_string(size));
 }
 
-// Calls fn(E{}) with the unsigned type of `elem_size` bytes.
-template <typename Fn>
-Status by_element_size(size_t elem_size, Fn&& fn) {
-  switch (elem_size) {
-    case 1:
-      return fn(uint8_t{});
-    case 2:
-      return fn(uint16_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:
-      return internal_error("indexed copy: element size " + std::to_string(elem_size));
-  }
-}
-
 class GatherElementsKernel : public SetupKernel<ElementsPlan, check_gather_elements_io> {
  public:
   Status run(const KernelArgs& a) const override {
-    return by_element_size(setup_.elem_size, [&](auto e) -> Status {
+    return visit_element_size(setup_.elem_size, [&](auto e) -> Status {
       using E = decltype(e);
       const ElementsPlan& p = setup_;
       const E* x = a.input<E>(0);

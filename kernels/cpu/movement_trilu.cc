@@ -34,22 +34,11 @@ class TriluKernel : public SetupKernel<TriluShape, check_trilu_io> {
  public:
   Status run(const KernelArgs& a) const override {
     const int64_t k = setup_.k_runtime ? *a.input<int64_t>(1) : setup_.k;
-    switch (setup_.elem_size) {
-      case 1:
-        trilu(a.input<uint8_t>(0), a.output<uint8_t>(0), setup_, k, a.num_threads);
-        return Status::ok();
-      case 2:
-        trilu(a.input<uint16_t>(0), a.output<uint16_t>(0), setup_, k, a.num_threads);
-        return Status::ok();
-      case 4:
-        trilu(a.input<uint32_t>(0), a.output<uint32_t>(0), setup_, k, a.num_threads);
-        return Status::ok();
-      case 8:
-        trilu(a.input<uint64_t>(0), a.output<uint64_t>(0), setup_, k, a.num_threads);
-        return Status::ok();
-      default:
-        return internal_error("Trilu: element size " + std::to_string(setup_.elem_size));
-    }
+    return visit_element_size(setup_.elem_size, [&](auto e) -> Status {
+      using E = decltype(e);
+      trilu(a.input<E>(0), a.output<E>(0), setup_, k, a.num_threads);
+      return Status::ok();
+    });
   }
 };
 

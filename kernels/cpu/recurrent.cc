@@ -90,16 +90,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
           const C pi = peep ? to_compute(peep[d * 3 * H + j]) : C(0);
           const C po = peep ? to_compute(peep[d * 3 * H + H + j]) : C(0);
           const C pf = peep ? to_compute(peep[d * 3 * H + 2 * H + j]) : C(0);
-          const C in = rnn_activate(act[0], rnn_clip(pre[kGateI * H + j] + pi * c[j], p.clip));
-          const C fg =
-              p.input_forget
-                  ? C(1) - in
-                  : rnn_activate(act[0], rnn_clip(pre[kGateF * H + j] + pf * c[j], p.clip));
-          const C cand = rnn_activate(act[1], rnn_clip(pre[kGateC * H + j], p.clip));
-          const C cell = fg * c[j] + in * cand;
-          const C out = rnn_activate(act[0], rnn_clip(pre[kGateO * H + j] + po * cell, p.clip));
-          c[j] = cell;
-          h_next[j] = out * rnn_activate(act[2], cell);
+          h_next[j] = lstm_unit(p, act, pre, j, pi, po, pf, &c[j]);
         }
       } else {
         C* z = pre + kGateZ * H;
@@ -113,8 +104,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
           const T* rrow = r + rnn_r_row(p, d, kGateH, j);
           const C rec = p.linear_before_reset ? rg[j] * (dot(rrow, h, H) + br(kGateH, j))
                                               : dot(rrow, rh, H) + br(kGateH, j);
-          const C cand = rnn_activate(act[1], rnn_clip(pre[kGateH * H + j] + rec, p.clip));
-          h_next[j] = (C(1) - z[j]) * cand + z[j] * h[j];
+          h_next[j] = gru_unit(p, act, pre, j, z[j], rec, h[j]);
         }
       }
       std::copy(h_next, h_next + H, h);

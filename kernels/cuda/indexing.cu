@@ -22,23 +22,6 @@ namespace {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < (n); \
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
-// Calls fn(E{}) with the unsigned type of `elem_size` bytes.
-template <typename Fn>
-Status by_element_size(size_t elem_size, Fn&& fn) {
-  switch (elem_size) {
-    case 1:
-      return fn(uint8_t{});
-    case 2:
-      return fn(uint16_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    default:
-      return internal_error("indexed copy: element size " + std::to_string(elem_size));
-  }
-}
-
 template <typename E>
 __global__ void gather_elements_kernel(const E* __restrict__ x, const void* __restrict__ idx,
                                        E* __restrict__ y, ElementsPlan p) {
@@ -118,7 +101,7 @@ class GatherElementsKernel : public SetupKernel<ElementsPlan, check_gather_eleme
  public:
   Status run(const KernelArgs& a) const override {
     if (setup_.n == 0) return Status::ok();
-    return by_element_size(setup_.elem_size, [&](auto e) -> Status {
+    return visit_element_size(setup_.elem_size, [&](auto e) -> Status {
       using E = decltype(e);
       gather_elements_kernel<E>
           <<<grid_for(setup_.n), kThreads, 0, static_cast<cudaStream_t>(a.stream)>>>(
@@ -150,7 +133,7 @@ class GatherNdKernel : public SetupKernel<NdPlan, check_gather_nd_io> {
   Status run(const KernelArgs& a) const override {
     const int64_t n = setup_.batches * setup_.tuples * setup_.slice;
     if (n == 0) return Status::ok();
-    return by_element_size(setup_.elem_size, [&](auto e) -> Status {
+    return visit_element_size(setup_.elem_size, [&](auto e) -> Status {
       using E = decltype(e);
       gather_nd_kernel<E><<<grid_for(n), kThreads, 0, static_cast<cudaStream_t>(a.stream)>>>(
           a.input<E>(0), a.input<int64_t>(1), a.output<E>(0), setup_, n);
@@ -180,7 +163,7 @@ class OneHotKernel : public SetupKernel<OneHotPlan, check_one_hot_io> {
   Status run(const KernelArgs& a) const override {
     const int64_t n = setup_.outer * setup_.depth * setup_.inner;
     if (n == 0) return Status::ok();
-    return by_element_size(setup_.elem_size, [&](auto e) -> Status {
+    return visit_element_size(setup_.elem_size, [&](auto e) -> Status {
       using E = decltype(e);
       one_hot_kernel<E><<<grid_for(n), kThreads, 0, static_cast<cudaStream_t>(a.stream)>>>(
           a.inputs[0], a.input<E>(2), a.output<E>(0), setup_, n);
@@ -194,7 +177,7 @@ class ReverseSequenceKernel : public SetupKernel<ReversePlan, check_reverse_sequ
   Status run(const KernelArgs& a) const override {
     const int64_t n = setup_.batch * setup_.time * setup_.inner;
     if (n == 0) return Status::ok();
-    return by_element_size(setup_.elem_size, [&](auto e) -> Status {
+    return visit_element_size(setup_.elem_size, [&](auto e) -> Status {
       using E = decltype(e);
       reverse_sequence_kernel<E><<<grid_for(n), kThreads, 0, static_cast<cudaStream_t>(a.stream)>>>(
           a.input<E>(0), a.input<int64_t>(1), a.output<E>(0), setup_, n);

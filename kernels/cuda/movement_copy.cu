@@ -7,6 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/common/dtype_dispatch.h"
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cuda/movement_cuda.h"
 
@@ -20,20 +21,8 @@ Status bad_element(size_t elem) {
 // Returns fn(E{}) with E the unsigned type of `elem` bytes (16: uint4).
 template <typename Fn>
 Status with_element(size_t elem, Fn&& fn) {
-  switch (elem) {
-    case 1:
-      return fn(uint8_t{});
-    case 2:
-      return fn(uint16_t{});
-    case 4:
-      return fn(uint32_t{});
-    case 8:
-      return fn(uint64_t{});
-    case 16:
-      return fn(uint4{});
-    default:
-      return bad_element(elem);
-  }
+  if (elem == 16) return fn(uint4{});
+  return visit_element_size(elem, fn);
 }
 
 // ---- Copy plans -----------------------------------------------------------------------------

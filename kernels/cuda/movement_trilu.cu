@@ -27,18 +27,8 @@ class TriluKernel : public SetupKernel<TriluShape, check_trilu_io> {
     const int64_t n = setup_.batch * setup_.rows * setup_.cols;
     if (n == 0) return Status::ok();
     const int64_t* k_ptr = setup_.k_runtime ? a.input<int64_t>(1) : nullptr;
-    switch (setup_.elem_size) {
-      case 1:
-        return launch<uint8_t>(a, n, k_ptr);
-      case 2:
-        return launch<uint16_t>(a, n, k_ptr);
-      case 4:
-        return launch<uint32_t>(a, n, k_ptr);
-      case 8:
-        return launch<uint64_t>(a, n, k_ptr);
-      default:
-        return internal_error("Trilu: element size " + std::to_string(setup_.elem_size));
-    }
+    return visit_element_size(setup_.elem_size,
+                              [&](auto e) -> Status { return launch<decltype(e)>(a, n, k_ptr); });
   }
 
  private:

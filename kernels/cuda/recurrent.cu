@@ -84,15 +84,7 @@ __global__ void recurrent_kernel(RecurrentArgs args, RecurrentPlan p,
         const C pi = peep ? to_compute(peep[d * 3 * H + j]) : C(0);
         const C po = peep ? to_compute(peep[d * 3 * H + H + j]) : C(0);
         const C pf = peep ? to_compute(peep[d * 3 * H + 2 * H + j]) : C(0);
-        const C in = rnn_activate(act[0], rnn_clip(pre[kGateI * H + j] + pi * c[j], p.clip));
-        const C fg = p.input_forget
-                         ? C(1) - in
-                         : rnn_activate(act[0], rnn_clip(pre[kGateF * H + j] + pf * c[j], p.clip));
-        const C cand = rnn_activate(act[1], rnn_clip(pre[kGateC * H + j], p.clip));
-        const C cell = fg * c[j] + in * cand;
-        const C out = rnn_activate(act[0], rnn_clip(pre[kGateO * H + j] + po * cell, p.clip));
-        c[j] = cell;
-        h_next[j] = out * rnn_activate(act[2], cell);
+        h_next[j] = lstm_unit(p, act, pre, j, pi, po, pf, &c[j]);
       }
     } else {
       C* z = pre + kGateZ * H;
@@ -108,8 +100,7 @@ __global__ void recurrent_kernel(RecurrentArgs args, RecurrentPlan p,
         const C rb = bias ? to_compute(bias[rnn_rb(p, d, kGateH, j)]) : C(0);
         const C rec = p.linear_before_reset ? rg[j] * (row_dot<T, C, C>(rrow, h, H) + rb)
                                             : row_dot<T, C, C>(rrow, rh, H) + rb;
-        const C cand = rnn_activate(act[1], rnn_clip(pre[kGateH * H + j] + rec, p.clip));
-        h_next[j] = (C(1) - z[j]) * cand + z[j] * h[j];
+        h_next[j] = gru_unit(p, act, pre, j, z[j], rec, h[j]);
       }
     }
     __syncthreads();

@@ -16,6 +16,7 @@
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
 #include "tests/test_util/test_models.h"
+#include "tests/tools/demo_models_fixture.h"
 
 namespace {
 
@@ -23,22 +24,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 int run(const std::string& args, const fs::path& log) {
-  const std::string cmd = std::string(AMPRUN_PATH) + " " + args + " > " + log.string() + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return amp::test::run_amprun(args, log);
 }
 
-class AmprunTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amprun_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    const std::string gen = std::string(DEMO_GENERATOR_PATH) + " " + dir_.string() + " > /dev/null";
-    ASSERT_EQ(std::system(gen.c_str()), 0);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using AmprunTest = amp::test::DemoModelsTest;
 
 // Checks that `j[key]` exists and has the given JSON type.
 void expect_key(const json& j, const std::string& key, json::value_t type) {

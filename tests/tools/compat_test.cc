@@ -4,24 +4,20 @@
 // generator writes from the same seeded weights, and the outputs must be identical.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "amp/engine.h"
+#include "tests/tools/demo_models_fixture.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-TEST(AmpFormatCompat, FilesWrittenBeforeStillLoadAndAgree) {
-  const fs::path dir = fs::temp_directory_path() / ("amp_compat_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string gen = std::string(DEMO_GENERATOR_PATH) + " " + dir.string() + " > /dev/null";
-  ASSERT_EQ(std::system(gen.c_str()), 0);
+using AmpFormatCompat = amp::test::DemoModelsTest;
+
+TEST_F(AmpFormatCompat, FilesWrittenBeforeStillLoadAndAgree) {
   struct Case {
     const char* old_file;
     const char* today;
@@ -30,7 +26,7 @@ TEST(AmpFormatCompat, FilesWrittenBeforeStillLoadAndAgree) {
   for (const Case& c : cases) {
     amp::Engine old_engine =
         amp::Engine::load((fs::path(AMP_TEST_DATA_DIR) / "compat" / c.old_file).string(), {});
-    amp::Engine new_engine = amp::Engine::load((dir / c.today).string(), {});
+    amp::Engine new_engine = amp::Engine::load((dir_ / c.today).string(), {});
     std::vector<int64_t> tokens(32);
     for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int64_t>((i * 7) % 64);
     auto a = old_engine.run({{"tokens", amp::Tensor::from(tokens, {2, 16})}});
@@ -41,7 +37,6 @@ TEST(AmpFormatCompat, FilesWrittenBeforeStillLoadAndAgree) {
       EXPECT_EQ(a[k].to_vector<float>(), b[k].to_vector<float>()) << c.old_file;
     }
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "amp/tensor_io.h"
+#include "tests/tools/demo_models_fixture.h"
 
 namespace {
 
@@ -24,21 +25,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 int run(const std::string& args, const fs::path& log) {
-  const std::string cmd = std::string(AMPRUN_PATH) + " " + args + " > " + log.string() + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return amp::test::run_amprun(args, log);
 }
 
-class ModelLevelTest : public ::testing::Test {
+class ModelLevelTest : public amp::test::DemoModelsTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_model_level_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    const std::string gen = std::string(DEMO_GENERATOR_PATH) + " " + dir_.string() + " > /dev/null";
-    ASSERT_EQ(std::system(gen.c_str()), 0);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs `model` in each precision against fp32 and checks every output's cosine.
   void expect_close(const std::string& model, const fs::path& inputs, double min_cos_fp16,
                     double min_cos_bf16) {
@@ -68,8 +59,6 @@ class ModelLevelTest : public ::testing::Test {
       }
     }
   }
-
-  fs::path dir_;
 };
 
 // Two sentences of 16 tokens, the second padded after 9 (its mask 0 there).
