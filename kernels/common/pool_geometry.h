@@ -44,14 +44,11 @@ AMP_HOST_DEVICE int64_t pool_plane_index(const PoolGeometry& g, int64_t z, int64
   return idx;
 }
 
-// The maximum of output position (oz, oy, ox)'s window, in compute type C, starting from
-// `lowest`; `load(i)` reads element i of the plane. *arg gets the plane index of its first
-// occurrence (0 for a window entirely in the padding).
-template <typename C, typename Load>
-AMP_HOST_DEVICE C pool_window_max(const PoolGeometry& g, int64_t oz, int64_t oy, int64_t ox,
-                                  C lowest, Load load, int64_t* arg) {
-  C best = lowest;
-  int64_t at = -1;
+// Calls visit(z, y, x) for each position of output (oz, oy, ox)'s window that lies inside the
+// input, in row-major order (the padding is skipped: max and Lp pooling ignore it).
+template <typename Visit>
+AMP_HOST_DEVICE void pool_window_taps(const PoolGeometry& g, int64_t oz, int64_t oy, int64_t ox,
+                                      Visit visit) {
   for (int64_t kz = 0; kz < g.k[0]; ++kz) {
     const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
     if (iz < 0 || iz >= g.in[0]) continue;
@@ -61,14 +58,27 @@ AMP_HOST_DEVICE C pool_window_max(const PoolGeometry& g, int64_t oz, int64_t oy,
       for (int64_t kx = 0; kx < g.k[2]; ++kx) {
         const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
         if (ix < 0 || ix >= g.in[2]) continue;
-        const C v = load((iz * g.in[1] + iy) * g.in[2] + ix);
-        if (at < 0 || v > best) {
-          best = v;
-          at = pool_plane_index(g, iz, iy, ix);
-        }
+        visit(iz, iy, ix);
       }
     }
   }
+}
+
+// The maximum of output position (oz, oy, ox)'s window, in compute type C, starting from
+// `lowest`; `load(i)` reads element i of the plane. *arg gets the plane index of its first
+// occurrence (0 for a window entirely in the padding).
+template <typename C, typename Load>
+AMP_HOST_DEVICE C pool_window_max(const PoolGeometry& g, int64_t oz, int64_t oy, int64_t ox,
+                                  C lowest, Load load, int64_t* arg) {
+  C best = lowest;
+  int64_t at = -1;
+  pool_window_taps(g, oz, oy, ox, [&](int64_t iz, int64_t iy, int64_t ix) {
+    const C v = load((iz * g.in[1] + iy) * g.in[2] + ix);
+    if (at < 0 || v > best) {
+      best = v;
+      at = pool_plane_index(g, iz, iy, ix);
+    }
+  });
   *arg = at > 0 ? at : 0;
   return best;
 }
@@ -107,20 +117,10 @@ template <typename Load>
 AMP_HOST_DEVICE float pool_window_lp(const PoolGeometry& g, int64_t p, int64_t oz, int64_t oy,
                                      int64_t ox, Load load) {
   float sum = 0.0f;
-  for (int64_t kz = 0; kz < g.k[0]; ++kz) {
-    const int64_t iz = oz * g.s[0] - g.pb[0] + kz * g.d[0];
-    if (iz < 0 || iz >= g.in[0]) continue;
-    for (int64_t ky = 0; ky < g.k[1]; ++ky) {
-      const int64_t iy = oy * g.s[1] - g.pb[1] + ky * g.d[1];
-      if (iy < 0 || iy >= g.in[1]) continue;
-      for (int64_t kx = 0; kx < g.k[2]; ++kx) {
-        const int64_t ix = ox * g.s[2] - g.pb[2] + kx * g.d[2];
-        if (ix < 0 || ix >= g.in[2]) continue;
-        const float v = fabsf(static_cast<float>(load((iz * g.in[1] + iy) * g.in[2] + ix)));
-        sum += p == 1 ? v : (p == 2 ? v * v : powf(v, static_cast<float>(p)));
-      }
-    }
-  }
+  pool_window_taps(g, oz, oy, ox, [&](int64_t iz, int64_t iy, int64_t ix) {
+    const float v = fabsf(static_cast<float>(load((iz * g.in[1] + iy) * g.in[2] + ix)));
+    sum += p == 1 ? v : (p == 2 ? v * v : powf(v, static_cast<float>(p)));
+  });
   return p == 1 ? sum : (p == 2 ? sqrtf(sum) : powf(sum, 1.0f / static_cast<float>(p)));
 }
 
