@@ -6,6 +6,8 @@
 // 1); a GEMM over all time steps of X * W^T is the next step for long batched sequences.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/recurrent_plan.h"
@@ -25,7 +27,8 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
   // pre-activations, so the sequences run in parallel.
   size_t workspace_bytes() const override {
     const RecurrentPlan& p = this->shape_;
-    return static_cast<size_t>(p.directions * p.batch * item_floats()) * sizeof(C);
+    return static_cast<size_t>(p.directions * p.batch * item_floats() + x_wide_floats()) *
+           sizeof(C);
   }
 
   Status run(const KernelArgs& a) const override {
@@ -36,12 +39,24 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
       std::memset(a.outputs[0], 0, static_cast<size_t>(n) * sizeof(T));
     }
     C* ws = static_cast<C*>(a.workspace);
+    // f16/bf16 X is widened once per run, not once per gate row and step.
+    C* x_wide = ws + p.directions * p.batch * item_floats();
+    if (x_wide_floats() > 0) {
+      const T* x = a.input<T>(0);
+      for (int64_t k = 0; k < x_wide_floats(); ++k) x_wide[k] = to_compute(x[k]);
+    }
     parallel_for(
         p.directions * p.batch, a.num_threads,
         [&](int64_t begin, int64_t end) {
-          for (int64_t item = begin; item < end; ++item)
-            run_sequence(a, static_cast<int>(item / p.batch), item % p.batch,
-                         ws + item * item_floats());
+          for (int64_t item = begin; item < end; ++item) {
+            const int d = static_cast<int>(item / p.batch);
+            const int64_t b = item % p.batch;
+            C* item_ws = ws + item * item_floats();
+            if (x_wide_floats() > 0)
+              run_sequence(a, d, b, item_ws, static_cast<const C*>(x_wide));
+            else
+              run_sequence(a, d, b, item_ws, a.input<T>(0));
+          }
         },
         /*grain=*/1);
     return Status::ok();
@@ -49,17 +64,47 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
 
  private:
   int64_t item_floats() const { return (4 + this->shape_.gates) * this->shape_.hidden; }
+  int64_t x_wide_floats() const {
+    const RecurrentPlan& p = this->shape_;
+    return std::is_same_v<T, C> ? 0 : p.seq * p.batch * p.input;
+  }
+
+  // f16/bf16 weights given as constants are widened once here: the steps then read fp32
+  // weights instead of converting every element on every step (this CPU has no f16 math).
+  Status prepare_params(const KernelConfig& cfg) override {
+    if constexpr (!std::is_same_v<T, C>) {
+      for (size_t i : {1, 2}) {
+        const TensorDesc& t = cfg.inputs[i];
+        if (t.constant_data == nullptr) continue;
+        std::vector<C>& wide = i == 1 ? w_wide_ : r_wide_;
+        wide.resize(static_cast<size_t>(t.numel()));
+        const T* src = static_cast<const T*>(t.constant_data);
+        for (size_t k = 0; k < wide.size(); ++k) wide[k] = to_compute(src[k]);
+      }
+    }
+    return Status::ok();
+  }
 
   // A weight row times x (storage or compute type), accumulated in the compute type over the
   // shared tree_reduce (eight lanes: GCC vectorizes it).
-  template <typename X>
-  static C dot(const T* w, const X* x, int64_t n) {
+  template <typename W, typename X>
+  static C dot(const W* w, const X* x, int64_t n) {
     return tree_reduce<C>(
         0, n, C(0), [](C u, C v) { return u + v; },
         [w, x](int64_t k) { return to_compute(w[k]) * static_cast<C>(to_compute(x[k])); });
   }
 
-  void run_sequence(const KernelArgs& a, int d, int64_t b, C* ws) const {
+  template <typename XS>
+  void run_sequence(const KernelArgs& a, int d, int64_t b, C* ws, const XS* x) const {
+    // The weights as the steps read them: widened at prepare() when they were constants.
+    if (!w_wide_.empty() && !r_wide_.empty())
+      return run_sequence_with(a, d, b, ws, x, w_wide_.data(), r_wide_.data());
+    run_sequence_with(a, d, b, ws, x, a.input<T>(1), a.input<T>(2));
+  }
+
+  template <typename XS, typename W>
+  void run_sequence_with(const KernelArgs& a, int d, int64_t b, C* ws, const XS* x, const W* w,
+                         const W* r) const {
     const RecurrentPlan& p = this->shape_;
     const int64_t H = p.hidden;
     C* h = ws;
@@ -67,9 +112,6 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     C* h_next = c + H;
     C* rh = h_next + H;
     C* pre = rh + H;  // [gates][H]
-    const T* x = a.input<T>(0);
-    const T* w = a.input<T>(1);
-    const T* r = a.input<T>(2);
     const T* bias = p.has_bias ? a.input<T>(3) : nullptr;
     const T* peep = p.has_p ? a.input<T>(7) : nullptr;
     const int64_t so = rnn_state_offset(p, d, b);
@@ -84,7 +126,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     auto br = [&](int g, int64_t j) { return bias ? to_compute(bias[rnn_rb(p, d, g, j)]) : C(0); };
     for (int64_t s = 0; s < len; ++s) {
       const int64_t t = reverse ? len - 1 - s : s;
-      const T* xt = x + rnn_x_offset(p, t, b);
+      const XS* xt = x + rnn_x_offset(p, t, b);
       const bool gru_h_later = p.kind == graph::RecurrentAttrs::kGru;
       for (int g = 0; g < p.gates; ++g) {
         for (int64_t j = 0; j < H; ++j) {
@@ -112,7 +154,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
           rh[j] = rg[j] * h[j];
         }
         for (int64_t j = 0; j < H; ++j) {
-          const T* rrow = r + rnn_r_row(p, d, kGateH, j);
+          const W* rrow = r + rnn_r_row(p, d, kGateH, j);
           const C rec = p.linear_before_reset ? rg[j] * (dot(rrow, h, H) + br(kGateH, j))
                                               : dot(rrow, rh, H) + br(kGateH, j);
           h_next[j] = gru_unit(p, act, pre, j, z[j], rec, h[j]);
@@ -129,6 +171,8 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     if (p.has_yc)
       for (int64_t j = 0; j < H; ++j) a.output<T>(2)[so + j] = from_compute<T>(c[j]);
   }
+
+  std::vector<C> w_wide_, r_wide_;  // W and R widened at prepare() (f16/bf16 constants)
 };
 
 }  // namespace
