@@ -121,5 +121,27 @@ TEST(InferSampling, GridSampleAndRoiAlign) {
   EXPECT_EQ(t.shape(), "[4,3,2,3]");
 }
 
+TEST(InferDataDependent, CountedDimsStayUnknownAndBadInputsAreRejected) {
+  InferCase t;
+  ValueId x = t.input(DType::kF32, {3, 4});
+  ASSERT_OK(t.run(OpType::kNonZero, {x}));
+  EXPECT_EQ(t.shape(), "[2,?]");
+  EXPECT_EQ(t.dtype(), DType::kI64);
+  ValueId cond = t.input(DType::kBool, {3});
+  ASSERT_OK(t.run(OpType::kCompress, {x, cond}, attrs({{"axis", int64_t{0}}})));
+  EXPECT_EQ(t.shape(), "[?,4]");
+  ASSERT_OK(t.run(OpType::kCompress, {x, cond}));
+  EXPECT_EQ(t.shape(), "[?]");
+  EXPECT_TRUE(contains(t.error(OpType::kCompress, {x, t.input(DType::kI64, {3})}), "input 1"));
+  ValueId boxes = t.input(DType::kF32, {2, 5, 4});
+  ASSERT_OK(t.run(OpType::kNonMaxSuppression, {boxes, t.input(DType::kF32, {2, 3, 5})}));
+  EXPECT_EQ(t.shape(), "[?,3]");
+  EXPECT_TRUE(contains(
+      t.error(OpType::kNonMaxSuppression, {boxes, t.input(DType::kF32, {2, 3, 6})}), "do not fit"));
+  EXPECT_TRUE(contains(t.error(OpType::kNonMaxSuppression,
+                               {t.input(DType::kF32, {2, 5, 3}), t.input(DType::kF32, {2, 3, 5})}),
+                       "[batches, boxes, 4]"));
+}
+
 }  // namespace
 }  // namespace amp::graph
