@@ -96,14 +96,14 @@ Result<NdPlan> check_gather_nd_io(const KernelConfig& cfg);
 Result<NdPlan> check_scatter_nd_io(const KernelConfig& cfg);
 
 // The data element offset of tuple `tuple` (its k indices at idx), or -1 when an index is
-// out of range; *bad gets that index.
+// out of range; *bad_axis then gets that index's position in the tuple.
 AMP_HOST_DEVICE int64_t nd_offset(const NdPlan& p, int64_t batch, const int64_t* idx,
-                                  int64_t* bad) {
+                                  int* bad_axis) {
   int64_t off = batch * p.batch_stride;
   for (int i = 0; i < p.k; ++i) {
     int64_t v = idx[i];
     if (v < -p.dims[i] || v >= p.dims[i]) {
-      *bad = v;
+      *bad_axis = i;
       return -1;
     }
     if (v < 0) v += p.dims[i];

@@ -85,9 +85,10 @@ class GatherNdKernel : public SetupKernel<NdPlan, check_gather_nd_io> {
     for (int64_t b = 0; b < p.batches; ++b) {
       for (int64_t j = 0; j < p.tuples; ++j) {
         const int64_t tuple = b * p.tuples + j;
-        int64_t bad = 0;
-        const int64_t off = nd_offset(p, b, idx + tuple * p.k, &bad);
-        if (off < 0) return index_error("GatherND", bad, p.dims[0]);
+        const int64_t* t = idx + tuple * p.k;
+        int bad = 0;
+        const int64_t off = nd_offset(p, b, t, &bad);
+        if (off < 0) return index_error("GatherND", t[bad], p.dims[bad]);
         std::memcpy(y + static_cast<size_t>(tuple) * slice_bytes,
                     x + static_cast<size_t>(off) * p.elem_size, slice_bytes);
       }
@@ -108,9 +109,10 @@ class ScatterNdKernel : public SetupKernel<NdPlan, check_scatter_nd_io> {
       const T* upd = a.input<T>(2);
       T* y = a.output<T>(0);
       for (int64_t j = 0; j < p.tuples; ++j) {
-        int64_t bad = 0;
-        const int64_t off = nd_offset(p, 0, idx + j * p.k, &bad);
-        if (off < 0) return index_error("ScatterND", bad, p.dims[0]);
+        const int64_t* t = idx + j * p.k;
+        int bad = 0;
+        const int64_t off = nd_offset(p, 0, t, &bad);
+        if (off < 0) return index_error("ScatterND", t[bad], p.dims[bad]);
         for (int64_t s = 0; s < p.slice; ++s)
           y[off + s] = scatter_combine(p.reduction, y[off + s], upd[j * p.slice + s]);
       }

@@ -55,7 +55,7 @@ __global__ void gather_nd_kernel(const E* __restrict__ x, const int64_t* __restr
                                  E* __restrict__ y, NdPlan p, int64_t n) {
   AMP_GRID_STRIDE(e, n) {
     const int64_t tuple = e / p.slice, s = e % p.slice;
-    int64_t bad = 0;
+    int bad = 0;
     const int64_t off = nd_offset(p, tuple / p.tuples, idx + tuple * p.k, &bad);
     y[e] = off < 0 ? E(0) : x[off + s];
   }
@@ -66,7 +66,7 @@ __global__ void scatter_nd_kernel(const int64_t* __restrict__ idx, const T* __re
                                   T* __restrict__ y, NdPlan p) {
   AMP_GRID_STRIDE(s, p.slice) {
     for (int64_t j = 0; j < p.tuples; ++j) {
-      int64_t bad = 0;
+      int bad = 0;
       const int64_t off = nd_offset(p, 0, idx + j * p.k, &bad);
       if (off < 0) continue;
       y[off + s] = scatter_combine(p.reduction, y[off + s], upd[j * p.slice + s]);

@@ -36,6 +36,13 @@ TEST(IndexingKernels, RunTimeIndicesOutOfRangeAreInvalidInput) {
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidInput) << r.status().to_string();
   EXPECT_TRUE(has(r.status(), "index -4")) << r.status().to_string();
 
+  // The message names the tuple entry out of range and that axis's size.
+  r = test::run_kernel({.op = OpType::kGatherND}, {x, host_tensor(DType::kI64, {1, 2}, {1, 5})},
+                       {output_spec(DType::kF32, {1})});
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidInput) << r.status().to_string();
+  EXPECT_TRUE(has(r.status(), "index 5 is out of range for an axis of size 3"))
+      << r.status().to_string();
+
   r = test::run_kernel({.op = OpType::kReverseSequence},
                        {x, host_tensor(DType::kI64, {3}, {1, 2, 5})},
                        {output_spec(DType::kF32, {2, 3})});
