@@ -226,25 +226,15 @@ Status EngineImpl::plan_precision() {
 
 Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for(
     const std::vector<const Tensor*>& inputs) const {
-  runtime::PlanKey key;
-  key.dims.reserve(inputs.size());
-  for (const Tensor* t : inputs) key.dims.push_back(t->shape());
-  std::vector<std::optional<graph::TensorData>> values;
-  if (!shape_inputs.empty()) {
-    values.resize(inputs.size());
-    for (size_t k : shape_inputs) {
-      const Tensor* t = inputs[k];
-      if (t->numel() > 4096)
-        return invalid_input("input '" + input_infos[k].name + "' decides output shapes, so its " +
-                             "values are part of the plan; it has " + std::to_string(t->numel()) +
-                             " elements, more than the 4096 allowed");
-      const auto* p = static_cast<const uint8_t*>(t->raw_data());
-      std::vector<uint8_t> bytes(p, p + t->byte_size());
-      key.shape_values.push_back(bytes);
-      AMP_ASSIGN_OR_RETURN(values[k],
-                           graph::TensorData::from_bytes(t->dtype(), t->shape(), std::move(bytes)));
-    }
+  for (size_t k : shape_inputs) {
+    const Tensor* t = inputs[k];
+    if (t->numel() > 4096)
+      return invalid_input("input '" + input_infos[k].name + "' decides output shapes, so its " +
+                           "values are part of the plan; it has " + std::to_string(t->numel()) +
+                           " elements, more than the 4096 allowed");
   }
+  std::vector<std::optional<graph::TensorData>> values;
+  AMP_ASSIGN_OR_RETURN(runtime::PlanKey key, runtime::plan_key_for(inputs, shape_inputs, values));
   return plan_for_key(key, values);
 }
 

@@ -29,31 +29,17 @@ Result<std::vector<Tensor>> ContextImpl::run(const std::vector<NamedTensor>& nam
   // and run it on them, once per such node on the way to the model's outputs.
   std::shared_ptr<const runtime::ExecutionPlan> plan = plan_;
   while (plan->continuation) {
-    AMP_ASSIGN_OR_RETURN(plan, next_plan(*plan->continuation, outs));
     const std::vector<Tensor> stage = std::move(outs);
     std::vector<const Tensor*> stage_inputs;
     for (const Tensor& t : stage) stage_inputs.push_back(&t);
+    const runtime::Continuation& c = *plan->continuation;
+    std::vector<std::optional<graph::TensorData>> values;
+    AMP_ASSIGN_OR_RETURN(runtime::PlanKey key,
+                         runtime::plan_key_for(stage_inputs, c.shape_inputs, values));
+    AMP_ASSIGN_OR_RETURN(plan, runtime::continuation_plan(c, key, values));
     AMP_ASSIGN_OR_RETURN(outs, executor_->run(plan, stage_inputs, config));
   }
   return outs;
-}
-
-Result<std::shared_ptr<const runtime::ExecutionPlan>> ContextImpl::next_plan(
-    const runtime::Continuation& c, const std::vector<Tensor>& stage) {
-  runtime::PlanKey key;
-  for (const Tensor& t : stage) key.dims.push_back(t.shape());
-  std::vector<std::optional<graph::TensorData>> values;
-  if (!c.shape_inputs.empty()) {
-    values.resize(stage.size());
-    for (size_t k : c.shape_inputs) {
-      const auto* p = static_cast<const uint8_t*>(stage[k].raw_data());
-      std::vector<uint8_t> bytes(p, p + stage[k].byte_size());
-      key.shape_values.push_back(bytes);
-      AMP_ASSIGN_OR_RETURN(values[k], graph::TensorData::from_bytes(
-                                          stage[k].dtype(), stage[k].shape(), std::move(bytes)));
-    }
-  }
-  return runtime::continuation_plan(c, key, values);
 }
 
 }  // namespace amp

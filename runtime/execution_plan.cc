@@ -140,6 +140,26 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   return std::shared_ptr<const ExecutionPlan>(std::move(plan));
 }
 
+Result<PlanKey> plan_key_for(const std::vector<const Tensor*>& inputs,
+                             const std::vector<size_t>& shape_inputs,
+                             std::vector<std::optional<graph::TensorData>>& values) {
+  PlanKey key;
+  key.dims.reserve(inputs.size());
+  for (const Tensor* t : inputs) key.dims.push_back(t->shape());
+  values.clear();
+  if (shape_inputs.empty()) return key;
+  values.resize(inputs.size());
+  for (size_t k : shape_inputs) {
+    const Tensor* t = inputs[k];
+    const auto* p = static_cast<const uint8_t*>(t->raw_data());
+    std::vector<uint8_t> bytes(p, p + t->byte_size());
+    key.shape_values.push_back(bytes);
+    AMP_ASSIGN_OR_RETURN(values[k],
+                         graph::TensorData::from_bytes(t->dtype(), t->shape(), std::move(bytes)));
+  }
+  return key;
+}
+
 Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
     const Continuation& c, const PlanKey& key,
     const std::vector<std::optional<graph::TensorData>>& shape_values) {

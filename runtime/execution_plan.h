@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "amp/tensor.h"
 #include "graph/ir/graph.h"
 #include "graph/planning/memory_planner.h"
 #include "kernels/kernel_registry.h"
@@ -116,6 +117,13 @@ inline Result<std::vector<int64_t>> output_dims(const ExecutionPlan& plan, graph
   dims[plan.dynamic_axis] = dynamic_size;
   return dims;
 }
+
+// What a plan for these bound tensors is keyed by: every tensor's dims, and the element bytes
+// of those at `shape_inputs` (positions whose values decide shapes), which `values` also
+// receives as TensorData for binding (nullopt elsewhere).
+Result<PlanKey> plan_key_for(const std::vector<const Tensor*>& inputs,
+                             const std::vector<size_t>& shape_inputs,
+                             std::vector<std::optional<graph::TensorData>>& values);
 
 // The plan of `c`'s rest for inputs of these dims; `shape_values` holds, per rest input, its
 // value when it decides shapes. Cached in `c`.

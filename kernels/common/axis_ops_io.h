@@ -15,6 +15,12 @@
 
 namespace amp::kernels {
 
+// The offset of line `line` (of outer * inner) of X viewed as [outer, len, inner]; its
+// elements are at base + i * inner.
+AMP_HOST_DEVICE int64_t axis_line_base(int64_t line, int64_t len, int64_t inner) {
+  return (line / inner) * len * inner + line % inner;
+}
+
 // CumSum: X's dims, and the axis when it is a constant (else read at run, i32 or i64).
 struct CumSumShape {
   int rank = 0;

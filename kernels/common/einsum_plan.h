@@ -40,4 +40,22 @@ AMP_HOST_DEVICE void einsum_advance(const EinsumPlan& p, int first, int count, i
   }
 }
 
+// Output element o: the sum over the contracted labels of the product of one element per
+// operand, load(i, offset) reading operand i in the compute type C.
+template <typename C, typename Load>
+AMP_HOST_DEVICE C einsum_output(const EinsumPlan& p, int64_t o, Load load) {
+  int64_t base[kEinsumMaxInputs] = {};
+  einsum_advance(p, 0, p.out_labels, o, base);
+  C acc = C(0);
+  for (int64_t s = 0; s < p.sum_numel; ++s) {
+    int64_t off[kEinsumMaxInputs] = {};
+    for (int i = 0; i < p.inputs; ++i) off[i] = base[i];
+    einsum_advance(p, p.out_labels, p.sum_labels, s, off);
+    C prod = load(0, off[0]);
+    for (int i = 1; i < p.inputs; ++i) prod *= load(i, off[i]);
+    acc += prod;
+  }
+  return acc;
+}
+
 }  // namespace amp::kernels

@@ -7,6 +7,12 @@
 
 namespace amp::kernels {
 
+Status check_size_channel(const KernelArgs& a, const char* op) {
+  if (a.dynamic_size == nullptr)
+    return internal_error(std::string(op) + ": run without a dynamic_size channel");
+  return Status::ok();
+}
+
 Result<NonZeroPlan> check_non_zero_io(const KernelConfig& cfg) {
   AMP_RETURN_IF_ERROR(check_arity(cfg, 1, 1));
   const TensorDesc& x = cfg.inputs[0];

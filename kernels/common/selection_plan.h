@@ -18,6 +18,9 @@ namespace amp::kernels {
 
 inline constexpr int kSelectionMaxRank = 8;
 
+// The internal error of a selection run without KernelArgs::dynamic_size.
+Status check_size_channel(const KernelArgs& a, const char* op);
+
 // NonZero: X's dims and dtype; output [rank, capacity].
 struct NonZeroPlan {
   int rank = 0;

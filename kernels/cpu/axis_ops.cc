@@ -38,7 +38,7 @@ class CumSumKernel : public CheckedKernel<T, CumSumShape, check_cum_sum_io> {
         g.outer * g.inner, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t line = begin; line < end; ++line) {
-            const int64_t base = (line / g.inner) * g.len * g.inner + line % g.inner;
+            const int64_t base = axis_line_base(line, g.len, g.inner);
             C sum = C(0);
             for (int64_t i = 0; i < g.len; ++i) {
               const int64_t step = s.reverse ? g.len - 1 - i : i;
@@ -103,7 +103,7 @@ class HardmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
         g.outer * g.inner, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t line = begin; line < end; ++line) {
-            const int64_t base = (line / g.inner) * g.len * g.inner + line % g.inner;
+            const int64_t base = axis_line_base(line, g.len, g.inner);
             int64_t best = 0;
             for (int64_t i = 1; i < g.len; ++i)
               if (to_compute(x[base + i * g.inner]) > to_compute(x[base + best * g.inner]))
@@ -129,7 +129,7 @@ class LpNormKernel : public CheckedKernel<T, LpNormShape, check_lp_norm_io> {
         s.outer * s.inner, a.num_threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t line = begin; line < end; ++line) {
-            const int64_t base = (line / s.inner) * s.len * s.inner + line % s.inner;
+            const int64_t base = axis_line_base(line, s.len, s.inner);
             C norm = C(0);
             for (int64_t i = 0; i < s.len; ++i) {
               const C v = to_compute(x[base + i * s.inner]);

@@ -21,20 +21,9 @@ class EinsumKernel : public CheckedKernel<T, EinsumPlan, check_einsum_io> {
     parallel_for(
         p.out_numel, a.num_threads,
         [&](int64_t begin, int64_t end) {
-          for (int64_t o = begin; o < end; ++o) {
-            int64_t base[kEinsumMaxInputs] = {};
-            einsum_advance(p, 0, p.out_labels, o, base);
-            C acc = C(0);
-            for (int64_t s = 0; s < p.sum_numel; ++s) {
-              int64_t off[kEinsumMaxInputs] = {};
-              for (int i = 0; i < p.inputs; ++i) off[i] = base[i];
-              einsum_advance(p, p.out_labels, p.sum_labels, s, off);
-              C prod = to_compute(a.input<T>(0)[off[0]]);
-              for (int i = 1; i < p.inputs; ++i) prod *= to_compute(a.input<T>(i)[off[i]]);
-              acc += prod;
-            }
-            y[o] = from_compute<T>(acc);
-          }
+          for (int64_t o = begin; o < end; ++o)
+            y[o] = from_compute<T>(einsum_output<C>(
+                p, o, [&](int i, int64_t off) { return to_compute(a.input<T>(i)[off]); }));
         },
         std::max<int64_t>(1, 4096 / std::max<int64_t>(p.sum_numel, 1)));
     return Status::ok();

@@ -16,16 +16,10 @@
 namespace amp::kernels::cpu {
 namespace {
 
-Status need_size_channel(const KernelArgs& a, const char* op) {
-  if (a.dynamic_size == nullptr)
-    return internal_error(std::string(op) + ": run without a dynamic_size channel");
-  return Status::ok();
-}
-
 class NonZeroKernel : public SetupKernel<NonZeroPlan, check_non_zero_io> {
  public:
   Status run(const KernelArgs& a) const override {
-    AMP_RETURN_IF_ERROR(need_size_channel(a, "NonZero"));
+    AMP_RETURN_IF_ERROR(check_size_channel(a, "NonZero"));
     const NonZeroPlan& p = setup_;
     int64_t count = 0;
     for (int64_t e = 0; e < p.numel; ++e) count += load_as_double(a.inputs[0], p.dtype, e) != 0.0;
@@ -53,7 +47,7 @@ class CompressKernel : public SetupKernel<CompressPlan, check_compress_io> {
   }
 
   Status run(const KernelArgs& a) const override {
-    AMP_RETURN_IF_ERROR(need_size_channel(a, "Compress"));
+    AMP_RETURN_IF_ERROR(check_size_channel(a, "Compress"));
     const CompressPlan& p = setup_;
     const uint8_t* cond = a.input<uint8_t>(1);
     int64_t* picked = static_cast<int64_t*>(a.workspace);
@@ -81,7 +75,7 @@ class NmsKernel : public SetupKernel<NmsPlan, check_nms_io> {
   }
 
   Status run(const KernelArgs& a) const override {
-    AMP_RETURN_IF_ERROR(need_size_channel(a, "NonMaxSuppression"));
+    AMP_RETURN_IF_ERROR(check_size_channel(a, "NonMaxSuppression"));
     const NmsPlan& p = setup_;
     const int64_t max_per_class =
         !p.has_max ? 0 : (p.max_runtime ? *a.input<int64_t>(2) : p.max_per_class);

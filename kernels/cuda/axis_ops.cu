@@ -20,10 +20,6 @@ namespace {
   for (int64_t line = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; line < (n); \
        line += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
-__device__ __forceinline__ int64_t line_base(int64_t line, int64_t len, int64_t inner) {
-  return (line / inner) * len * inner + line % inner;
-}
-
 template <typename T>
 __global__ void cum_sum_kernel(const T* __restrict__ x, T* __restrict__ y, CumSumShape s,
                                const void* axis_ptr) {
@@ -33,7 +29,7 @@ __global__ void cum_sum_kernel(const T* __restrict__ x, T* __restrict__ y, CumSu
   const graph::AxisGeometry g = cum_sum_geometry(s, axis);
   using C = compute_t<T>;
   AMP_LINES(line, g.outer * g.inner) {
-    const int64_t base = line_base(line, g.len, g.inner);
+    const int64_t base = axis_line_base(line, g.len, g.inner);
     C sum = C(0);
     for (int64_t i = 0; i < g.len; ++i) {
       const int64_t at = base + (s.reverse ? g.len - 1 - i : i) * g.inner;
@@ -81,7 +77,7 @@ __global__ void top_k_kernel(const T* __restrict__ x, T* __restrict__ values,
 template <typename T>
 __global__ void hardmax_kernel(const T* __restrict__ x, T* __restrict__ y, graph::AxisGeometry g) {
   AMP_LINES(line, g.outer * g.inner) {
-    const int64_t base = line_base(line, g.len, g.inner);
+    const int64_t base = axis_line_base(line, g.len, g.inner);
     int64_t best = 0;
     for (int64_t i = 1; i < g.len; ++i)
       if (to_compute(x[base + i * g.inner]) > to_compute(x[base + best * g.inner])) best = i;
@@ -94,7 +90,7 @@ template <typename T>
 __global__ void lp_norm_kernel(const T* __restrict__ x, T* __restrict__ y, LpNormShape s) {
   using C = compute_t<T>;
   AMP_LINES(line, s.outer * s.inner) {
-    const int64_t base = line_base(line, s.len, s.inner);
+    const int64_t base = axis_line_base(line, s.len, s.inner);
     C norm = C(0);
     for (int64_t i = 0; i < s.len; ++i) {
       const C v = to_compute(x[base + i * s.inner]);

@@ -20,18 +20,8 @@ __global__ void einsum_kernel(Operands<T> in, T* __restrict__ y, EinsumPlan p) {
   using C = compute_t<T>;
   for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < p.out_numel;
        o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t base[kEinsumMaxInputs] = {};
-    einsum_advance(p, 0, p.out_labels, o, base);
-    C acc = C(0);
-    for (int64_t s = 0; s < p.sum_numel; ++s) {
-      int64_t off[kEinsumMaxInputs] = {};
-      for (int i = 0; i < p.inputs; ++i) off[i] = base[i];
-      einsum_advance(p, p.out_labels, p.sum_labels, s, off);
-      C prod = to_compute(in.p[0][off[0]]);
-      for (int i = 1; i < p.inputs; ++i) prod *= to_compute(in.p[i][off[i]]);
-      acc += prod;
-    }
-    y[o] = from_compute<T>(acc);
+    y[o] = from_compute<T>(
+        einsum_output<C>(p, o, [&](int i, int64_t off) { return to_compute(in.p[i][off]); }));
   }
 }
 

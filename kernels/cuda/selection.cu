@@ -156,17 +156,11 @@ Status read_count(const int64_t* device_count, int64_t* host, cudaStream_t st) {
   return Status::ok();
 }
 
-Status need_size_channel(const KernelArgs& a, const char* op) {
-  if (a.dynamic_size == nullptr)
-    return internal_error(std::string(op) + ": run without a dynamic_size channel");
-  return Status::ok();
-}
-
 class NonZeroKernel : public SetupKernel<NonZeroPlan, check_non_zero_io> {
  public:
   size_t workspace_bytes() const override { return sizeof(int64_t); }
   Status run(const KernelArgs& a) const override {
-    AMP_RETURN_IF_ERROR(need_size_channel(a, "NonZero"));
+    AMP_RETURN_IF_ERROR(check_size_channel(a, "NonZero"));
     const cudaStream_t st = static_cast<cudaStream_t>(a.stream);
     int64_t* count = static_cast<int64_t*>(a.workspace);
     non_zero_kernel<<<1, kScanThreads, 0, st>>>(a.inputs[0], a.output<int64_t>(0), count, setup_);
@@ -181,7 +175,7 @@ class CompressKernel : public SetupKernel<CompressPlan, check_compress_io> {
     return static_cast<size_t>(setup_.len + 1) * sizeof(int64_t);
   }
   Status run(const KernelArgs& a) const override {
-    AMP_RETURN_IF_ERROR(need_size_channel(a, "Compress"));
+    AMP_RETURN_IF_ERROR(check_size_channel(a, "Compress"));
     const cudaStream_t st = static_cast<cudaStream_t>(a.stream);
     int64_t* count = static_cast<int64_t*>(a.workspace);
     compress_kernel<<<1, kScanThreads, 0, st>>>(a.input<uint8_t>(0), a.input<uint8_t>(1),
@@ -200,7 +194,7 @@ class NmsKernel : public SetupKernel<NmsPlan, check_nms_io> {
            static_cast<size_t>(items * setup_.boxes);
   }
   Status run(const KernelArgs& a) const override {
-    AMP_RETURN_IF_ERROR(need_size_channel(a, "NonMaxSuppression"));
+    AMP_RETURN_IF_ERROR(check_size_channel(a, "NonMaxSuppression"));
     const cudaStream_t st = static_cast<cudaStream_t>(a.stream);
     const NmsPlan& p = setup_;
     const int64_t items = p.batches * p.classes;
