@@ -79,17 +79,31 @@ Status apply_input_shapes(graph::Graph& g,
   return graph::infer_shapes(g);
 }
 
-Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry& reg,
-                           kernels::Backend backend) {
-  // Missing kernel "Op(dtype)" -> the nodes that need it, so the user can pin them to
-  // another precision in the policy file (or see which part of the model is the problem).
-  std::map<std::string, std::vector<std::string>> missing;
+// Missing kernel "Op(dtype)" -> the nodes that need it, bodies of If/Loop/Scan included (which
+// run on the same backend; the control-flow nodes themselves need none).
+void find_missing_kernels(const graph::Graph& g, const kernels::KernelRegistry& reg,
+                          kernels::Backend backend,
+                          std::map<std::string, std::vector<std::string>>& missing) {
   for (const graph::Node& n : g.nodes) {
+    if (graph::has_trait(n.op, graph::kControlFlow)) {
+      for (const auto& [name, attr] : n.attrs.all())
+        if (const auto* body = std::get_if<graph::SubgraphAttr>(&attr))
+          find_missing_kernels(*body->graph, reg, backend, missing);
+      continue;
+    }
     const DType kd = kernels::kernel_dtype(g, n);
     if (!reg.has(n.op, backend, kd))
       missing[std::string(graph::op_name(n.op)) + "(" + std::string(dtype_name(kd)) + ")"]
           .push_back(n.name);
   }
+}
+
+Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry& reg,
+                           kernels::Backend backend) {
+  // So the user can pin the nodes to another precision in the policy file (or see which part
+  // of the model is the problem).
+  std::map<std::string, std::vector<std::string>> missing;
+  find_missing_kernels(g, reg, backend, missing);
   if (missing.empty()) return Status::ok();
   constexpr size_t kNodesNamed = 3;
   std::string list;

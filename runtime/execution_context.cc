@@ -1,5 +1,6 @@
 #include "runtime/execution_context.h"
 
+#include "runtime/control_flow.h"
 #include "runtime/engine_impl.h"
 
 namespace amp {
@@ -23,23 +24,8 @@ Result<std::vector<Tensor>> ContextImpl::run(const std::vector<NamedTensor>& nam
   runtime::RunConfig config;
   config.threads = engine_->threads;
   config.check_numerics = engine_->options.check_numerics;
-  AMP_ASSIGN_OR_RETURN(std::vector<Tensor> outs, executor_->run(plan_, inputs, config));
-  // A plan cut at a data-dependent node (runtime/plan_split.h) returned the values the rest
-  // of the model reads, the node's output at its real size: plan the rest for those sizes
-  // and run it on them, once per such node on the way to the model's outputs.
-  std::shared_ptr<const runtime::ExecutionPlan> plan = plan_;
-  while (plan->continuation) {
-    const std::vector<Tensor> stage = std::move(outs);
-    std::vector<const Tensor*> stage_inputs;
-    for (const Tensor& t : stage) stage_inputs.push_back(&t);
-    const runtime::Continuation& c = *plan->continuation;
-    std::vector<std::optional<graph::TensorData>> values;
-    AMP_ASSIGN_OR_RETURN(runtime::PlanKey key,
-                         runtime::plan_key_for(stage_inputs, c.shape_inputs, values));
-    AMP_ASSIGN_OR_RETURN(plan, runtime::continuation_plan(c, key, values));
-    AMP_ASSIGN_OR_RETURN(outs, executor_->run(plan, stage_inputs, config));
-  }
-  return outs;
+  // Cut plans (data-dependent sizes, control flow) continue in run_plan_chain.
+  return runtime::run_plan_chain(plan_, inputs, *executor_, config);
 }
 
 }  // namespace amp

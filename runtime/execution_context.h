@@ -26,10 +26,6 @@ class ContextImpl {
 
  private:
   Status bind(const std::vector<const Tensor*>& inputs);
-  // The plan of the model after a data-dependent node, for the sizes `stage` holds.
-  Result<std::shared_ptr<const runtime::ExecutionPlan>> next_plan(const runtime::Continuation& c,
-                                                                  const std::vector<Tensor>& stage);
-
   // Declaration order matters: the executor and plan go before the engine they came from.
   const EngineImpl* engine_;
   std::shared_ptr<const EngineImpl> keepalive_;

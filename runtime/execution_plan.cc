@@ -3,12 +3,11 @@
 #include "graph/ir/limits.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/ops/shape_inputs.h"
-#include "graph/passes/constant_folding.h"
-#include "graph/passes/dead_code_elimination.h"
-#include "graph/passes/pass_manager.h"
+#include "graph/passes/pipelines.h"
 #include "kernels/kernel_evaluator.h"
 #include "runtime/backend/backend.h"
 #include "runtime/backend/cpu_backend.h"
+#include "runtime/control_flow.h"
 #include "runtime/plan_split.h"
 
 namespace amp::runtime {
@@ -56,14 +55,11 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   if (!shape_values.empty()) AMP_RETURN_IF_ERROR(graph::bind_shape_input_values(g, shape_values));
   AMP_RETURN_IF_ERROR(bind_inputs(g, key.dims));
 
-  graph::PassManager pm;
-  pm.set_infer_after_each(false);  // folding re-infers as it goes
   // Every CPU kernel folds (not only the graph layer's shape arithmetic), so shapes that
-  // the model computes with any op resolve once the inputs are bound.
-  pm.add(std::make_unique<graph::ConstantFolding>(
-      std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry())));
-  pm.add(std::make_unique<graph::DeadCodeElimination>());
-  AMP_RETURN_IF_ERROR(pm.run(g));
+  // the model computes with any op resolve once the inputs are bound; an If whose condition
+  // folds is inlined. Folding re-infers as it goes.
+  AMP_RETURN_IF_ERROR(graph::run_folding(
+      g, std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry()), false));
   AMP_ASSIGN_OR_RETURN(std::optional<PlanSplit> split, split_at_data_dependent(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));
   if (split) {
@@ -75,6 +71,9 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
       plan->dynamic_axis = split->dim.axis;
     }
     auto cont = std::make_shared<Continuation>();
+    if (split->control) {
+      AMP_ASSIGN_OR_RETURN(cont->control, make_control_flow_step(*split, split->rest, opt));
+    }
     cont->shape_inputs = graph::shape_determining_inputs(split->rest);
     cont->rest = std::move(split->rest);
     cont->options = opt;

@@ -12,8 +12,9 @@
 //   5. the backend places constants (on CUDA: device copies, weights shared with the engine).
 // A graph with a data-dependent node (NonZero, Compress, NonMaxSuppression) is cut after it
 // (runtime/plan_split.h): this plan ends there, sized for the node's bound, and its
-// Continuation plans the rest once the executor reports the real size. The executor runs
-// one plan; the ExecutionContext chains them (execution_context.cc).
+// Continuation plans the rest once the executor reports the real size. A control-flow node
+// (If, Loop, Scan) cuts it too: its Continuation runs the node's bodies first
+// (runtime/control_flow.h). The executor runs one plan; run_plan_chain chains them.
 #pragma once
 
 #include <map>
@@ -65,11 +66,15 @@ struct PlanBuildOptions {
 };
 
 struct ExecutionPlan;
+struct ControlFlowStep;  // runtime/control_flow.h
 
-// The model after a data-dependent node: `rest` takes the cut plan's outputs as its inputs,
-// in order. Its plans, one per set of input dims (and shape-deciding values), are cached
-// here, bounded like the engine's.
+// The model after a cut (runtime/plan_split.h): `rest` takes the cut plan's outputs as its
+// inputs, in order; after a cut at a control-flow node, `control` runs that node first and
+// the rest reads control->sources of (the cut plan's outputs ++ the node's outputs). Its
+// plans, one per set of input dims (and shape-deciding values), are cached here, bounded like
+// the engine's. A control-flow body is a Continuation too (its graph and plan cache).
 struct Continuation {
+  std::shared_ptr<const ControlFlowStep> control;
   graph::Graph rest;
   std::vector<size_t> shape_inputs;  // rest's inputs whose values decide shapes
   PlanBuildOptions options;

@@ -13,24 +13,31 @@ bool static_value(const Graph& g, ValueId v) {
   return v == kNoValue || (g.value(v).shape && g.value(v).shape->is_static());
 }
 
+bool is_control_flow(const graph::Node& n) {
+  return graph::has_trait(n.op, graph::kControlFlow);
+}
+
 }  // namespace
 
 Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
   size_t cut = g.nodes.size();
-  for (size_t i = 0; i < g.nodes.size() && cut == g.nodes.size(); ++i)
+  for (size_t i = 0; i < g.nodes.size() && cut == g.nodes.size(); ++i) {
+    if (is_control_flow(g.nodes[i])) cut = i;
     for (ValueId v : g.nodes[i].outputs)
       if (!static_value(g, v)) cut = i;
+  }
   if (cut == g.nodes.size()) return std::optional<PlanSplit>();
   const graph::Node& n = g.nodes[cut];
   const std::string label = "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
-  const bool data_dependent = graph::has_trait(n.op, graph::kDataDependent);
-  // Without data-dependence, the shape must wait for a computed shape value: cut before.
+  const bool control = is_control_flow(n);
+  const bool data_dependent = !control && graph::has_trait(n.op, graph::kDataDependent);
+  // Otherwise the shape must wait for a computed shape value: cut before.
   bool computed_shape_value = false;
-  for (size_t i = 0; i < n.inputs.size() && !data_dependent; ++i)
+  for (size_t i = 0; i < n.inputs.size() && !data_dependent && !control; ++i)
     computed_shape_value =
         computed_shape_value || (n.inputs[i] != kNoValue && graph::is_shape_input(n.op, i) &&
                                  !g.value(n.inputs[i]).is_constant());
-  if (!data_dependent && (!computed_shape_value || cut == 0)) {
+  if (!control && !data_dependent && (!computed_shape_value || cut == 0)) {
     for (ValueId v : n.outputs)
       if (!static_value(g, v))
         return internal_error(label + ": output '" + g.value(v).name +
@@ -38,36 +45,63 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
   }
   PlanSplit split;
   ValueId dyn = kNoValue;
+  // The prefix is nodes [0, last); the rest starts at `first_rest`.
+  size_t last = cut, first_rest = cut;
   if (data_dependent) {
     split.cut = cut;
     AMP_ASSIGN_OR_RETURN(split.dim, graph::data_dependent_dim(g, n));
     dyn = n.outputs[0];
     split.dynamic_value = g.value(dyn).name;
-  } else {
-    cut -= 1;  // the prefix ends before the node
+    last = first_rest = cut + 1;
+  } else if (control) {
+    first_rest = cut + 1;
   }
 
   // Live values: produced by the prefix (or graph inputs), read after it or model outputs.
   std::vector<char> produced(g.values.size(), 0), read_later(g.values.size(), 0);
   for (ValueId v : g.inputs) produced[static_cast<size_t>(v)] = 1;
-  for (size_t i = 0; i <= cut; ++i)
+  for (size_t i = 0; i < last; ++i)
     for (ValueId v : g.nodes[i].outputs)
       if (v != kNoValue) produced[static_cast<size_t>(v)] = 1;
-  for (size_t i = cut + 1; i < g.nodes.size(); ++i)
+  for (size_t i = last; i < g.nodes.size(); ++i)
     for (ValueId v : g.nodes[i].inputs)
       if (v != kNoValue) read_later[static_cast<size_t>(v)] = 1;
   for (ValueId v : g.outputs) read_later[static_cast<size_t>(v)] = 1;
   std::vector<ValueId> live;
   for (size_t v = 0; v < g.values.size(); ++v)
     if (produced[v] && read_later[v]) live.push_back(static_cast<ValueId>(v));
+  for (ValueId v : live) split.stage.push_back(g.value(v).name);
 
   split.rest = g;
   Graph& rest = split.rest;
-  rest.nodes.erase(rest.nodes.begin(), rest.nodes.begin() + static_cast<std::ptrdiff_t>(cut + 1));
   rest.inputs = live;
+  if (control) {
+    ControlCut c;
+    c.node = n;
+    for (ValueId v : n.inputs) {
+      c.inputs.push_back(v == kNoValue ? "" : g.value(v).name);
+      c.constants.push_back(v != kNoValue && g.value(v).is_constant() ? g.value(v).constant
+                                                                      : std::nullopt);
+    }
+    for (ValueId v : n.outputs) c.outputs.push_back(v == kNoValue ? "" : g.value(v).name);
+    // The rest reads the live values it still needs, then the node's outputs it needs.
+    std::vector<char> used_after(g.values.size(), 0);
+    for (size_t i = first_rest; i < g.nodes.size(); ++i)
+      for (ValueId v : g.nodes[i].inputs)
+        if (v != kNoValue) used_after[static_cast<size_t>(v)] = 1;
+    for (ValueId v : g.outputs) used_after[static_cast<size_t>(v)] = 1;
+    rest.inputs.clear();
+    for (ValueId v : live)
+      if (used_after[static_cast<size_t>(v)]) rest.inputs.push_back(v);
+    for (ValueId v : n.outputs)
+      if (v != kNoValue && used_after[static_cast<size_t>(v)]) rest.inputs.push_back(v);
+    split.control = std::move(c);
+  }
+  rest.nodes.erase(rest.nodes.begin(),
+                   rest.nodes.begin() + static_cast<std::ptrdiff_t>(first_rest));
   rest.compact_values();
 
-  g.nodes.resize(cut + 1);
+  g.nodes.resize(last);
   g.outputs = live;
   if (dyn != kNoValue) {
     graph::Shape bound = *g.value(dyn).shape;

@@ -18,6 +18,8 @@ const char* attr_kind_name(const AttrValue& v) {
       return "strings";
     case 6:
       return "tensor";
+    case 7:
+      return "graph";
   }
   return "?";
 }
@@ -68,6 +70,15 @@ Result<std::optional<TensorData>> Attributes::get_tensor(const std::string& name
   if (const TensorData* t = std::get_if<TensorData>(&it->second))
     return std::optional<TensorData>(*t);
   return invalid_model("attribute '" + name + "' should be tensor but is " +
+                       attr_kind_name(it->second));
+}
+
+Result<std::shared_ptr<const Graph>> Attributes::get_graph(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return invalid_model("missing graph attribute '" + name + "'");
+  if (const SubgraphAttr* s = std::get_if<SubgraphAttr>(&it->second); s && s->graph)
+    return s->graph;
+  return invalid_model("attribute '" + name + "' should be graph but is " +
                        attr_kind_name(it->second));
 }
 

@@ -1,8 +1,9 @@
-// Node attributes: a small typed map, ONNX attribute kinds minus subgraphs.
+// Node attributes: a small typed map of the ONNX attribute kinds, subgraphs included.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -12,11 +13,23 @@
 
 namespace amp::graph {
 
-using AttrValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
-                               std::vector<float>, std::vector<std::string>, TensorData>;
+class Graph;
+
+// A subgraph-valued attribute: If's branches, Loop's and Scan's body (graph/ops/control_flow.h
+// says how their inputs line up with the node's). Immutable and shared: copying a graph copies
+// the pointer, and a pass that changes a body stores a new one, so plans built concurrently
+// from one engine graph never see a body change under them. Compared deeply.
+struct SubgraphAttr {
+  std::shared_ptr<const Graph> graph;
+  bool operator==(const SubgraphAttr& o) const;  // defined in graph.cc, where Graph is complete
+};
+
+using AttrValue =
+    std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
+                 std::vector<std::string>, TensorData, SubgraphAttr>;
 
 // The kind names used in error messages and the file format: "int", "float", "string",
-// "ints", "floats", "strings", "tensor".
+// "ints", "floats", "strings", "tensor", "graph".
 const char* attr_kind_name(const AttrValue& v);
 
 class Attributes {
@@ -41,6 +54,8 @@ class Attributes {
                                                const std::vector<std::string>& def = {}) const;
   // nullopt when absent.
   Result<std::optional<TensorData>> get_tensor(const std::string& name) const;
+  // An error naming the attribute when absent or not a graph.
+  Result<std::shared_ptr<const Graph>> get_graph(const std::string& name) const;
 
  private:
   std::map<std::string, AttrValue> values_;  // ordered: deterministic files and dumps

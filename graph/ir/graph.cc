@@ -76,6 +76,11 @@ bool operator==(const Metadata& a, const Metadata& b) {
          a.source_format == b.source_format && a.properties == b.properties;
 }
 
+bool SubgraphAttr::operator==(const SubgraphAttr& o) const {
+  if (graph == o.graph) return true;
+  return graph && o.graph && *graph == *o.graph;
+}
+
 bool Graph::operator==(const Graph& o) const {
   return values == o.values && nodes == o.nodes && inputs == o.inputs && outputs == o.outputs &&
          metadata == o.metadata;

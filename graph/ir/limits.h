@@ -23,6 +23,11 @@ inline constexpr int64_t kMaxRank = 64;
 // shape whose static dims alone exceed this can never be run.
 inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 38;
 
+// Subgraphs (If/Loop/Scan bodies) nest at most this deep. Real models nest two or three
+// levels; the cap keeps every recursive walk (import, verify, infer, plan, run) shallow, so a
+// hostile file nesting thousands of levels is an error naming the cap, not a stack overflow.
+inline constexpr int kMaxSubgraphDepth = 32;
+
 // Checks a value's recorded shape (nothing when it has none):
 //   - rank <= kMaxRank (kInvalidModel);
 //   - the static dims multiply without overflowing int64 (kInvalidModel; a 0 dim makes

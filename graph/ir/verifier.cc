@@ -17,9 +17,25 @@ std::string node_label(const Graph& g, size_t i) {
          ")";
 }
 
-}  // namespace
+Status verify_at_depth(const Graph& g, int depth);
 
-Status verify_graph(const Graph& g) {
+// 8. A node's subgraphs are graphs of their own, verified recursively; nesting is capped.
+Status verify_subgraphs(const Graph& g, size_t i, int depth) {
+  for (const auto& [name, attr] : g.nodes[i].attrs.all()) {
+    const auto* sub = std::get_if<SubgraphAttr>(&attr);
+    if (!sub) continue;
+    if (!sub->graph) return invalid_model(node_label(g, i) + " attribute '" + name + "' is empty");
+    if (depth + 1 > kMaxSubgraphDepth)
+      return invalid_model(node_label(g, i) + " attribute '" + name +
+                           "': subgraphs nest deeper than " + std::to_string(kMaxSubgraphDepth) +
+                           " levels");
+    AMP_RETURN_IF_ERROR(verify_at_depth(*sub->graph, depth + 1)
+                            .with_context(node_label(g, i) + " attribute '" + name + "'"));
+  }
+  return Status::ok();
+}
+
+Status verify_at_depth(const Graph& g, int depth) {
   const size_t nv = g.values.size();
   // 2. names
   {
@@ -93,7 +109,9 @@ Status verify_graph(const Graph& g) {
       defined[id] = 1;
       any_output = true;
     }
-    if (!any_output) return invalid_model(node_label(g, i) + " has no outputs");
+    if (!any_output && n.op != OpType::kLoop)
+      return invalid_model(node_label(g, i) + " has no outputs");
+    AMP_RETURN_IF_ERROR(verify_subgraphs(g, i, depth));
   }
   for (ValueId id : g.outputs) {
     if (!g.valid_value(id))
@@ -102,6 +120,12 @@ Status verify_graph(const Graph& g) {
       return invalid_model("graph output '" + g.value(id).name + "' is never produced");
   }
   return Status::ok();
+}
+
+}  // namespace
+
+Status verify_graph(const Graph& g) {
+  return verify_at_depth(g, 0);
 }
 
 }  // namespace amp::graph

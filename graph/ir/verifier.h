@@ -14,6 +14,9 @@
 //   6. Every node has at least one output; op types are in range.
 //   7. Every recorded shape is within the caps of ir/limits.h (rank, element count, bytes);
 //      exceeding the byte cap is kOutOfMemory, the rest kInvalidModel.
+//   8. Subgraph attributes (If/Loop/Scan bodies) hold a graph that obeys these rules itself,
+//      nested at most kMaxSubgraphDepth levels (ir/limits.h). How a body's inputs line up with
+//      its node's is the op's business (graph/ops/control_flow.h, checked by inference).
 #pragma once
 
 #include "graph/ir/graph.h"

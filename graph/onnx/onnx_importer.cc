@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "graph/ir/limits.h"
 #include "graph/ir/verifier.h"
 #include "graph/onnx/onnx_canonical.h"
 #include "graph/onnx/onnx_internal.h"
@@ -42,7 +44,9 @@ Result<std::unique_ptr<onnx::ModelProto>> parse_model(
   google::protobuf::io::CodedInputStream coded(stream);
   coded.SetTotalBytesLimit(INT_MAX);
   if (!model->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return invalid_model("not a valid ONNX model: protobuf parsing failed");
+    return invalid_model(
+        "not a valid ONNX model: protobuf parsing failed (a malformed file, or messages nested "
+        "deeper than protobuf's limit of 100, e.g. If/Loop/Scan bodies nested ~30 levels)");
   return model;
 }
 
@@ -103,6 +107,9 @@ struct PendingNode {
   Node node;
   const onnx::NodeProto* proto = nullptr;
   bool supported = true;
+  // Outer-scope names its bodies read, in the order they become trailing inputs
+  // (graph/ops/control_flow.h).
+  std::vector<std::string> captures;
 };
 
 std::string node_label(const Node& n, const onnx::NodeProto& p) {
@@ -112,8 +119,24 @@ std::string node_label(const Node& n, const onnx::NodeProto& p) {
 class Importer {
  public:
   Importer(onnx::ModelProto& model, const ImportOptions& opts, TensorSource src)
-      : model_(model), opts_(opts), src_(std::move(src)) {}
+      : model_(model), opts_(opts), src_(std::move(src)), report_(own_report_) {}
+  // A body of a node of `parent`'s graph: the same model, opset and report.
+  struct BodyOf {
+    Importer& parent;
+  };
+  explicit Importer(BodyOf b) : Importer(b.parent, 0) {}
 
+ private:
+  Importer(Importer& parent, int)
+      : model_(parent.model_),
+        opts_(parent.opts_),
+        src_(parent.src_),
+        opset_(parent.opset_),
+        parent_(&parent),
+        depth_(parent.depth_ + 1),
+        report_(parent.report_) {}
+
+ public:
   Result<Graph> run() {
     AMP_RETURN_IF_ERROR(read_opset());
     read_metadata();
@@ -156,6 +179,42 @@ class Importer {
     m.source_opset = opset_;
     m.source_format = "onnx";
     for (const auto& kv : model_.metadata_props()) m.properties.emplace_back(kv.key(), kv.value());
+  }
+
+  // A subgraph (If branch, Loop/Scan body). Names it reads but does not define are the
+  // enclosing graphs' values: each becomes an input of the body after its own (captures_).
+  Result<Graph> run_body(onnx::GraphProto& gp) {
+    AMP_RETURN_IF_ERROR(add_initializers(gp));
+    AMP_RETURN_IF_ERROR(add_graph_inputs(gp));
+    AMP_RETURN_IF_ERROR(add_nodes(gp));
+    AMP_RETURN_IF_ERROR(resolve_node_inputs());
+    AMP_RETURN_IF_ERROR(add_graph_outputs(gp));
+    apply_value_info(gp);
+    AMP_RETURN_IF_ERROR(canonicalize_nodes());
+    AMP_RETURN_IF_ERROR(sort_nodes());
+    g_.compact_values();
+    return std::move(g_);
+  }
+
+  // The value `name` names here: defined in this graph, or (in a body) captured from an
+  // enclosing one, which makes it an input of this body.
+  std::optional<ValueId> lookup(const std::string& name) {
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) return it->second;
+    if (!parent_ || !parent_->visible(name)) return std::nullopt;
+    Value v;
+    v.name = name;  // typed by the node's inference (graph/ops/infer_control_flow.cc)
+    names_.claim(name);
+    const ValueId id = define(std::move(v), false);
+    g_.inputs.push_back(id);
+    captures_.push_back(name);
+    return id;
+  }
+
+  // Whether `name` is defined here or in an enclosing graph (bodies read it after every
+  // value of the enclosing graph is known: they are converted with their node).
+  bool visible(const std::string& name) const {
+    return by_name_.count(name) || (parent_ && parent_->visible(name));
   }
 
   ValueId define(Value v, bool from_node) {
@@ -204,10 +263,11 @@ class Importer {
       if (!names_.claim(in.name()))
         return invalid_model("graph input '" + in.name() + "' is listed twice");
       const std::string label = "graph input '" + in.name() + "'";
-      if (!in.has_type()) return invalid_model(label + " has no type");
+      // A body's inputs may leave their type to the node (typed at inference).
+      if (!in.has_type() && !parent_) return invalid_model(label + " has no type");
       Value v;
       v.name = in.name();
-      AMP_RETURN_IF_ERROR(note(read_value_info(in, label, v)));
+      if (in.has_type()) AMP_RETURN_IF_ERROR(note(read_value_info(in, label, v)));
       g_.inputs.push_back(define(std::move(v), false));
     }
     return Status::ok();
@@ -264,9 +324,59 @@ class Importer {
     return Status::ok();
   }
 
+  // Converts a node's GRAPH attributes into bodies. Their captures are unified: every body
+  // takes the union, in order of first use, as its trailing inputs (graph/ops/control_flow.h).
+  Status convert_bodies(onnx::NodeProto& np, PendingNode& p) {
+    if (!has_trait(p.node.op, kControlFlow)) return Status::ok();  // GRAPH elsewhere: unsupported
+    std::vector<std::pair<std::string, Graph>> bodies;
+    std::vector<std::vector<std::string>> body_captures;
+    for (auto& a : *np.mutable_attribute()) {
+      if (a.type() != onnx::AttributeProto_AttributeType_GRAPH && !a.has_g()) continue;
+      const std::string label = node_label(p.node, np) + " attribute '" + a.name() + "'";
+      if (depth_ + 1 > kMaxSubgraphDepth)
+        return invalid_model(label + ": subgraphs nest deeper than " +
+                             std::to_string(kMaxSubgraphDepth) + " levels");
+      Importer child(BodyOf{*this});
+      // Captures resolve against this graph's values, all known once its nodes are read;
+      // bodies are converted with their node, so by_name_ may still grow: visible() asks.
+      Result<Graph> body = child.run_body(*a.mutable_g());
+      if (!body.is_ok()) return body.status().with_context(label);
+      for (const std::string& c : child.captures_)
+        if (std::find(p.captures.begin(), p.captures.end(), c) == p.captures.end())
+          p.captures.push_back(c);
+      body_captures.push_back(child.captures_);
+      bodies.emplace_back(a.name(), std::move(body).value());
+    }
+    for (size_t k = 0; k < bodies.size(); ++k) {
+      Graph& g = bodies[k].second;
+      const std::vector<std::string>& own = body_captures[k];
+      // Own inputs first, then the union in its order (an unused capture is an unused input).
+      std::vector<ValueId> inputs(g.inputs.begin(),
+                                  g.inputs.end() - static_cast<std::ptrdiff_t>(own.size()));
+      for (const std::string& c : p.captures) {
+        auto found = g.find_value(c);
+        if (found && std::find(own.begin(), own.end(), c) != own.end()) {
+          inputs.push_back(*found);
+          continue;
+        }
+        Value v;
+        v.name = g.unique_value_name(c);
+        inputs.push_back(g.add_value(std::move(v)));
+      }
+      g.inputs = std::move(inputs);
+      p.node.attrs.set(bodies[k].first, SubgraphAttr{std::make_shared<const Graph>(std::move(g))});
+    }
+    if (!bodies.empty())
+      p.node.attrs.set("captured_inputs", static_cast<int64_t>(p.captures.size()));
+    return Status::ok();
+  }
+
   Status convert_attributes(onnx::NodeProto& np, PendingNode& p) {
     const std::string label = node_label(p.node, np);
+    AMP_RETURN_IF_ERROR(convert_bodies(np, p));
     for (auto& a : *np.mutable_attribute()) {
+      const bool body = a.type() == onnx::AttributeProto_AttributeType_GRAPH || a.has_g();
+      if (body && has_trait(p.node.op, kControlFlow)) continue;
       Status s = onnx_import::convert_attribute(a, label, src_, p.node.attrs);
       if (s.code() == ErrorCode::kUnsupported) p.supported = false;
       AMP_RETURN_IF_ERROR(note(s));
@@ -319,16 +429,18 @@ class Importer {
   // After all nodes are read, so that a model listed out of order still resolves.
   Status resolve_node_inputs() {
     for (PendingNode& p : pending_) {
-      for (const std::string& in : p.proto->input()) {
+      std::vector<std::string> names(p.proto->input().begin(), p.proto->input().end());
+      names.insert(names.end(), p.captures.begin(), p.captures.end());
+      for (const std::string& in : names) {
         if (in.empty()) {
           p.node.inputs.push_back(kNoValue);
           continue;
         }
-        auto it = by_name_.find(in);
-        if (it == by_name_.end())
+        std::optional<ValueId> id = lookup(in);
+        if (!id)
           return invalid_model(node_label(p.node, *p.proto) + ": input '" + in +
                                "' is not produced by any node, initializer or graph input");
-        p.node.inputs.push_back(it->second);
+        p.node.inputs.push_back(*id);
       }
     }
     return Status::ok();
@@ -336,11 +448,11 @@ class Importer {
 
   Status add_graph_outputs(const onnx::GraphProto& gp) {
     for (const auto& out : gp.output()) {
-      auto it = by_name_.find(out.name());
-      if (it == by_name_.end())
+      std::optional<ValueId> found = lookup(out.name());
+      if (!found)
         return invalid_model("graph output '" + out.name() +
                              "' is not produced by any node, initializer or graph input");
-      const ValueId id = it->second;
+      const ValueId id = *found;
       if (from_node_[static_cast<size_t>(id)] && out.has_type())
         AMP_RETURN_IF_ERROR(
             note(read_value_info(out, "graph output '" + out.name() + "'", g_.value(id))));
@@ -477,13 +589,17 @@ class Importer {
   const ImportOptions& opts_;
   TensorSource src_;
   int32_t opset_ = 0;
+  Importer* parent_ = nullptr;         // the enclosing graph's importer, for bodies
+  int depth_ = 0;                      // subgraph nesting: 0 for the model's graph
+  std::vector<std::string> captures_;  // outer names this body reads, in order of first use
   Graph g_;
   NameTable names_;       // value names
   NameTable node_names_;  // node names
   std::unordered_map<std::string, ValueId> by_name_;
   std::vector<bool> from_node_;  // per ValueId: produced by a node (not input/constant)
   std::vector<PendingNode> pending_;
-  UnsupportedReport report_;
+  UnsupportedReport own_report_;  // the model's; bodies add to their root's
+  UnsupportedReport& report_;
 };
 
 Result<Graph> import_model(onnx::ModelProto& model, const ImportOptions& opts,

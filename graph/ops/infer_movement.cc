@@ -299,10 +299,13 @@ Status infer_unsqueeze(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   const Value& x = *in[0];
   AMP_RETURN_IF_ERROR(check_dtype(x, 0, DTypeSet::kAny));
   AMP_RETURN_IF_ERROR(check_dtype(*in[1], 1, DTypeSet::kI64));
-  AMP_RETURN_IF_ERROR(check_1d(*in[1], 1));
+  // A scalar axis is one axis: ONNX's own function bodies write it so (AffineGrid's
+  // expansion), and ONNX Runtime and the reference accept it.
+  const bool scalar_axis = in[1]->shape && in[1]->shape->rank() == 0;
+  if (!scalar_axis) AMP_RETURN_IF_ERROR(check_1d(*in[1], 1));
   AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axes, const_ints(*in[1], 1));
   if (!axes) {
-    std::optional<int64_t> len = static_length(*in[1]);
+    std::optional<int64_t> len = scalar_axis ? std::optional<int64_t>(1) : static_length(*in[1]);
     if (x.shape && len) {
       AMP_RETURN_IF_ERROR(check_rank_limit(*len));  // first, so the sum cannot overflow
       AMP_RETURN_IF_ERROR(check_rank_limit(static_cast<int64_t>(x.shape->rank()) + *len));

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <variant>
 #include <vector>
 
@@ -340,12 +341,24 @@ struct CompressAttrs {
   int64_t axis = -1;
 };
 
+class Graph;
+
+// If, Loop, Scan (graph/ops/control_flow.h): the bodies with their inputs typed from the
+// node's and inferred (If: then, else; Loop/Scan: body), which infer_node writes back into
+// the node's graph attributes; and Scan's axes and directions, normalized and one per input
+// or output.
+struct ControlFlowAttrs {
+  std::vector<std::shared_ptr<const Graph>> bodies;
+  std::vector<int64_t> scan_input_axes, scan_input_directions;    // per scan input
+  std::vector<int64_t> scan_output_axes, scan_output_directions;  // per scan output
+};
+
 using OpAttrs =
     std::variant<std::monostate, ConvAttrs, PoolAttrs, MatMulAttrs, GemmAttrs, SoftmaxAttrs,
                  NormAttrs, ArgReduceAttrs, ShapeAttrs, FillAttrs, PermuteAttrs, AxisAttrs,
                  ReduceAttrs, PadAttrs, ResizeAttrs, FunctorAttrs, ConstantAttrs, TriluAttrs,
                  AttentionAttrs, RotaryAttrs, IndexAttrs, CumSumAttrs, ReverseSequenceAttrs,
                  TopKAttrs, LpNormAttrs, GroupNormAttrs, LrnAttrs, EinsumAttrs, GridSampleAttrs,
-                 RoiAlignAttrs, RecurrentAttrs, NmsAttrs, CompressAttrs>;
+                 RoiAlignAttrs, RecurrentAttrs, NmsAttrs, CompressAttrs, ControlFlowAttrs>;
 
 }  // namespace amp::graph

@@ -55,6 +55,9 @@ enum OpTrait : uint32_t {
   // plans it at its bound and continues the model once the size is known
   // (graph/ops/data_dependent.h, runtime/execution_plan.h).
   kDataDependent = 1u << 18,
+  // If, Loop, Scan: bodies in graph attributes (graph/ops/control_flow.h); no kernel, the
+  // ExecutionContext runs the bodies' plans (runtime/control_flow.h).
+  kControlFlow = 1u << 19,
 };
 
 // Default AMP color (ARCHITECTURE.md, "The AMP planner").

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "graph/ir/limits.h"
+#include "graph/ops/control_flow.h"
 #include "graph/ops/op_schema.h"
 
 namespace amp::graph {
@@ -65,6 +66,12 @@ Status infer_node(Graph& g, NodeId id) {
     AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_context(n)));
   }
   n.resolved = std::move(resolved);
+  // Control flow: the rule typed and inferred copies of the bodies; they replace the node's.
+  if (const auto* cf = std::get_if<ControlFlowAttrs>(&n.resolved)) {
+    const std::vector<std::string> names = body_attr_names(n.op);
+    for (size_t k = 0; k < names.size() && k < cf->bodies.size(); ++k)
+      n.attrs.set(names[k], SubgraphAttr{cf->bodies[k]});
+  }
   return Status::ok();
 }
 

@@ -1,23 +1,73 @@
 #include "graph/passes/pipelines.h"
 
+#include "graph/ir/limits.h"
 #include "graph/ir/verifier.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/constant_folding.h"
 #include "graph/passes/dead_code_elimination.h"
 #include "graph/passes/fuse_activation.h"
 #include "graph/passes/fuse_batchnorm.h"
+#include "graph/passes/inline_constant_if.h"
 
 namespace amp::graph {
 
+Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool infer_after_each,
+                   std::vector<PassRecord>* records) {
+  auto fold = [&](bool inline_first) -> Status {
+    PassManager pm;
+    pm.set_infer_after_each(infer_after_each);
+    if (inline_first) pm.add(std::make_unique<InlineConstantIf>());
+    pm.add(std::make_unique<ConstantFolding>(evaluator));
+    pm.add(std::make_unique<DeadCodeElimination>());
+    AMP_RETURN_IF_ERROR(pm.run(g));
+    if (records) records->insert(records->end(), pm.records().begin(), pm.records().end());
+    return Status::ok();
+  };
+  auto constant_if = [&g] {
+    for (const Node& n : g.nodes)
+      if (n.op == OpType::kIf && n.inputs[0] != kNoValue && g.value(n.inputs[0]).is_constant())
+        return true;
+    return false;
+  };
+  AMP_RETURN_IF_ERROR(fold(false));
+  for (int round = 0; round <= kMaxSubgraphDepth && constant_if(); ++round) {
+    if (!infer_after_each) AMP_RETURN_IF_ERROR(infer_shapes(g));
+    AMP_RETURN_IF_ERROR(fold(true));
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// Folds every If/Loop/Scan body the same way, innermost levels included (bounded by the
+// verifier's nesting cap).
+Status fold_bodies(Graph& g) {
+  for (Node& n : g.nodes) {
+    std::vector<std::pair<std::string, SubgraphAttr>> folded;
+    for (const auto& [name, attr] : n.attrs.all()) {
+      const auto* sub = std::get_if<SubgraphAttr>(&attr);
+      if (!sub) continue;
+      Graph body = *sub->graph;
+      AMP_RETURN_IF_ERROR(
+          run_folding(body, nullptr, true).with_context("node '" + n.name + "' " + name));
+      AMP_RETURN_IF_ERROR(fold_bodies(body));
+      folded.emplace_back(name, SubgraphAttr{std::make_shared<const Graph>(std::move(body))});
+    }
+    for (auto& [name, attr] : folded) n.attrs.set(name, std::move(attr));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
   AMP_RETURN_IF_ERROR(verify_graph(g));
-  AMP_RETURN_IF_ERROR(infer_shapes(g));
-  PassManager pm;
-  pm.add(std::make_unique<ConstantFolding>());
-  pm.add(std::make_unique<DeadCodeElimination>());
-  AMP_RETURN_IF_ERROR(pm.run(g));
-  if (records) *records = pm.records();
-  return Status::ok();
+  // No separate inference first: folding infers node by node as it goes, so an If whose
+  // condition folds (a rank or size test) is inferred on its taken branch only, and the nodes
+  // after it see that branch's precise shapes (graph/ops/infer_control_flow.cc).
+  if (records) records->clear();
+  AMP_RETURN_IF_ERROR(run_folding(g, nullptr, true, records));
+  return fold_bodies(g);
 }
 
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {

@@ -1,16 +1,26 @@
 // The standard pass pipelines, so amp-convert and Engine::load run the same sequence.
 //
 // Conversion (amp-convert, and Engine::load of an .onnx file):
-//   infer_shapes -> ConstantFolding -> DeadCodeElimination
+//   run_folding (inferring node by node as it folds), then the same on every If/Loop/Scan
+//   body (recursively)
 // Fusions (BatchNorm into Conv, bias/activation epilogues) and the AMP planner run at load
 // time in the runtime, because they depend on the backend and the precision chosen.
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "graph/passes/const_eval.h"
 #include "graph/passes/pass_manager.h"
 
 namespace amp::graph {
+
+// ConstantFolding -> DeadCodeElimination; then, while some If's condition folded to a
+// constant: InlineConstantIf -> ConstantFolding -> DeadCodeElimination (the taken branch's
+// own arithmetic folds too, and an If nested in it may fold next). At most one round per
+// nesting level. `evaluator` as ConstantFolding's (null: the reference evaluator).
+Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool infer_after_each,
+                   std::vector<PassRecord>* records = nullptr);
 
 // `records` (optional) receives each pass's name, change flag and time.
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullptr);

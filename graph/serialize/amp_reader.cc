@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "graph/ir/limits.h"
 #include "graph/ir/verifier.h"
 #include "graph/schema/model_generated.h"
 #include "graph/serialize/amp_format.h"
@@ -22,9 +23,11 @@ namespace {
 static_assert(std::endian::native == std::endian::little, ".amp weights are little-endian");
 
 constexpr size_t kSizePrefix = sizeof(flatbuffers::uoffset_t);
-// The schema nests at most Model > [Node] > Node > [Attribute] > Attribute > TensorAttr >
-// vector; 32 leaves room for append-only additions.
-constexpr flatbuffers::uoffset_t kMaxDepth = 32;
+// The schema nests Model > [Node] > Node > [Attribute] > Attribute > TensorAttr > vector, and
+// each subgraph level adds GraphAttr > [Node] > Node > [Attribute] > Attribute: 16 plus 5 per
+// level of the kMaxSubgraphDepth allowed, with room for append-only additions. A file nested
+// deeper fails verification before anything recurses over it.
+constexpr flatbuffers::uoffset_t kMaxDepth = 16 + 5 * (kMaxSubgraphDepth + 1);
 
 using FbString = flatbuffers::String;
 template <typename T>
@@ -165,7 +168,9 @@ Result<TensorData> read_weight(const fb::Weight& w, DType dtype, const FileView&
                           static_cast<size_t>(size));
 }
 
-Status read_values(const fb::Model& m, const FileView& file, Budget& budget, Graph& g) {
+// `Table` is fb::Model or fb::GraphAttr (a body): both hold values, nodes, inputs, outputs.
+template <typename Table>
+Status read_values(const Table& m, const FileView& file, Budget& budget, Graph& g) {
   if (!m.values()) return Status::ok();
   const auto& values = *m.values();
   AMP_RETURN_IF_ERROR(budget.take(uint64_t{values.size()} * sizeof(Value)));
@@ -195,7 +200,11 @@ Status read_values(const fb::Model& m, const FileView& file, Budget& budget, Gra
   return Status::ok();
 }
 
-Result<AttrValue> read_attr(const fb::Attribute& a, Budget& budget) {
+template <typename Table>
+Status read_graph_parts(const Table& m, const FileView& file, Budget& budget, int depth, Graph& g);
+
+Result<AttrValue> read_attr(const fb::Attribute& a, const FileView& file, Budget& budget,
+                            int depth) {
   // The Verifier accepts a union whose type is set but whose table is absent.
   if (a.value_type() != fb::AttrValue::NONE && a.value() == nullptr)
     return invalid_model("has a kind but no value");
@@ -255,6 +264,14 @@ Result<AttrValue> read_attr(const fb::Attribute& a, Budget& budget) {
                            TensorData::from_bytes(dtype, std::move(dims), std::move(bytes)));
       return AttrValue(std::move(td));
     }
+    case fb::AttrValue::GraphAttr: {
+      if (depth + 1 > kMaxSubgraphDepth)
+        return invalid_model("nests subgraphs deeper than " + std::to_string(kMaxSubgraphDepth) +
+                             " levels");
+      auto g = std::make_shared<Graph>();
+      AMP_RETURN_IF_ERROR(read_graph_parts(*a.value_as_GraphAttr(), file, budget, depth + 1, *g));
+      return AttrValue(SubgraphAttr{std::move(g)});
+    }
   }
   return unsupported("has an unknown kind " + std::to_string(static_cast<int>(a.value_type())) +
                      " (written by a newer AMPRT?)");
@@ -278,7 +295,8 @@ Status read_index_list(const FbVector<int32_t>* ids, size_t num_values, bool all
   return Status::ok();
 }
 
-Status read_nodes(const fb::Model& m, Budget& budget, Graph& g) {
+template <typename Table>
+Status read_nodes(const Table& m, const FileView& file, Budget& budget, int depth, Graph& g) {
   if (!m.nodes()) return Status::ok();
   const auto& nodes = *m.nodes();
   AMP_RETURN_IF_ERROR(budget.take(uint64_t{nodes.size()} * sizeof(Node)));
@@ -309,7 +327,7 @@ Status read_nodes(const fb::Model& m, Budget& budget, Graph& g) {
         const std::string name = str(a->name());
         AMP_RETURN_IF_ERROR(budget.take(name.size() + 64));
         if (n.attrs.has(name)) return invalid_model(label + ": duplicate attribute '" + name + "'");
-        auto value = read_attr(*a, budget);
+        auto value = read_attr(*a, file, budget, depth);
         if (!value.is_ok())
           return Status(value.status().code(),
                         label + ": attribute '" + name + "' " + value.status().message());
@@ -319,6 +337,15 @@ Status read_nodes(const fb::Model& m, Budget& budget, Graph& g) {
     g.nodes.push_back(std::move(n));
   }
   return Status::ok();
+}
+
+template <typename Table>
+Status read_graph_parts(const Table& m, const FileView& file, Budget& budget, int depth, Graph& g) {
+  AMP_RETURN_IF_ERROR(read_values(m, file, budget, g));
+  AMP_RETURN_IF_ERROR(read_nodes(m, file, budget, depth, g));
+  AMP_RETURN_IF_ERROR(
+      read_index_list(m.inputs(), g.values.size(), false, "graph input", budget, g.inputs));
+  return read_index_list(m.outputs(), g.values.size(), false, "graph output", budget, g.outputs);
 }
 
 Status read_metadata(const fb::Metadata* md, Budget& budget, Metadata& out) {
@@ -393,8 +420,9 @@ Result<Graph> parse(const uint8_t* data, size_t size, std::shared_ptr<const void
     flatbuffers::Verifier v(data, static_cast<size_t>(fb_end), opts);
     if (!fb::VerifySizePrefixedModelBuffer(v))
       return invalid_model(
-          "FlatBuffer verification failed: the model is corrupt or truncated, or too deeply "
-          "nested");
+          "FlatBuffer verification failed: the model is corrupt or truncated, or nested too "
+          "deeply (subgraphs nest at most " +
+          std::to_string(kMaxSubgraphDepth) + " levels)");
   }
   const fb::Model& m = *fb::GetSizePrefixedModel(data);
 
@@ -402,12 +430,7 @@ Result<Graph> parse(const uint8_t* data, size_t size, std::shared_ptr<const void
   Budget budget(16 * fb_end + (uint64_t{64} << 20));
   const FileView file{data, size, fb_end, keepalive};
   Graph g;
-  AMP_RETURN_IF_ERROR(read_values(m, file, budget, g));
-  AMP_RETURN_IF_ERROR(read_nodes(m, budget, g));
-  AMP_RETURN_IF_ERROR(
-      read_index_list(m.inputs(), g.values.size(), false, "graph input", budget, g.inputs));
-  AMP_RETURN_IF_ERROR(
-      read_index_list(m.outputs(), g.values.size(), false, "graph output", budget, g.outputs));
+  AMP_RETURN_IF_ERROR(read_graph_parts(m, file, budget, 0, g));
   AMP_RETURN_IF_ERROR(read_metadata(m.metadata(), budget, g.metadata));
 
   // 9. structure

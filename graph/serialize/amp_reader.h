@@ -24,8 +24,8 @@
 //   3. the size prefix L fits the file (4 + L <= file size) and FlatBuffers' 2 GB limit;
 //   4. the root table alone verifies and Model.schema_version is 1..kAmpSchemaVersion
 //      (0 = missing: kInvalidModel; newer: kUnsupported);
-//   5. flatbuffers::Verifier over [0, 4 + L) (max depth 32; max tables L/4 + 1024, which
-//      a buffer without shared subtables never reaches);
+//   5. flatbuffers::Verifier over [0, 4 + L) (max depth 16 + 5 per subgraph level allowed,
+//      i.e. 181; max tables L/4 + 1024, which a buffer without shared subtables never reaches);
 //   6. per value: dtype is an amp::DType; has_shape => rank <= 64 and dims >= 0 or -1;
 //      weight => dtype defined, rank <= 64, offset and size inside the file after the
 //      FlatBuffer (overflow-safe), offset 256-aligned, size == numel(dims) x dtype size
@@ -33,7 +33,8 @@
 //   7. per node: op name known (op_from_name), input/output indices in range or -1;
 //      attributes named uniquely, kind known, tensor attributes with a defined dtype,
 //      rank <= 64 and bytes == numel x dtype size;
-//   8. graph inputs/outputs are in range (never -1);
+//   8. graph inputs/outputs are in range (never -1); steps 6-8 again for every subgraph
+//      attribute (If/Loop/Scan bodies), nested at most kMaxSubgraphDepth (32) levels;
 //   9. graph::verify_graph: unique names, one definition per value, topological order
 //      (so no cycles), constants agree with their declared dtype/shape.
 // Materializing is capped at 16 x L + 64 MiB of memory (kOutOfMemory beyond), so a small

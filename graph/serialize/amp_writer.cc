@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 
@@ -48,8 +49,7 @@ std::string value_label(const Graph& g, size_t i) {
 }
 
 // What the reader checks beyond verify_graph, so that every written file reads back.
-Status check_writable(const Graph& g) {
-  AMP_RETURN_IF_ERROR(verify_graph(g));
+Status check_writable_values(const Graph& g) {
   for (size_t i = 0; i < g.values.size(); ++i) {
     const Value& v = g.values[i];
     if (!known_dtype(v.dtype))
@@ -77,30 +77,39 @@ Status check_writable(const Graph& g) {
         return invalid_model(
             "node '" + g.nodes[i].name + "' (index " + std::to_string(i) + "): attribute '" + name +
             "' is a tensor of undefined dtype or rank > " + std::to_string(kAmpMaxRank));
+      if (const auto* sub = std::get_if<SubgraphAttr>(&attr))
+        AMP_RETURN_IF_ERROR(
+            check_writable_values(*sub->graph)
+                .with_context("node '" + g.nodes[i].name + "' attribute '" + name + "'"));
     }
   }
   return Status::ok();
 }
 
+Status check_writable(const Graph& g) {
+  AMP_RETURN_IF_ERROR(verify_graph(g));
+  return check_writable_values(g);
+}
+
 // Where each constant's bytes go, relative to the start of the weight region.
 struct WeightPlan {
-  std::vector<uint64_t> rel_offset;                           // per value; unused for non-constants
+  std::unordered_map<const Value*, uint64_t> rel_offset;      // per constant, bodies' included
   std::vector<std::pair<uint64_t, const TensorData*>> blobs;  // unique blobs, file order
   uint64_t region_size = 0;
   bool any = false;
 };
 
-WeightPlan plan_weights(const Graph& g) {
-  WeightPlan plan;
-  plan.rel_offset.assign(g.values.size(), 0);
-  std::map<std::pair<const uint8_t*, size_t>, uint64_t> seen;  // shared storage -> offset
-  for (size_t i = 0; i < g.values.size(); ++i) {
-    if (!g.values[i].constant) continue;
+using SeenBlobs = std::map<std::pair<const uint8_t*, size_t>, uint64_t>;  // storage -> offset
+
+// The graph's constants, then its bodies' (depth first), in one region.
+void plan_weights_of(const Graph& g, SeenBlobs& seen, WeightPlan& plan) {
+  for (const Value& v : g.values) {
+    if (!v.constant) continue;
     plan.any = true;
-    const TensorData& t = *g.values[i].constant;
+    const TensorData& t = *v.constant;
     if (t.byte_size() == 0) {  // nothing to store, but the offset must still be valid
       plan.region_size = align_up(plan.region_size);
-      plan.rel_offset[i] = plan.region_size;
+      plan.rel_offset[&v] = plan.region_size;
       continue;
     }
     auto [it, inserted] = seen.emplace(std::make_pair(t.bytes(), t.byte_size()), 0);
@@ -110,14 +119,33 @@ WeightPlan plan_weights(const Graph& g) {
       plan.blobs.emplace_back(plan.region_size, &t);
       plan.region_size += t.byte_size();
     }
-    plan.rel_offset[i] = it->second;
+    plan.rel_offset[&v] = it->second;
   }
+  for (const Node& n : g.nodes)
+    for (const auto& [name, attr] : n.attrs.all())
+      if (const auto* sub = std::get_if<SubgraphAttr>(&attr))
+        plan_weights_of(*sub->graph, seen, plan);
+}
+
+WeightPlan plan_weights(const Graph& g) {
+  WeightPlan plan;
+  SeenBlobs seen;
+  plan_weights_of(g, seen, plan);
   return plan;
 }
 
+// The tables of one graph (the model's or a body's), built bottom-up.
+struct GraphTables {
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Value>>> values;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::Node>>> nodes;
+  flatbuffers::Offset<flatbuffers::Vector<int32_t>> inputs, outputs;
+};
+GraphTables build_graph_tables(flatbuffers::FlatBufferBuilder& b, const Graph& g,
+                               const WeightPlan& plan, uint64_t weights_start);
+
 flatbuffers::Offset<fb::Attribute> build_attribute(flatbuffers::FlatBufferBuilder& b,
-                                                   const std::string& name,
-                                                   const AttrValue& value) {
+                                                   const std::string& name, const AttrValue& value,
+                                                   const WeightPlan& plan, uint64_t weights_start) {
   auto fb_name = b.CreateString(name);
   fb::AttrValue type = fb::AttrValue::NONE;
   flatbuffers::Offset<void> payload;
@@ -158,15 +186,21 @@ flatbuffers::Offset<fb::Attribute> build_attribute(flatbuffers::FlatBufferBuilde
       payload = fb::CreateTensorAttr(b, static_cast<fb::DType>(t.dtype()), dims, data).Union();
       break;
     }
+    case 7: {
+      const GraphTables t =
+          build_graph_tables(b, *std::get<SubgraphAttr>(value).graph, plan, weights_start);
+      type = fb::AttrValue::GraphAttr;
+      payload = fb::CreateGraphAttr(b, t.values, t.nodes, t.inputs, t.outputs).Union();
+      break;
+    }
   }
   // A new AttrValue alternative must be added to the switch and the schema.
-  static_assert(std::variant_size_v<AttrValue> == 7);
+  static_assert(std::variant_size_v<AttrValue> == 8);
   return fb::CreateAttribute(b, fb_name, type, payload);
 }
 
-// Builds the size-prefixed FlatBuffer; weight offsets are weights_start + plan offsets.
-void build_flatbuffer(flatbuffers::FlatBufferBuilder& b, const Graph& g, const WeightPlan& plan,
-                      uint64_t weights_start) {
+GraphTables build_graph_tables(flatbuffers::FlatBufferBuilder& b, const Graph& g,
+                               const WeightPlan& plan, uint64_t weights_start) {
   std::vector<flatbuffers::Offset<fb::Value>> values;
   values.reserve(g.values.size());
   for (size_t i = 0; i < g.values.size(); ++i) {
@@ -189,8 +223,8 @@ void build_flatbuffer(flatbuffers::FlatBufferBuilder& b, const Graph& g, const W
       auto dims = b.CreateVector(v.constant->dims());
       // The offset is never 0 (weights follow the FlatBuffer), so the field is always
       // present and both build passes produce buffers of equal length.
-      weight =
-          fb::CreateWeight(b, weights_start + plan.rel_offset[i], v.constant->byte_size(), dims);
+      weight = fb::CreateWeight(b, weights_start + plan.rel_offset.at(&v), v.constant->byte_size(),
+                                dims);
     }
     values.push_back(fb::CreateValue(b, name, static_cast<fb::DType>(v.dtype), v.shape.has_value(),
                                      shape, weight));
@@ -206,13 +240,22 @@ void build_flatbuffer(flatbuffers::FlatBufferBuilder& b, const Graph& g, const W
     auto outputs = b.CreateVector(n.outputs);
     std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
     for (const auto& [attr_name, attr] : n.attrs.all())
-      attrs.push_back(build_attribute(b, attr_name, attr));
+      attrs.push_back(build_attribute(b, attr_name, attr, plan, weights_start));
     auto fb_attrs = b.CreateVector(attrs);
     nodes.push_back(fb::CreateNode(b, op, n.op_version, name, inputs, outputs, fb_attrs));
   }
-  auto fb_nodes = b.CreateVector(nodes);
-  auto inputs = b.CreateVector(g.inputs);
-  auto outputs = b.CreateVector(g.outputs);
+  GraphTables t;
+  t.values = fb_values;
+  t.nodes = b.CreateVector(nodes);
+  t.inputs = b.CreateVector(g.inputs);
+  t.outputs = b.CreateVector(g.outputs);
+  return t;
+}
+
+// Builds the size-prefixed FlatBuffer; weight offsets are weights_start + plan offsets.
+void build_flatbuffer(flatbuffers::FlatBufferBuilder& b, const Graph& g, const WeightPlan& plan,
+                      uint64_t weights_start) {
+  const GraphTables t = build_graph_tables(b, g, plan, weights_start);
 
   std::vector<flatbuffers::Offset<fb::KeyValue>> props;
   for (const auto& [k, v] : g.metadata.properties)
@@ -223,7 +266,7 @@ void build_flatbuffer(flatbuffers::FlatBufferBuilder& b, const Graph& g, const W
   auto metadata = fb::CreateMetadata(b, producer, g.metadata.source_opset, source_format, fb_props);
 
   auto model =
-      fb::CreateModel(b, kAmpSchemaVersion, fb_values, fb_nodes, inputs, outputs, metadata);
+      fb::CreateModel(b, kAmpSchemaVersion, t.values, t.nodes, t.inputs, t.outputs, metadata);
   fb::FinishSizePrefixedModelBuffer(b, model);
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "amp/engine.h"
 #include "amp/tensor_io.h"
 #include "tests/tools/demo_models_fixture.h"
 
@@ -99,6 +100,41 @@ TEST_F(ModelLevelTest, StreamingLstmVoiceModel) {
   amp::save_tensor_pb((in / "input_1.pb").string(), amp::Tensor::from(h, {1, 1, 64}), "h_in");
   amp::save_tensor_pb((in / "input_2.pb").string(), amp::Tensor::from(c, {1, 1, 64}), "c_in");
   expect_close("demo_voice_lstm", in, 0.9995, 0.995);
+}
+
+// The voice model's If on the chunk's length: under 4 frames the short branch reports
+// silence and hands the state back bit for bit; from 4 frames on the LSTM runs.
+TEST_F(ModelLevelTest, VoiceModelGatesShortChunks) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> h(64), c(64);
+  for (float& v : h) v = 0.3f * d(rng);
+  for (float& v : c) v = 0.3f * d(rng);
+  for (amp::Precision p : {amp::Precision::kFp32, amp::Precision::kFp16}) {
+    amp::Options opt;
+    opt.backend = amp::BackendKind::kCpu;
+    opt.precision = p;
+    amp::Engine e = amp::Engine::load((dir_ / "demo_voice_lstm.amp").string(), opt);
+    for (int64_t frames : {1, 3, 4, 9}) {
+      std::vector<float> feats(static_cast<size_t>(frames) * 40);
+      for (float& v : feats) v = d(rng);
+      const std::vector<amp::Tensor> out =
+          e.run({{"features", amp::Tensor::from(feats, {1, frames, 40})},
+                 {"h_in", amp::Tensor::from(h, {1, 1, 64})},
+                 {"c_in", amp::Tensor::from(c, {1, 1, 64})}});
+      ASSERT_EQ(out.size(), 3u);
+      const float prob = out[0].to_vector<float>().at(0);
+      if (frames < 4) {
+        EXPECT_EQ(prob, 0.0f) << frames;
+        EXPECT_EQ(out[1].to_vector<float>(), h) << frames;
+        EXPECT_EQ(out[2].to_vector<float>(), c) << frames;
+      } else {
+        EXPECT_GT(prob, 0.0f) << frames;
+        EXPECT_LT(prob, 1.0f) << frames;
+        EXPECT_NE(out[1].to_vector<float>(), h) << frames;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 //     F.normalize head (ReduceL2, Clip, Expand, Div).
 //   demo_bert_fused.amp  the same encoder with opset-17 LayerNormalization and opset-20 Gelu.
 //   demo_voice_lstm.amp  a streaming voice-activity model: "features" [1,T,40], LSTM state
-//     "h_in"/"c_in" [1,1,64] -> "speech_prob" [1,1], "h_out", "c_out".
+//     "h_in"/"c_in" [1,1,64] -> "speech_prob" [1,1], "h_out", "c_out"; an If on T: chunks
+//     under 4 frames report silence and pass the state through, the others run the LSTM.
 //
 // Weights come from a seeded generator: the files are identical on every machine.
 // Usage: amp-make-demo-models OUT_DIR
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -307,40 +309,86 @@ Graph bert(bool fused) {
   return b.build();
 }
 
-// A streaming voice-activity model: one LSTM over the chunk's frames, its state carried in
-// and out by the caller, a sigmoid head on the last hidden state.
-Graph voice_lstm() {
-  constexpr int64_t kFeatures = 40, kHidden = 64;
+// The streaming voice-activity model (below) is an If on the chunk's length, as exported
+// VAD models gate their network on their inputs: chunks too short to judge take the
+// "short" branch, which reports silence and hands the state back unchanged; the others
+// take the LSTM branch. Both branches read the outer "features", "h_in" and "c_in" as
+// captured inputs (graph/ops/control_flow.h) and produce [speech_prob, h_out, c_out].
+constexpr int64_t kVoiceFeatures = 40, kVoiceHidden = 64, kVoiceMinFrames = 4;
+
+ValueId voice_branch_inputs(GraphBuilder& b, std::vector<ValueId>* state) {
+  ValueId feats =
+      b.input("features", DType::kF32, Shape({Dim(1), Dim::symbolic("T"), Dim(kVoiceFeatures)}));
+  const Shape shape({1, 1, kVoiceHidden});
+  state->push_back(b.input("h_in", DType::kF32, shape));
+  state->push_back(b.input("c_in", DType::kF32, shape));
+  return feats;
+}
+
+// One LSTM over the chunk's frames, its state carried in and out by the caller, a sigmoid
+// head on the last hidden state. The weights are the branch's own constants.
+std::shared_ptr<const Graph> voice_lstm_branch() {
   ModelBuilder m(8086);
   GraphBuilder& b = m.b();
   b.set_opset(14);
-  ValueId feats =
-      b.input("features", DType::kF32, Shape({Dim(1), Dim::symbolic("T"), Dim(kFeatures)}));
-  const Shape state({1, 1, kHidden});
-  ValueId h_in = b.input("h_in", DType::kF32, state);
-  ValueId c_in = b.input("c_in", DType::kF32, state);
+  std::vector<ValueId> state;
+  ValueId feats = voice_branch_inputs(b, &state);
   Attributes seq_first;
   seq_first.set("perm", std::vector<int64_t>{1, 0, 2});
   ValueId x = b.node(OpType::kTranspose, {feats}, seq_first, "frames");
-  const float s = 1.0f / std::sqrt(static_cast<float>(kHidden));
+  const float s = 1.0f / std::sqrt(static_cast<float>(kVoiceHidden));
   Attributes lstm;
-  lstm.set("hidden_size", kHidden);
+  lstm.set("hidden_size", kVoiceHidden);
   std::vector<ValueId> outs =
       b.node_multi(OpType::kLSTM,
-                   {x, m.weight("lstm.W", {1, 4 * kHidden, kFeatures}, s),
-                    m.weight("lstm.R", {1, 4 * kHidden, kHidden}, s),
-                    m.weight("lstm.B", {1, 8 * kHidden}, s), kNoValue, h_in, c_in},
+                   {x, m.weight("lstm.W", {1, 4 * kVoiceHidden, kVoiceFeatures}, s),
+                    m.weight("lstm.R", {1, 4 * kVoiceHidden, kVoiceHidden}, s),
+                    m.weight("lstm.B", {1, 8 * kVoiceHidden}, s), kNoValue, state[0], state[1]},
                    3, lstm);
-  ValueId last =
-      b.node(OpType::kReshape, {outs[1], m.ints("head.shape", {1, kHidden})}, {}, "head.flatten");
-  ValueId logit = m.linear(last, "head", kHidden, 1);
-  ValueId prob = b.node(OpType::kSigmoid, {logit}, {}, "head.sigmoid");
-  b.rename(prob, "speech_prob");
-  b.rename(outs[1], "h_out");
-  b.rename(outs[2], "c_out");
-  b.output(prob);
+  ValueId last = b.node(OpType::kReshape, {outs[1], m.ints("head.shape", {1, kVoiceHidden})}, {},
+                        "head.flatten");
+  ValueId logit = m.linear(last, "head", kVoiceHidden, 1);
+  b.output(b.node(OpType::kSigmoid, {logit}, {}, "head.sigmoid"));
   b.output(outs[1]);
   b.output(outs[2]);
+  return std::make_shared<const Graph>(b.build());
+}
+
+std::shared_ptr<const Graph> voice_short_branch() {
+  GraphBuilder b;
+  b.set_opset(14);
+  std::vector<ValueId> state;
+  voice_branch_inputs(b, &state);
+  ValueId silence =
+      b.constant("silence", TensorData::from_vector(DType::kF32, {1, 1}, std::vector<float>{0}));
+  b.output(b.node(OpType::kIdentity, {silence}, {}, "short.prob"));
+  b.output(b.node(OpType::kIdentity, {state[0]}, {}, "short.h"));
+  b.output(b.node(OpType::kIdentity, {state[1]}, {}, "short.c"));
+  return std::make_shared<const Graph>(b.build());
+}
+
+Graph voice_lstm() {
+  ModelBuilder m(8086);
+  GraphBuilder& b = m.b();
+  b.set_opset(15);  // Shape with start/end
+  std::vector<ValueId> state;
+  ValueId feats = voice_branch_inputs(b, &state);
+  Attributes frames_axis;
+  frames_axis.set("start", int64_t{1});
+  frames_axis.set("end", int64_t{2});
+  ValueId frames = b.node(OpType::kShape, {feats}, frames_axis, "chunk.frames");
+  ValueId is_short = b.node(OpType::kLess, {frames, m.ints("chunk.min_frames", {kVoiceMinFrames})},
+                            {}, "chunk.is_short");
+  Attributes branches;
+  branches.set("then_branch", SubgraphAttr{voice_short_branch()});
+  branches.set("else_branch", SubgraphAttr{voice_lstm_branch()});
+  branches.set("captured_inputs", int64_t{3});
+  std::vector<ValueId> outs =
+      b.node_multi(OpType::kIf, {is_short, feats, state[0], state[1]}, 3, branches, "chunk.gate");
+  b.rename(outs[0], "speech_prob");
+  b.rename(outs[1], "h_out");
+  b.rename(outs[2], "c_out");
+  for (ValueId v : outs) b.output(v);
   return b.build();
 }
 

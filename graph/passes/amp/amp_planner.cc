@@ -342,6 +342,61 @@ double node_flops(const Graph& g, const Node& n) {
   }
 }
 
+namespace {
+
+// Adds a body's report to its graph's, its nodes named "<node>/<attribute>/<body node>".
+void merge_body_report(AmpReport& into, AmpReport body, const std::string& prefix) {
+  for (AmpNodeReport& n : body.nodes) {
+    n.node = prefix + n.node;
+    into.nodes.push_back(std::move(n));
+  }
+  for (AmpNodeReport& n : body.fallbacks) {
+    n.node = prefix + n.node;
+    into.fallbacks.push_back(std::move(n));
+  }
+  into.nodes_total += body.nodes_total;
+  into.nodes_low += body.nodes_low;
+  into.casts += body.casts;
+  into.cast_bytes_per_run += body.cast_bytes_per_run;
+  into.weights_bytes_before += body.weights_bytes_before;
+  into.weights_bytes_after += body.weights_bytes_after;
+  into.flops_total += body.flops_total;
+  into.flops_low += body.flops_low;
+  into.weight_values_overflowed += body.weight_values_overflowed;
+  into.weights_clamped = into.weights_clamped || body.weights_clamped;
+}
+
+// If/Loop/Scan bodies are planned by the same rules, as graphs of their own. The node itself
+// is NEVER (op_types.def), so every float crossing the boundary is in the model's dtype on
+// the outside; the body keeps its inputs' dtypes and casts its outputs back to theirs
+// (keep_io_types), so each boundary value has that one dtype on both sides.
+Status plan_bodies(Graph& g, const AmpPolicy& policy, const KernelAvailability& has_kernel,
+                   AmpReport& report) {
+  AmpPolicy body_policy = policy;
+  body_policy.keep_io_types = true;
+  for (Node& n : g.nodes) {
+    std::vector<std::pair<std::string, SubgraphAttr>> planned;
+    for (const auto& [name, attr] : n.attrs.all()) {
+      const auto* sub = std::get_if<SubgraphAttr>(&attr);
+      if (!sub) continue;
+      // An If branch that did not infer for the load-time shapes (infer_control_flow.cc)
+      // stays as written, in fp32: it runs only if taken, and is then planned as it is.
+      bool typed = true;
+      for (const Value& v : sub->graph->values) typed = typed && v.dtype != DType::kUndefined;
+      if (!typed) continue;
+      Graph body = *sub->graph;
+      Result<AmpReport> r = plan_mixed_precision(body, body_policy, has_kernel);
+      if (!r.is_ok()) return r.status().with_context("node '" + n.name + "' " + name);
+      merge_body_report(report, std::move(r).value(), n.name + "/" + name + "/");
+      planned.emplace_back(name, SubgraphAttr{std::make_shared<const Graph>(std::move(body))});
+    }
+    for (auto& [name, attr] : planned) n.attrs.set(name, std::move(attr));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<AmpReport> plan_mixed_precision(Graph& g, const AmpPolicy& policy,
                                        const KernelAvailability& has_kernel) {
   if (!is_low_float(policy.target))
@@ -370,6 +425,7 @@ Result<AmpReport> plan_mixed_precision(Graph& g, const AmpPolicy& policy,
   }
   report.weights_bytes_after = weights_bytes(planned);
   g = std::move(planned);
+  AMP_RETURN_IF_ERROR(plan_bodies(g, policy, has_kernel, report));
   return report;
 }
 

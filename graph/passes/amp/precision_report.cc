@@ -47,31 +47,58 @@ std::string escape(const std::string& s) {
 
 }  // namespace
 
-std::string precision_report_dot(const Graph& g, const AmpReport& r) {
-  std::map<std::string, const AmpNodeReport*> by_name;
-  for (const auto& n : r.nodes) by_name[n.node] = &n;
-  std::ostringstream os;
-  os << "digraph amp_plan {\n  rankdir=TB;\n  node [shape=box, style=filled, "
-        "fontname=\"Helvetica\"];\n";
+namespace {
+
+using ReportIndex = std::map<std::string, const AmpNodeReport*>;
+
+// One graph's nodes and edges; an If/Loop/Scan body becomes a dashed cluster after its node,
+// its nodes looked up in the report as "<node>/<attribute>/<body node>" and given DOT ids
+// under the node's ("n3_body_n0").
+void emit_graph(std::ostringstream& os, const Graph& g, const ReportIndex& by_name,
+                const std::string& report_prefix, const std::string& id_prefix) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
+    const std::string id = id_prefix + "n" + std::to_string(i);
     std::string color = "lightgray";
     DType dt = DType::kF32;
     for (ValueId v : n.outputs)
       if (v != kNoValue && is_float(g.value(v).dtype)) dt = g.value(v).dtype;
-    auto it = by_name.find(n.name);
+    auto it = by_name.find(report_prefix + n.name);
     const bool inserted = it == by_name.end();
     if (!inserted && it->second->color != "-")
       color = is_low_float(it->second->dtype) ? "palegreen" : "lightcoral";
-    os << "  n" << i << " [label=\"" << escape(n.name) << "\\n"
+    os << "  " << id << " [label=\"" << escape(n.name) << "\\n"
        << op_name(n.op) << " " << dtype_name(dt) << "\", fillcolor=" << color
        << (inserted ? ", shape=ellipse, fontsize=9" : "") << "];\n";
+    for (const auto& [name, attr] : n.attrs.all()) {
+      const auto* sub = std::get_if<SubgraphAttr>(&attr);
+      if (!sub) continue;
+      const std::string body_id = id + "_" + name + "_";
+      os << "  subgraph cluster_" << id << "_" << name << " {\n  label=\"" << escape(n.name) << ": "
+         << name << "\"; style=dashed;\n";
+      emit_graph(os, *sub->graph, by_name, report_prefix + n.name + "/" + name + "/", body_id);
+      os << "  }\n";
+      if (!sub->graph->nodes.empty())
+        os << "  " << id << " -> " << body_id << "n0 [style=dotted];\n";
+    }
   }
   std::vector<NodeId> producer = compute_producers(g);
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (ValueId v : g.nodes[i].inputs)
       if (v != kNoValue && producer[static_cast<size_t>(v)] >= 0)
-        os << "  n" << producer[static_cast<size_t>(v)] << " -> n" << i << ";\n";
+        os << "  " << id_prefix << "n" << producer[static_cast<size_t>(v)] << " -> " << id_prefix
+           << "n" << i << ";\n";
+}
+
+}  // namespace
+
+std::string precision_report_dot(const Graph& g, const AmpReport& r) {
+  ReportIndex by_name;
+  for (const auto& n : r.nodes) by_name[n.node] = &n;
+  std::ostringstream os;
+  os << "digraph amp_plan {\n  rankdir=TB;\n  node [shape=box, style=filled, "
+        "fontname=\"Helvetica\"];\n";
+  emit_graph(os, g, by_name, "", "");
   os << "}\n";
   return os.str();
 }
