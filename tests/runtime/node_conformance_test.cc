@@ -8,6 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "tests/test_util/node_conformance.h"
 #include "tests/test_util/shared_data.h"
@@ -37,6 +41,50 @@ INSTANTIATE_TEST_SUITE_P(Cpu, NodeConformance,
                              if (ch == '-') ch = '_';
                            return n;
                          });
+
+// The issue-13 tier-2 list (../shared/onnx-node-tests-tier2.txt, 628 cases): every case on
+// it must be selected by the runs above (so none can drop out of them unnoticed: the runs
+// then hold each one to "passes or is listed"), and the counts per mode are printed from
+// the expected-failure list. The AMP modes run the float cases among them.
+TEST(NodeConformanceTier2, EveryTier2CaseIsRunByTheConformanceModes) {
+  AMP_REQUIRE_SHARED();
+  std::ifstream f(shared_dir() / "onnx-node-tests-tier2.txt");
+  ASSERT_TRUE(f) << "onnx-node-tests-tier2.txt is missing from " << shared_dir();
+  std::set<std::string> tier2;
+  for (std::string line; std::getline(f, line);)
+    if (!line.empty()) tier2.insert(line);
+  EXPECT_EQ(tier2.size(), 628u);
+  auto expected = load_expected_failures();
+  ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
+  std::map<std::string, const NodeTestCase*> selected;
+  const std::vector<NodeTestCase> cases = select_node_tests();
+  for (const NodeTestCase& c : cases) selected[c.name] = &c;
+  for (NodeTestMode mode : {NodeTestMode::kCpuFp32, NodeTestMode::kCpuFp32ConstantInputs,
+                            NodeTestMode::kCpuFp16, NodeTestMode::kCpuBf16}) {
+    const std::string name = mode_name(mode);
+    const bool amp = mode == NodeTestMode::kCpuFp16 || mode == NodeTestMode::kCpuBf16;
+    size_t run = 0, listed = 0;
+    for (const std::string& c : tier2) {
+      auto it = selected.find(c);
+      if (it == selected.end()) {
+        ADD_FAILURE() << c << " is on the tier-2 list but not selected (an op or dtype we lack)";
+        continue;
+      }
+      if (amp && !it->second->float_io) continue;
+      ++run;
+      for (const ExpectedFailure& e : *expected) {
+        if (e.case_name != c) continue;
+        for (const std::string& m : e.modes)
+          if (m == "*" || m == name) {
+            ++listed;
+            break;
+          }
+      }
+    }
+    std::cout << "[conformance] tier-2 " << name << ": " << run - listed << " of " << run
+              << " pass, " << listed << " expected failures\n";
+  }
+}
 
 // The list itself: it is read by every mode, so a malformed entry must fail here, in CI,
 // where ../shared is absent and the conformance runs skip.
