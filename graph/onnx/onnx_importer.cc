@@ -142,13 +142,7 @@ class Importer {
     read_metadata();
     if (!model_.has_graph()) return invalid_model("the model has no graph");
     onnx::GraphProto& gp = *model_.mutable_graph();
-    AMP_RETURN_IF_ERROR(add_initializers(gp));
-    AMP_RETURN_IF_ERROR(add_graph_inputs(gp));
-    AMP_RETURN_IF_ERROR(add_nodes(gp));
-    AMP_RETURN_IF_ERROR(resolve_node_inputs());
-    AMP_RETURN_IF_ERROR(add_graph_outputs(gp));
-    apply_value_info(gp);
-    AMP_RETURN_IF_ERROR(canonicalize_nodes());
+    AMP_RETURN_IF_ERROR(read_graph(gp));
     if (!report_.empty()) return report_.to_status();
     AMP_RETURN_IF_ERROR(sort_nodes());
     AMP_RETURN_IF_ERROR(apply_input_shapes());
@@ -181,9 +175,9 @@ class Importer {
     for (const auto& kv : model_.metadata_props()) m.properties.emplace_back(kv.key(), kv.value());
   }
 
-  // A subgraph (If branch, Loop/Scan body). Names it reads but does not define are the
-  // enclosing graphs' values: each becomes an input of the body after its own (captures_).
-  Result<Graph> run_body(onnx::GraphProto& gp) {
+  // The steps the main graph and a body share: values, nodes and their inputs, outputs,
+  // value_info, then the nodes in our canonical form.
+  Status read_graph(onnx::GraphProto& gp) {
     AMP_RETURN_IF_ERROR(add_initializers(gp));
     AMP_RETURN_IF_ERROR(add_graph_inputs(gp));
     AMP_RETURN_IF_ERROR(add_nodes(gp));
@@ -191,6 +185,13 @@ class Importer {
     AMP_RETURN_IF_ERROR(add_graph_outputs(gp));
     apply_value_info(gp);
     AMP_RETURN_IF_ERROR(canonicalize_nodes());
+    return Status::ok();
+  }
+
+  // A subgraph (If branch, Loop/Scan body). Names it reads but does not define are the
+  // enclosing graphs' values: each becomes an input of the body after its own (captures_).
+  Result<Graph> run_body(onnx::GraphProto& gp) {
+    AMP_RETURN_IF_ERROR(read_graph(gp));
     AMP_RETURN_IF_ERROR(sort_nodes());
     g_.compact_values();
     return std::move(g_);
