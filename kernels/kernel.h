@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "amp/dtype.h"
@@ -101,6 +102,10 @@ class Kernel {
   virtual Status prepare(const KernelConfig& config) = 0;
   virtual size_t workspace_bytes() const { return 0; }
   virtual Status run(const KernelArgs& args) const = 0;
+  // What prepare() chose, for profiles (amp::NodeProfile::implementation): a library's
+  // primitive and ISA ("oneDNN conv brgconv:avx512_core"), a cuDNN algorithm. Empty
+  // for a backend's own loops, which the runtime names itself.
+  virtual std::string implementation() const { return {}; }
 };
 
 }  // namespace amp::kernels

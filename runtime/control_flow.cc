@@ -371,6 +371,28 @@ Result<std::vector<Tensor>> run_control_flow(const ControlFlowStep& step,
   return outs;
 }
 
+namespace {
+
+// "4 2x3 -> 2x3": the shapes a control-flow node ran with, for its profile span.
+std::string ran_shapes(const ControlFlowStep& step, const std::vector<Tensor>& stage,
+                       const std::vector<Tensor>& outs) {
+  auto text = [](const Tensor& t) {
+    if (t.shape().empty()) return std::string("scalar");
+    std::string s;
+    for (size_t i = 0; i < t.shape().size(); ++i)
+      s += (i ? "x" : "") + std::to_string(t.shape()[i]);
+    return s;
+  };
+  std::string s;
+  const std::vector<const Tensor*> in = node_inputs(step, stage);
+  for (size_t k = 0; k < in.size(); ++k) s += (k ? " " : "") + (in[k] ? text(*in[k]) : "-");
+  s += " ->";
+  for (const Tensor& t : outs) s += " " + text(t);
+  return s;
+}
+
+}  // namespace
+
 Result<std::vector<Tensor>> run_plan_chain(std::shared_ptr<const ExecutionPlan> plan,
                                            const std::vector<const Tensor*>& inputs,
                                            Executor& executor, const RunConfig& config) {
@@ -383,8 +405,12 @@ Result<std::vector<Tensor>> run_plan_chain(std::shared_ptr<const ExecutionPlan> 
     std::vector<Tensor> stage = std::move(outs);
     const Continuation& c = *plan->continuation;
     if (c.control) {
+      const size_t span = config.profiler ? config.profiler->begin_span(c.control->cut.node) : 0;
       AMP_ASSIGN_OR_RETURN(std::vector<Tensor> node_outs,
                            run_control_flow(*c.control, stage, executor, config));
+      if (config.profiler)
+        config.profiler->end_span(span, ran_shapes(*c.control, stage, node_outs),
+                                  node_outs.empty() ? DType::kUndefined : node_outs[0].dtype());
       std::vector<Tensor> next;
       for (size_t src : c.control->sources)
         next.push_back(src < stage.size() ? std::move(stage[src])

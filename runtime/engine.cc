@@ -45,6 +45,16 @@ RunTimings ExecutionContext::last_run_timings() const {
   return impl_->last_timings();
 }
 
+void ExecutionContext::set_profiling(bool on) {
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "ExecutionContext was moved from");
+  impl_->set_profiling(on);
+}
+
+RunProfile ExecutionContext::last_run_profile() const {
+  if (!impl_) throw Error(ErrorCode::kInvalidArgument, "ExecutionContext was moved from");
+  return impl_->last_profile();
+}
+
 Engine::Engine(std::shared_ptr<EngineImpl> impl) : impl_(std::move(impl)) {}
 
 Engine Engine::load(const std::string& path, const Options& options) {

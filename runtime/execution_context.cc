@@ -1,5 +1,7 @@
 #include "runtime/execution_context.h"
 
+#include <chrono>
+
 #include "runtime/control_flow.h"
 #include "runtime/engine_impl.h"
 
@@ -17,15 +19,32 @@ Status ContextImpl::bind(const std::vector<const Tensor*>& inputs) {
 
 Result<std::vector<Tensor>> ContextImpl::run(const std::vector<NamedTensor>& named) {
   AMP_ASSIGN_OR_RETURN(std::vector<const Tensor*> inputs, engine_->match_inputs(named));
+  const auto bound = plan_;
   AMP_RETURN_IF_ERROR(bind(inputs));
   if (!executor_) {
     AMP_ASSIGN_OR_RETURN(executor_, engine_->backend().create_executor());
+    const bool cpu = engine_->backend().kind() == kernels::Backend::kCpu;
+    governor_ = runtime::ThreadGovernor(engine_->threads, cpu && engine_->options.adaptive_threads);
+  } else if (plan_ != bound) {
+    governor_.reset();
   }
   runtime::RunConfig config;
-  config.threads = engine_->threads;
+  config.threads = governor_.next();
+  const auto started = std::chrono::steady_clock::now();
   config.check_numerics = engine_->options.check_numerics;
+  if (profiling_) {
+    profiler_.begin(engine_->backend().kind() == kernels::Backend::kCuda ? "own CUDA kernel"
+                                                                         : "own loop");
+    config.profiler = &profiler_;
+  }
   // Cut plans (data-dependent sizes, control flow) continue in run_plan_chain.
-  return runtime::run_plan_chain(plan_, inputs, *executor_, config);
+  Result<std::vector<Tensor>> outs = runtime::run_plan_chain(plan_, inputs, *executor_, config);
+  if (profiling_ && outs.is_ok()) last_profile_ = profiler_.finish(profiler_.now_ms());
+  if (outs.is_ok())
+    governor_.record(config.threads, std::chrono::duration<double, std::milli>(
+                                         std::chrono::steady_clock::now() - started)
+                                         .count());
+  return outs;
 }
 
 }  // namespace amp

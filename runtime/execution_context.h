@@ -10,6 +10,7 @@
 #include "amp/engine.h"
 #include "runtime/backend/backend.h"
 #include "runtime/execution_plan.h"
+#include "runtime/thread_governor.h"
 
 namespace amp {
 
@@ -23,6 +24,8 @@ class ContextImpl {
       : engine_(engine), keepalive_(std::move(keepalive)) {}
   Result<std::vector<Tensor>> run(const std::vector<NamedTensor>& inputs);
   RunTimings last_timings() const { return executor_ ? executor_->last_timings() : RunTimings{}; }
+  void set_profiling(bool on) { profiling_ = on; }
+  RunProfile last_profile() const { return last_profile_; }
 
  private:
   Status bind(const std::vector<const Tensor*>& inputs);
@@ -31,6 +34,10 @@ class ContextImpl {
   std::shared_ptr<const EngineImpl> keepalive_;
   std::shared_ptr<const runtime::ExecutionPlan> plan_;
   std::unique_ptr<runtime::Executor> executor_;
+  bool profiling_ = false;
+  runtime::RunProfiler profiler_;
+  runtime::ThreadGovernor governor_{1};  // sized on the first run
+  RunProfile last_profile_;
 };
 
 }  // namespace amp

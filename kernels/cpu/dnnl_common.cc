@@ -82,6 +82,72 @@ void dnnl_execute(const dnnl::primitive& p, const std::unordered_map<int, memory
   s.wait();
 }
 
+std::string dnnl_implementation(const char* primitive, const dnnl::primitive_desc_base& pd,
+                                bool via_f32, bool reorders_in, bool reorders_out) {
+  std::string s = std::string("oneDNN ") + primitive + " " + pd.impl_info_str();
+  if (via_f32) s += " via f32";
+  if (reorders_in || reorders_out)
+    s += reorders_in && reorders_out ? " +reorder in/out"
+         : reorders_in               ? " +reorder in"
+                                     : " +reorder out";
+  return s;
+}
+
+namespace {
+
+// Sets this thread's max-threads ICV (what oneDNN reads when it creates a primitive) for a
+// scope, and restores it even when creation throws.
+class ScopedMaxThreads {
+ public:
+  explicit ScopedMaxThreads(int n) : previous_(omp_get_max_threads()) {
+    omp_set_num_threads(std::max(1, n));
+  }
+  ~ScopedMaxThreads() { omp_set_num_threads(previous_); }
+  ScopedMaxThreads(const ScopedMaxThreads&) = delete;
+  ScopedMaxThreads& operator=(const ScopedMaxThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+bool same_layouts(const dnnl::primitive_desc& a, const dnnl::primitive_desc& b) {
+  using q = dnnl::query;
+  return a.query_md(q::src_md) == b.query_md(q::src_md) &&
+         a.query_md(q::weights_md) == b.query_md(q::weights_md) &&
+         a.query_md(q::weights_md, 1) == b.query_md(q::weights_md, 1) &&
+         a.query_md(q::dst_md) == b.query_md(q::dst_md) &&
+         b.query_md(q::scratchpad_md).get_size() <= a.query_md(q::scratchpad_md).get_size();
+}
+
+}  // namespace
+
+dnnl::primitive_desc DnnlPrimitivePair::build(int threads,
+                                              const std::function<dnnl::primitive_desc()>& create) {
+  dnnl::primitive_desc pd;
+  if (threads > 1) {
+    ScopedMaxThreads scope(threads);
+    pd = create();
+  } else {
+    pd = create();  // as before the twin existed: under the calling thread's own setting
+  }
+  full_ = dnnl::primitive(pd);
+  has_single_ = false;
+  if (threads > 1) {
+    dnnl::primitive_desc single;
+    try {
+      ScopedMaxThreads scope(1);
+      single = create();
+    } catch (const dnnl::error&) {
+      return pd;  // no twin: one-thread runs use the full primitive
+    }
+    if (same_layouts(pd, single)) {
+      single_ = dnnl::primitive(single);
+      has_single_ = true;
+    }
+  }
+  return pd;
+}
+
 // ---- Fused activation ---------------------------------------------------------------------
 
 Status append_activation(dnnl::post_ops& po, const ew::Activation& act) {

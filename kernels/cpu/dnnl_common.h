@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -83,10 +84,38 @@ Status dnnl_guard(const std::string& what, Fn&& fn) {
 void dnnl_execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args,
                   int threads);
 
+// A convolution or matmul primitive, built for the engine's thread count and, when that is
+// more than one, again for one thread. oneDNN's jit kernels fix their team size when the
+// primitive is created (jcp.nthr = omp_get_max_threads() then), so a run that the thread
+// governor (runtime/thread_governor.h) gives one thread would otherwise still start a full
+// team. The twin is kept only when it lays src, weights and dst out exactly as the first
+// and needs no more scratchpad (the kernel's prepacked weights, reorders and workspace then
+// serve both); otherwise every run uses the first.
+class DnnlPrimitivePair {
+ public:
+  // Calls `create` under max-threads `threads` (and again under 1); returns the first
+  // descriptor, which the kernel queries for layouts. Throws what `create` throws.
+  dnnl::primitive_desc build(int threads, const std::function<dnnl::primitive_desc()>& create);
+  const dnnl::primitive& for_threads(int threads) const {
+    return threads <= 1 && has_single_ ? single_ : full_;
+  }
+
+ private:
+  dnnl::primitive full_, single_;
+  bool has_single_ = false;
+};
+
 // ---- Fused activation epilogue -----------------------------------------------------------
 
 // Appends `act` to `po` as oneDNN eltwise post-ops (HardSigmoid as linear + clip, since
 // oneDNN 2.6 has no hardsigmoid). No-op for kNone.
+// "oneDNN conv brgconv:avx512_core +reorder in/out": the primitive, oneDNN's implementation
+// (impl_info_str: the kernel and ISA it picked),
+// with what the kernel does around the primitive: widening low-precision data to f32 for
+// lack of a native implementation, reorders from and to plain layouts.
+std::string dnnl_implementation(const char* primitive, const dnnl::primitive_desc_base& pd,
+                                bool via_f32, bool reorders_in, bool reorders_out);
+
 Status append_activation(dnnl::post_ops& po, const ew::Activation& act);
 
 // ---- Workspace layout ---------------------------------------------------------------------

@@ -50,6 +50,7 @@ class ConvKernel final : public Kernel {
   Status run(const KernelArgs& a) const override {
     return dnnl_guard(op(), [&] { return run_impl(a); });
   }
+  std::string implementation() const override { return impl_; }
 
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
@@ -61,6 +62,7 @@ class ConvKernel final : public Kernel {
   void store_shifted(const float* staged, const float* bias, void* out, int threads) const;
 
   const bool transpose_;
+  std::string impl_;  // implementation()
   DType dtype_ = DType::kUndefined;
   bool empty_ = false;
   bool stage_src_ = false;   // widen src to f32 in the workspace
@@ -74,7 +76,7 @@ class ConvKernel final : public Kernel {
   memory::dims strides_, dilations_, pad_l_, pad_r_;
   memory::dims w_dims_, w_strides_;
 
-  dnnl::primitive prim_;
+  DnnlPrimitivePair prims_;
   memory::desc src_md_, wei_md_, bias_md_, dst_md_, scratch_md_;
   DnnlWeights weights_;
   std::vector<float> bias_const_;  // constant bias, widened to f32
@@ -186,7 +188,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   bool built = false;
   if (dtype_ == DType::kBF16) {
     try {
-      pd = create_pd(dt::bf16, shifted_ ? dt::f32 : dt::bf16);
+      pd = prims_.build(cfg.num_threads,
+                        [&] { return create_pd(dt::bf16, shifted_ ? dt::f32 : dt::bf16); });
       compute = dt::bf16;
       built = true;
     } catch (const dnnl::error&) {
@@ -195,10 +198,9 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   }
   if (!built) {
     stage_src_ = dtype_ != DType::kF32;
-    pd = create_pd(dt::f32, dt::f32);
+    pd = prims_.build(cfg.num_threads, [&] { return create_pd(dt::f32, dt::f32); });
   }
   stage_dst_ = shifted_ || (dtype_ != DType::kF32 && compute == dt::f32);
-  prim_ = dnnl::primitive(pd);
   src_md_ = pd.query_md(dnnl::query::src_md);
   wei_md_ = pd.query_md(dnnl::query::weights_md);
   dst_md_ = pd.query_md(dnnl::query::dst_md);
@@ -217,6 +219,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   dst_reorder_.prepare(dst_md_, plain_desc(dst_dims, dst_md_.data_type()), ws_);
   if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
   if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
+  impl_ = dnnl_implementation(transpose_ ? "deconv" : "conv", pd, stage_src_, src_reorder_.active(),
+                              dst_reorder_.active());
   if (conv_.has_bias) {
     const TensorDesc& b = cfg.inputs[2];
     if (b.constant_data != nullptr) {
@@ -328,7 +332,7 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
       {DNNL_ARG_DST, memory(dst_md_, eng, prim_dst)}};
   if (conv_.has_bias) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
   add_scratchpad(args, scratch_md_, ws, off_scratch_);
-  dnnl_execute(prim_, args, threads);
+  dnnl_execute(prims_.for_threads(threads), args, threads);
   if (dst_reorder_.active()) dst_reorder_.run(prim_dst, dst, ws, threads);
 
   if (shifted_) {

@@ -44,6 +44,7 @@ class MatMulKernel final : public Kernel {
   Status run(const KernelArgs& a) const override {
     return dnnl_guard(op(), [&] { return run_impl(a); });
   }
+  std::string implementation() const override { return impl_; }
 
  private:
   enum class Mode { kEmpty, kFill, kPrimitive };
@@ -63,6 +64,7 @@ class MatMulKernel final : public Kernel {
   void fill(const float* c, void* out, int threads) const;
 
   const bool gemm_;
+  std::string impl_;  // implementation(); empty (own loop) for the fill and empty modes
   DType dtype_ = DType::kUndefined;
   ew::Activation act_;
   Mode mode_ = Mode::kPrimitive;
@@ -81,7 +83,7 @@ class MatMulKernel final : public Kernel {
   size_t off_bias_ = WorkspaceLayout::kNone;
 
   bool stage_src_ = false, stage_dst_ = false;
-  dnnl::primitive prim_;
+  DnnlPrimitivePair prims_;
   memory::desc src_md_, wei_md_, bias_md_, dst_md_, scratch_md_;
   DnnlWeights weights_;
   WorkspaceLayout ws_;
@@ -185,7 +187,9 @@ Status MatMulKernel::build(const KernelConfig& cfg) {
   bool built = false;
   if (dtype_ == DType::kBF16) {
     try {
-      pd = create_pd(dt::bf16, c_prefill_ ? dt::f32 : dt::bf16, b_constant);
+      pd = prims_.build(cfg.num_threads, [&] {
+        return create_pd(dt::bf16, c_prefill_ ? dt::f32 : dt::bf16, b_constant);
+      });
       compute = dt::bf16;
       built = true;
     } catch (const dnnl::error&) {
@@ -194,11 +198,11 @@ Status MatMulKernel::build(const KernelConfig& cfg) {
   }
   if (!built) {
     stage_src_ = dtype_ != DType::kF32;
-    pd = create_pd(dt::f32, dt::f32, b_constant);
+    pd = prims_.build(cfg.num_threads, [&] { return create_pd(dt::f32, dt::f32, b_constant); });
   }
   // The prefill is f32 (one rounding of beta C + alpha A B), so a low-precision Y is staged.
   stage_dst_ = dtype_ != DType::kF32 && (compute == dt::f32 || c_prefill_);
-  prim_ = dnnl::primitive(pd);
+  impl_ = dnnl_implementation("matmul", pd, stage_src_, false, false);
   src_md_ = pd.query_md(dnnl::query::src_md);
   wei_md_ = pd.query_md(dnnl::query::weights_md);
   dst_md_ = pd.query_md(dnnl::query::dst_md);
@@ -308,7 +312,7 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
     args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
   }
   add_scratchpad(args, scratch_md_, ws, off_scratch_);
-  dnnl_execute(prim_, args, threads);
+  dnnl_execute(prims_.for_threads(threads), args, threads);
 
   if (stage_dst_)
     store_from_f32(dtype_, static_cast<const float*>(dst), a.outputs[0], y_numel_, threads);

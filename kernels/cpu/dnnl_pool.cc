@@ -113,6 +113,7 @@ class PoolKernel final : public Kernel {
   Status run(const KernelArgs& a) const override {
     return dnnl_guard(op(), [&] { return run_impl(a); });
   }
+  std::string implementation() const override { return impl_; }
 
  private:
   std::string op() const { return max_ ? "MaxPool" : "AveragePool"; }
@@ -126,6 +127,7 @@ class PoolKernel final : public Kernel {
   PoolSetup pool_;  // the record, dtype and window walk (common/window_op_io.h)
   bool empty_ = false;
   bool use_dnnl_ = false;
+  std::string impl_;  // implementation(); empty when the loop runs
   dnnl::primitive prim_;
   memory::desc src_md_, dst_md_, scratch_md_;
   WorkspaceLayout ws_;
@@ -152,6 +154,7 @@ bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<
                                      memory::dims(pad_r.begin(), pad_r.end()));
     dnnl::pooling_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
     prim_ = dnnl::primitive(pd);
+    impl_ = dnnl_implementation("pool", pd, false, false, false);
     src_md_ = pd.src_desc();
     dst_md_ = pd.dst_desc();
     scratch_md_ = pd.scratchpad_desc();

@@ -54,6 +54,11 @@ class MatMulKernel final : public Kernel {
   Status prepare(const KernelConfig& cfg) override;
   size_t workspace_bytes() const override { return ws_.total(); }
   Status run(const KernelArgs& a) const override;
+  std::string implementation() const override {
+    if (mode_ != Mode::kGemm) return {};
+    return std::string("cuBLASLt matmul") + (bias_ ? ", bias epilogue" : "") +
+           (aligned_possible_ ? "" : ", element-aligned algorithm");
+  }
 
  private:
   enum class Mode { kEmpty, kFill, kGemm };

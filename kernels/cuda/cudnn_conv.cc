@@ -59,6 +59,10 @@ class ConvKernel final : public Kernel {
   Status prepare(const KernelConfig& cfg) override;
   size_t workspace_bytes() const override { return ws_.total(); }
   Status run(const KernelArgs& a) const override;
+  std::string implementation() const override {
+    return transpose_ ? "cuDNN backward-data algo " + std::to_string(static_cast<int>(bwd_algo_))
+                      : "cuDNN forward algo " + std::to_string(static_cast<int>(fwd_algo_));
+  }
 
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }

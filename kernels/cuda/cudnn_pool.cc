@@ -78,6 +78,7 @@ class PoolKernel final : public Kernel {
     return Status::ok();
   }
 
+  std::string implementation() const override { return use_cudnn_ ? "cuDNN pooling" : ""; }
   Status run(const KernelArgs& a) const override {
     if (empty_) return Status::ok();
     cudaStream_t st = static_cast<cudaStream_t>(a.stream);

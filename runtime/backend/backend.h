@@ -26,12 +26,14 @@
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 #include "runtime/execution_plan.h"
+#include "runtime/profiler.h"
 
 namespace amp::runtime {
 
 struct RunConfig {
-  int threads = 1;              // CPU threads a run may use
-  bool check_numerics = false;  // Options::check_numerics
+  int threads = 1;                  // CPU threads a run may use
+  bool check_numerics = false;      // Options::check_numerics
+  RunProfiler* profiler = nullptr;  // set: time every step (runtime/profiler.h)
 };
 
 class Executor {

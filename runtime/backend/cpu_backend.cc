@@ -92,7 +92,9 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
                          : arena_.data() + step.workspace_offset;
     const bool check = config.check_numerics && step.low_precision;
     const bool inputs_finite = check && all_finite(views(plan, step.inputs));
+    const double started = config.profiler ? config.profiler->now_ms() : 0;
     Status st = step.kernel->run(args);
+    if (config.profiler) config.profiler->add_step(plan, s, started, config.profiler->now_ms());
     const graph::Node& n = g.nodes[s];
     if (!st.is_ok())
       return st.with_context("node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")");

@@ -105,6 +105,35 @@ TEST_F(ControlFlowTest, IfBodiesSurviveTheAmpFileRoundTrip) {
   EXPECT_TRUE(*back == g);
 }
 
+// A profiled run shows the If as a span and, one level deeper and inside it in time, the
+// nodes of the branch that ran; the node after the If is back at depth 0.
+TEST_F(ControlFlowTest, ProfileShowsTheIfAsASpanAroundItsBranch) {
+  Engine e = Engine::load(save(if_model(), "if_profile.amp"), {});
+  ExecutionContext ctx = e.create_context();
+  ctx.set_profiling(true);
+  const std::vector<float> x = {1, -2, 3, -4};
+  const uint8_t flag = 1;
+  for (int rep = 0; rep < 2; ++rep)
+    ctx.run(
+        {{"x", Tensor::from(x, {4})}, {"flag", Tensor::from_bytes(DType::kBool, {}, &flag, 1)}});
+  const RunProfile p = ctx.last_run_profile();
+  std::vector<std::string> seen;
+  for (const NodeProfile& n : p.nodes) seen.push_back(std::to_string(n.depth) + " " + n.op);
+  EXPECT_EQ(seen, (std::vector<std::string>{"0 If", "1 Relu", "1 Mul", "0 Add"}));
+  ASSERT_EQ(p.nodes.size(), 4u);
+  const NodeProfile& span = p.nodes[0];
+  EXPECT_TRUE(span.control_flow);
+  EXPECT_EQ(span.name, "choose");
+  EXPECT_EQ(span.shapes, "scalar 4 scalar -> 4");
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_FALSE(p.nodes[i].control_flow);
+    EXPECT_GE(p.nodes[i].start_ms, span.start_ms);
+    EXPECT_LE(p.nodes[i].start_ms + p.nodes[i].duration_ms,
+              span.start_ms + span.duration_ms + 1e-6);
+  }
+  EXPECT_GE(p.total_ms, span.duration_ms);
+}
+
 TEST_F(ControlFlowTest, AmpColorsTheBodiesAndKeepsTheBoundaryInFp32) {
   Options opt;
   opt.precision = Precision::kFp16;

@@ -12,6 +12,8 @@
 #include <fstream>
 
 #include "amp/tensor_io.h"
+#include "graph/ir/graph_builder.h"
+#include "graph/serialize/amp_writer.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/shared_data.h"
@@ -142,6 +144,70 @@ TEST_F(AmprunTest, CompareVerdictMatchesConformance) {
     ++checked;
   }
   EXPECT_GT(checked, 20);
+}
+
+// Four nodes no pass merges (an activation after Add is not fused, Mul after MatMul is not
+// an activation): the trace must hold exactly one complete event for each, in order, and
+// the MatMul must name the oneDNN implementation it got.
+TEST_F(AmprunTest, ProfileJsonIsAChromeTraceWithOneEventPerExecutedNode) {
+  using namespace amp::graph;
+  GraphBuilder b;
+  const ValueId x = b.input("x", amp::DType::kF32, Shape({4, 8}));
+  const ValueId y = b.input("y", amp::DType::kF32, Shape({4, 8}));
+  const ValueId sum = b.node(OpType::kAdd, {x, y}, {}, "add");
+  const ValueId relu = b.node(OpType::kRelu, {sum}, {}, "relu");
+  const ValueId w = b.constant(
+      "w", TensorData::from_vector(amp::DType::kF32, {8, 3}, std::vector<float>(24, 0.5f)));
+  const ValueId mm = b.node(OpType::kMatMul, {relu, w}, {}, "matmul");
+  const ValueId out = b.node(OpType::kMul, {mm, mm}, {}, "square");
+  b.output(out);
+  const fs::path model = dir_ / "four_nodes.amp";
+  ASSERT_TRUE(write_amp_file(b.build(), model.string()).is_ok());
+
+  const fs::path trace = dir_ / "trace.json", report = dir_ / "report.json";
+  const int rc = run("--model " + model.string() +
+                         " --backend cpu --warmup 1 --iterations 3 --profile --profile-json " +
+                         trace.string() + " --json-report " + report.string(),
+                     dir_ / "log.txt");
+  ASSERT_EQ(rc, 0) << std::ifstream(dir_ / "log.txt").rdbuf();
+  std::ifstream tf(trace);
+  const json t = json::parse(tf);  // throws (fails the test) if it is not JSON
+  ASSERT_TRUE(t["traceEvents"].is_array());
+  std::vector<std::string> names;
+  double last_end = 0;
+  for (const json& e : t["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    names.push_back(e["name"].get<std::string>());
+    EXPECT_EQ(e["cat"], "node");
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+    EXPECT_GE(e["ts"].get<double>(), last_end - 1e-6) << "events overlap on one thread";
+    last_end = e["ts"].get<double>() + e["dur"].get<double>();
+    for (const char* k : {"op", "implementation", "dtype", "shapes"})
+      EXPECT_FALSE(e["args"][k].get<std::string>().empty()) << e.dump();
+    if (e["name"] == "matmul") {
+      EXPECT_EQ(e["args"]["implementation"].get<std::string>().rfind("oneDNN matmul", 0), 0u)
+          << e.dump();
+      EXPECT_EQ(e["args"]["shapes"], "4x8 8x3 -> 4x3");
+    }
+    if (e["name"] == "add") {
+      EXPECT_EQ(e["args"]["implementation"], "own loop");
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"add", "relu", "matmul", "square"}));
+
+  std::ifstream rf(report);
+  const json r = json::parse(rf);
+  ASSERT_TRUE(r.contains("profile")) << r.dump();
+  EXPECT_EQ(r["profile"]["runs"], 3);
+  ASSERT_EQ(r["profile"]["nodes"].size(), 4u);
+  double share = 0;
+  for (const json& n : r["profile"]["nodes"]) share += n["share"].get<double>();
+  EXPECT_NEAR(share, 1.0, 1e-6);
+  const std::string log = [&] {
+    std::ifstream lf(dir_ / "log.txt");
+    return std::string(std::istreambuf_iterator<char>(lf), {});
+  }();
+  EXPECT_NE(log.find("=== Profile"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -61,11 +61,16 @@ const char* usage_text() {
   --iterations N               timed runs (default 100)
   --duration SECONDS           minimum timed duration (keeps running past --iterations)
   --threads N                  CPU threads per run (default: all cores)
+  --adaptive-threads 0|1       let a run use one thread while that measures faster (a busy
+                               neighbour; default 1, see runtime/thread_governor.h)
   --streams N                  concurrent execution contexts, one host thread each (default 1)
   --save-outputs DIR           write output_N.pb files
   --dump-plan FILE.json        the AMP precision plan
   --dump-dot FILE.dot          the plan as a Graphviz picture (green low, red fp32)
   --json-report FILE           machine-readable report
+  --profile                    per-node times (mean of up to 50 extra runs), longest first:
+                               op, dtype, kernel chosen, shapes, share of the total
+  --profile-json FILE          one profiled run as a Chrome trace (chrome://tracing, Perfetto)
   --keep-io-types 0|1          outputs in the model's dtypes (default 1)
   --check-numerics             report the first low-precision node that produces Inf/NaN
   --memory-limit BYTES         cap on weights + activation arena
@@ -96,6 +101,8 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
       a.verbose = true;
     } else if (f == "--check-numerics") {
       a.check_numerics = true;
+    } else if (f == "--profile") {
+      a.profile = true;
     } else if (f == "--model") {
       if (!(v = need(i, f))) return std::nullopt;
       a.model = v;
@@ -133,14 +140,15 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
       }
       a.shapes[name] = dims;
     } else if (f == "--inputs" || f == "--compare" || f == "--save-outputs" || f == "--dump-plan" ||
-               f == "--dump-dot" || f == "--json-report") {
+               f == "--dump-dot" || f == "--json-report" || f == "--profile-json") {
       if (!(v = need(i, f))) return std::nullopt;
       std::string& dst = f == "--inputs"         ? a.inputs_dir
                          : f == "--compare"      ? a.compare_dir
                          : f == "--save-outputs" ? a.save_outputs_dir
                          : f == "--dump-plan"    ? a.dump_plan
                          : f == "--dump-dot"     ? a.dump_dot
-                                                 : a.json_report;
+                         : f == "--json-report"  ? a.json_report
+                                                 : a.profile_json;
       dst = v;
     } else if (f == "--rtol" || f == "--atol" || f == "--duration") {
       if (!(v = need(i, f))) return std::nullopt;
@@ -155,12 +163,13 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
       else
         a.duration_s = d;
     } else if (f == "--warmup" || f == "--iterations" || f == "--threads" || f == "--streams" ||
-               f == "--seed" || f == "--keep-io-types" || f == "--memory-limit") {
+               f == "--seed" || f == "--keep-io-types" || f == "--memory-limit" ||
+               f == "--adaptive-threads") {
       if (!(v = need(i, f))) return std::nullopt;
       const long long lo = (f == "--iterations" || f == "--streams") ? 1 : 0;
-      const long long hi = f == "--memory-limit"    ? (1LL << 50)
-                           : f == "--keep-io-types" ? 1
-                                                    : 1000000;
+      const long long hi = f == "--memory-limit"                                 ? (1LL << 50)
+                           : f == "--keep-io-types" || f == "--adaptive-threads" ? 1
+                                                                                 : 1000000;
       if (!parse_int(v, lo, hi, n)) {
         error = f + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                 "], got '" + std::string(v) + "'";
@@ -178,6 +187,8 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         a.seed = static_cast<int>(n);
       else if (f == "--keep-io-types")
         a.keep_io_types = n != 0;
+      else if (f == "--adaptive-threads")
+        a.adaptive_threads = n != 0;
       else
         a.memory_limit = static_cast<size_t>(n);
     } else {

@@ -30,7 +30,10 @@ struct Args {
   std::string dump_plan;
   std::string dump_dot;
   std::string json_report;
+  bool profile = false;      // per-node table
+  std::string profile_json;  // Chrome trace of one profiled run
   bool keep_io_types = true;
+  bool adaptive_threads = true;
   bool check_numerics = false;
   size_t memory_limit = 0;
   int seed = 1;

@@ -3,6 +3,7 @@
 // errors). See amprun_options.cc for the flags and README.md for a sample session.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "tools/amprun/accuracy.h"
 #include "tools/amprun/amprun_options.h"
 #include "tools/amprun/inputs.h"
+#include "tools/amprun/profile_report.h"
 #include "tools/amprun/timing.h"
 
 namespace fs = std::filesystem;
@@ -46,6 +48,38 @@ void write_file(const std::string& path, const std::string& text) {
     throw amp::Error(amp::ErrorCode::kNotFound, "cannot write '" + path + "'");
 }
 
+// --profile / --profile-json: a fresh context with profiling on, a few warm-up runs (plans
+// bound, caches warm), then up to 50 profiled runs; the table and the JSON report get their
+// mean per node, the trace file the last run.
+void profile(const amp::Engine& engine, const std::vector<amp::NamedTensor>& inputs,
+             const amprun::Args& args, ordered_json& json) {
+  amp::ExecutionContext ctx = engine.create_context();
+  for (int i = 0; i < std::max(1, std::min(args.warmup, 3)); ++i) ctx.run(inputs);
+  ctx.set_profiling(true);
+  const int runs = std::max(1, std::min(args.iterations, 50));
+  std::vector<amp::RunProfile> profiles;
+  double total = 0;
+  for (int i = 0; i < runs; ++i) {
+    ctx.run(inputs);
+    profiles.push_back(ctx.last_run_profile());
+    total += profiles.back().total_ms;
+  }
+  const std::vector<amprun::ProfileRow> rows = amprun::aggregate_profiles(profiles);
+  if (args.profile) {
+    const std::string threads =
+        args.threads ? std::to_string(args.threads) + " thread(s)" : "default threads";
+    std::printf("\n=== Profile (%s, %s) ===\n", engine.device_name().c_str(), threads.c_str());
+    amprun::print_profile_table(stdout, rows, runs, total / runs);
+    json["profile"] = {
+        {"runs", runs}, {"mean_run_ms", total / runs}, {"nodes", amprun::profile_rows_json(rows)}};
+  }
+  if (!args.profile_json.empty())
+    write_file(args.profile_json,
+               amprun::chrome_trace(profiles.back(), args.model, engine.device_name())
+                       .dump(1, ' ', false, ordered_json::error_handler_t::replace) +
+                   "\n");
+}
+
 // Prints the accuracy table and appends it to `json`. Returns whether all passed.
 bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string& against,
                      ordered_json& json) {
@@ -77,6 +111,7 @@ int run(const amprun::Args& args) {
   amp::Options opt;
   opt.backend = args.backend;
   opt.threads = args.threads;
+  opt.adaptive_threads = args.adaptive_threads;
   opt.policy_file = args.policy;
   opt.input_shapes = args.shapes;
   opt.keep_io_types = args.keep_io_types;
@@ -156,6 +191,8 @@ int run(const amprun::Args& args) {
     for (int i = 0; i < 3; ++i) probe.run(inputs);
     rt = probe.last_run_timings();
   }
+
+  if (args.profile || !args.profile_json.empty()) profile(engine, inputs, args, json);
 
   // Precision summary.
   ordered_json plan = ordered_json::parse(engine.precision_report_json(), nullptr, false);

@@ -46,7 +46,12 @@ class CudaExecutor : public Executor {
   Status bind(const std::shared_ptr<const ExecutionPlan>& plan);
   // Enqueues the whole run on the stream: input copies, every step, output copies, with
   // the four timing events between the phases. `capturing`: events become graph nodes.
-  Status enqueue(const ExecutionPlan& plan, bool capturing, bool check_numerics);
+  // `profiling`: an event before every step and after the last (step_events_).
+  Status enqueue(const ExecutionPlan& plan, bool capturing, bool check_numerics,
+                 bool profiling = false);
+  // After the stream is synchronized: every step's time into the profiler, placed on its
+  // clock from `host_start` (its time when the run began enqueuing).
+  Status report_steps(const ExecutionPlan& plan, RunProfiler& profiler, double host_start);
   Status record_event(int i, bool capturing);
   Status capture(const ExecutionPlan& plan);
   // Copies the float tensors `ids` of a plan to `host` (synchronizing the stream) and
@@ -66,6 +71,7 @@ class CudaExecutor : public Executor {
   cudaStream_t stream_ = nullptr;
   amp::kernels::cuda::ContextHandles* handles_ = nullptr;
   cudaEvent_t events_[4] = {nullptr, nullptr, nullptr, nullptr};
+  std::vector<cudaEvent_t> step_events_;  // profiling only, created on first use
   cuda::DeviceBuffer arena_;
   cuda::PinnedBuffer staging_;
   std::vector<StagedCopy> staged_inputs_;
@@ -101,6 +107,7 @@ CudaExecutor::~CudaExecutor() {
   drop_graph();
   for (cudaEvent_t e : events_)
     if (e) cudaEventDestroy(e);
+  for (cudaEvent_t e : step_events_) cudaEventDestroy(e);
   arena_.reset();
   staging_.reset();
   // Give the stream back only when it is known idle; a failed sync means the context is
@@ -195,8 +202,14 @@ Status CudaExecutor::fetch_to_host(const ExecutionPlan& plan,
   return Status::ok();
 }
 
-Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool numerics) {
+Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool numerics,
+                             bool profiling) {
   const graph::Graph& g = plan.graph;
+  while (profiling && step_events_.size() < plan.steps.size() + 1) {
+    cudaEvent_t e = nullptr;
+    AMP_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
+    step_events_.push_back(e);
+  }
   AMP_RETURN_IF_ERROR(record_event(0, capturing));
   for (const StagedCopy& c : staged_inputs_)
     if (c.bytes && c.arena_offset != graph::kNotInArena)
@@ -230,12 +243,15 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
       AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.inputs, numerics_host_, numerics_views_));
       inputs_finite = all_finite(numerics_views_);
     }
+    if (profiling) AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[s], stream_));
     AMP_RETURN_IF_ERROR(step.kernel->run(args).with_context(node_label(g.nodes[s])));
     if (check) {
       AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.outputs, numerics_host_, numerics_views_));
       AMP_RETURN_IF_ERROR(check_step_numerics(g, g.nodes[s], inputs_finite, numerics_views_));
     }
   }
+  if (profiling)
+    AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[plan.steps.size()], stream_));
   AMP_RETURN_IF_ERROR(record_event(2, capturing));
 
   for (const StagedCopy& c : staged_outputs_)
@@ -244,6 +260,18 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
                                                arena_.data() + c.arena_offset, c.bytes,
                                                cudaMemcpyDeviceToHost, stream_));
   AMP_RETURN_IF_ERROR(record_event(3, capturing));
+  return Status::ok();
+}
+
+Status CudaExecutor::report_steps(const ExecutionPlan& plan, RunProfiler& profiler,
+                                  double host_start) {
+  float end = 0;
+  AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end, events_[0], step_events_[0]));
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    const float start = end;
+    AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end, events_[0], step_events_[s + 1]));
+    profiler.add_step(plan, s, host_start + start, host_start + end);
+  }
   return Status::ok();
 }
 
@@ -282,9 +310,11 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
     if (c.bytes) std::memcpy(staging_.data() + c.staging_offset, inputs[i]->raw_data(), c.bytes);
   }
 
-  // A data-dependent step synchronizes to read its size: no capture.
-  const bool want_graph =
-      opt_.cuda_graphs && !config.check_numerics && !capture_failed_ && plan.dynamic_step < 0;
+  // A data-dependent step synchronizes to read its size: no capture. Profiling times each
+  // step with events between them: no capture either.
+  const double host_start = config.profiler ? config.profiler->now_ms() : 0;
+  const bool want_graph = opt_.cuda_graphs && !config.check_numerics && !config.profiler &&
+                          !capture_failed_ && plan.dynamic_step < 0;
   if (want_graph && !graph_exec_ && eager_runs_ >= 1) {
     // A failed capture is not an error: the run goes eagerly. Another thread's
     // device-wide call (cudaFree, a handle's creation) can invalidate a capture, so a
@@ -300,7 +330,8 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
   if (replay) {
     AMP_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(graph_exec_, stream_));
   } else {
-    Status st = enqueue(plan, /*capturing=*/false, config.check_numerics);
+    Status st =
+        enqueue(plan, /*capturing=*/false, config.check_numerics, config.profiler != nullptr);
     if (!st.is_ok()) {
       cudaStreamSynchronize(stream_);  // leave nothing running on our buffers
       return st;
@@ -308,6 +339,7 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
     ++eager_runs_;
   }
   AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  if (config.profiler) AMP_RETURN_IF_ERROR(report_steps(plan, *config.profiler, host_start));
 
   float ms[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i)
@@ -319,6 +351,8 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
     timings_.cuda_graph_note = "eager: Options::cuda_graphs is off";
   else if (config.check_numerics)
     timings_.cuda_graph_note = "eager: check_numerics reads every step back";
+  else if (config.profiler)
+    timings_.cuda_graph_note = "eager: profiling times every node";
   else if (plan.dynamic_step >= 0)
     timings_.cuda_graph_note = "eager: a data-dependent op reads its output size back";
   else if (!capture_error_.empty())

@@ -62,6 +62,27 @@ struct RunTimings {
   std::string cuda_graph_note;
 };
 
+// One node's share of a profiled run (ExecutionContext::set_profiling). Nodes inside an
+// If/Loop/Scan body appear once per time they ran, after a span for the control-flow node
+// itself (depth counts the bodies around a node; a span's time includes its bodies').
+struct NodeProfile {
+  std::string name;
+  std::string op;
+  // The kernel chosen: "oneDNN conv brgconv:avx512_core_bf16", "own loop",
+  // "cuDNN convolution algo 1", "cuBLASLt", "runs its bodies", ...
+  std::string implementation;
+  std::string dtype;   // of its first output
+  std::string shapes;  // "1x3x32x32 16x3x3x3 -> 1x16x32x32" (absent inputs as "-")
+  double start_ms = 0, duration_ms = 0;  // from the start of the run's compute
+  int depth = 0;
+  bool control_flow = false;  // a span around bodies' nodes
+};
+
+struct RunProfile {
+  std::vector<NodeProfile> nodes;  // in execution order
+  double total_ms = 0;             // the run's wall time, copies in and out included
+};
+
 class EngineImpl;
 class ContextImpl;
 
@@ -74,6 +95,11 @@ class ExecutionContext {
   std::vector<Tensor> run(const std::vector<NamedTensor>& inputs);
   // The breakdown of this context's most recent successful run.
   RunTimings last_run_timings() const;
+  // Per-node timing of the following runs: host clock around each kernel on the CPU, CUDA
+  // events around each node on its stream (which turns CUDA graph replay off while on).
+  void set_profiling(bool on);
+  // The per-node times of this context's most recent successful profiled run.
+  RunProfile last_run_profile() const;
 
  private:
   friend class Engine;

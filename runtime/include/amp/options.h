@@ -42,6 +42,9 @@ struct Options {
   bool keep_io_types = true;
   // CPU threads per run; 0 = OMP_NUM_THREADS when set, else all cores.
   int threads = 0;
+  // Let each context run on fewer threads (one) while that measures faster, as it does when
+  // another process keeps a core busy (runtime/thread_governor.h). Off: always `threads`.
+  bool adaptive_threads = true;
   // Binds symbolic input dims at load ("input" -> {1,3,224,224}); others bind per run.
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Cap on the bytes an Engine may take (weights + arena per context); 0 = no cap.

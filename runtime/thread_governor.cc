@@ -1,0 +1,67 @@
+#include "runtime/thread_governor.h"
+
+#include <algorithm>
+
+namespace amp::runtime {
+
+int ThreadGovernor::next() const {
+  if (!adaptive_ || max_threads_ == 1) return max_threads_;
+  return threads_of(probe_left_ > 0 ? 1 - choice_ : choice_);
+}
+
+void ThreadGovernor::reset() {
+  choice_ = 0;
+  candidates_[0] = candidates_[1] = Candidate{};
+  runs_ = slow_in_a_row_ = probe_left_ = 0;
+  probe_ms_.clear();
+}
+
+void ThreadGovernor::start_probe() {
+  probe_left_ = kProbeRuns;
+  probe_skip_first_ = candidates_[1 - choice_].average < 0;
+  probe_ms_.clear();
+}
+
+void ThreadGovernor::end_probe() {
+  std::sort(probe_ms_.begin(), probe_ms_.end());
+  const double median = probe_ms_[probe_ms_.size() / 2];
+  Candidate& other = candidates_[1 - choice_];
+  other.average = median;
+  other.best = other.best < 0 ? median : std::min(other.best, median);
+  if (median < 0.9 * candidates_[choice_].average) {
+    choice_ = 1 - choice_;
+    candidates_[choice_].best = median;  // the old best may predate the neighbour
+  } else {
+    // Staying: "slow" now means slower than today's level, or a lasting neighbour would
+    // trigger a probe every kSlowRuns runs.
+    candidates_[choice_].best = candidates_[choice_].average;
+  }
+  runs_ = slow_in_a_row_ = 0;
+}
+
+void ThreadGovernor::record(int threads, double ms) {
+  if (!adaptive_ || max_threads_ == 1) return;
+  const int i = index(threads);
+  if (probe_left_ > 0 && i != choice_) {
+    --probe_left_;
+    if (probe_skip_first_) {
+      probe_skip_first_ = false;
+      ++probe_left_;  // the cold run does not count
+    } else {
+      probe_ms_.push_back(ms);
+    }
+    if (probe_left_ == 0) end_probe();
+    return;
+  }
+  Candidate& c = candidates_[i];
+  c.average = c.average < 0 ? ms : 0.75 * c.average + 0.25 * ms;
+  c.best = c.best < 0 ? ms : std::min(c.best, ms);
+  ++runs_;
+  slow_in_a_row_ = ms > kSlowFactor * c.best ? slow_in_a_row_ + 1 : 0;
+  const bool never_probed = candidates_[1 - choice_].average < 0;
+  if ((never_probed && runs_ >= kFirstProbeAfter) || slow_in_a_row_ >= kSlowRuns ||
+      runs_ >= kProbeInterval)
+    start_probe();
+}
+
+}  // namespace amp::runtime

@@ -1,0 +1,86 @@
+// The thread governor's decisions on made-up latencies (runtime/thread_governor.h): no
+// clocks here, so the tests are exact. A "machine" maps the thread count of a run to its
+// latency, and the test plays runs through the governor.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "runtime/thread_governor.h"
+
+namespace amp::runtime {
+namespace {
+
+struct Played {
+  int single_runs = 0;  // runs the governor gave one thread
+  int last_threads = 0;
+};
+
+Played play(ThreadGovernor& g, int runs, const std::function<double(int threads)>& latency) {
+  Played p;
+  for (int i = 0; i < runs; ++i) {
+    const int t = g.next();
+    g.record(t, latency(t));
+    if (t == 1) ++p.single_runs;
+    p.last_threads = t;
+  }
+  p.last_threads = g.next();
+  return p;
+}
+
+// Quiet machine: two threads are faster, and one-thread runs are only the probes.
+TEST(ThreadGovernor, QuietMachineKeepsAllThreadsAndProbesRarely) {
+  ThreadGovernor g(2);
+  const Played p = play(g, 1000, [](int t) { return t == 2 ? 10.0 : 17.0; });
+  EXPECT_EQ(p.last_threads, 2);
+  // The first probe (one cold run + 3) and one probe per kProbeInterval runs.
+  EXPECT_LE(p.single_runs, 4 + 3 * (1000 / ThreadGovernor::kProbeInterval + 1));
+}
+
+// A neighbour from the start: two threads stall at barriers; one thread wins at once.
+TEST(ThreadGovernor, BusyFromTheStartSwitchesToOneThread) {
+  ThreadGovernor g(2);
+  const Played p = play(g, 20, [](int t) { return t == 2 ? 40.0 : 17.0; });
+  EXPECT_EQ(p.last_threads, 1);
+  EXPECT_GE(p.single_runs, 20 - ThreadGovernor::kFirstProbeAfter - 1);
+}
+
+// A neighbour arrives, then leaves: the governor follows both ways.
+TEST(ThreadGovernor, FollowsANeighbourArrivingAndLeaving) {
+  ThreadGovernor g(2);
+  EXPECT_EQ(play(g, 50, [](int t) { return t == 2 ? 10.0 : 17.0; }).last_threads, 2);
+  // Arrives: after kSlowRuns slow runs it probes one thread and switches.
+  EXPECT_EQ(play(g, 10, [](int t) { return t == 2 ? 60.0 : 18.0; }).last_threads, 1);
+  // Leaves: the periodic probe of two threads finds them faster again.
+  const Played back =
+      play(g, ThreadGovernor::kProbeInterval + 10, [](int t) { return t == 2 ? 10.0 : 17.0; });
+  EXPECT_EQ(back.last_threads, 2);
+}
+
+// A lasting slowdown of both counts (a heavier model phase, a slower CPU clock) must not
+// make it probe every few runs.
+TEST(ThreadGovernor, NoProbeStormWhenEverythingGetsSlower) {
+  ThreadGovernor g(2);
+  play(g, 50, [](int t) { return t == 2 ? 10.0 : 17.0; });
+  const Played p = play(g, 1000, [](int t) { return t == 2 ? 30.0 : 51.0; });
+  EXPECT_EQ(p.last_threads, 2);
+  EXPECT_LE(p.single_runs, 3 * (1000 / ThreadGovernor::kProbeInterval + 2));
+}
+
+TEST(ThreadGovernor, NothingToChooseWithOneThreadOrWhenOff) {
+  ThreadGovernor one(1);
+  EXPECT_EQ(play(one, 50, [](int) { return 1.0; }).single_runs, 50);
+  ThreadGovernor off(4, /*adaptive=*/false);
+  const Played p = play(off, 50, [](int t) { return t == 4 ? 40.0 : 1.0; });
+  EXPECT_EQ(p.single_runs, 0);
+  EXPECT_EQ(p.last_threads, 4);
+}
+
+TEST(ThreadGovernor, ResetStartsOver) {
+  ThreadGovernor g(2);
+  EXPECT_EQ(play(g, 20, [](int t) { return t == 2 ? 40.0 : 17.0; }).last_threads, 1);
+  g.reset();
+  EXPECT_EQ(g.next(), 2);
+}
+
+}  // namespace
+}  // namespace amp::runtime

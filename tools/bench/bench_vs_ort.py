@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""amprun next to ONNX Runtime on the same models, the same inputs, in one run.
+
+For every model folder (model.onnx) under --models, and every extra .onnx given with
+--model: seeded random inputs (floats in [-1, 1], integers 0) are written once as
+TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
+--threads T) each run them: warm-up, then the median of --runs timed runs, at every thread
+count of --threads. With --busy, the same again while another process keeps one core busy
+(`yes > /dev/null`): a server shares its cores. Prints a Markdown table with the ratios
+(amprun / ORT) and their geometric mean, and the CPU it ran on.
+
+  python3 tools/bench/bench_vs_ort.py --amprun build/tools/amprun/amprun --busy
+
+Needs onnxruntime and numpy (pip). amprun's precision is --precision (fp32 by default;
+bf16/fp16 rows are added with --precision fp32,bf16).
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+# TensorProto.DataType of the numpy dtypes ORT reports for inputs.
+ONNX_TYPES = {
+    "tensor(float)": (1, np.float32),
+    "tensor(uint8)": (2, np.uint8),
+    "tensor(int8)": (3, np.int8),
+    "tensor(int32)": (6, np.int32),
+    "tensor(int64)": (7, np.int64),
+    "tensor(bool)": (9, np.bool_),
+    "tensor(float16)": (10, np.float16),
+    "tensor(double)": (11, np.float64),
+}
+
+
+def varint(n):
+    out = bytearray()
+    n &= (1 << 64) - 1
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def tensor_proto(name, array, onnx_type):
+    """A TensorProto with dims (1), data_type (2), name (8) and raw_data (9)."""
+    msg = bytearray()
+    for d in array.shape:
+        msg += b"\x08" + varint(d)
+    msg += b"\x10" + varint(onnx_type)
+    encoded = name.encode()
+    msg += b"\x42" + varint(len(encoded)) + encoded
+    raw = np.ascontiguousarray(array).tobytes()
+    msg += b"\x4a" + varint(len(raw)) + raw
+    return bytes(msg)
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+            else:
+                name = platform.processor()
+        with open("/proc/cpuinfo") as f:
+            flags = next((l for l in f if l.startswith("flags")), "").split()
+        isa = [x for x in ("avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16",
+                           "amx_bf16") if x in flags]
+        return f"{name} ({os.cpu_count()} cores; {' '.join(isa)})"
+    except OSError:
+        return platform.processor()
+
+
+def make_inputs(model, folder, shapes):
+    """Random inputs for every graph input of `model`, as .pb files and as numpy arrays."""
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    feeds = {}
+    for i, inp in enumerate(sess.get_inputs()):
+        onnx_type, dtype = ONNX_TYPES[inp.type]
+        dims = shapes.get(inp.name) or [d if isinstance(d, int) and d > 0 else 1 for d in inp.shape]
+        if np.issubdtype(dtype, np.floating):
+            a = rng.uniform(-1, 1, size=dims).astype(dtype)
+        elif dtype == np.bool_:
+            a = np.ones(dims, dtype=dtype)
+        else:
+            a = np.zeros(dims, dtype=dtype)
+        with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
+            f.write(tensor_proto(inp.name, a, onnx_type))
+        feeds[inp.name] = a
+    return feeds
+
+
+def ort_median(model, feeds, threads, runs, warmup):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    for _ in range(warmup):
+        sess.run(None, feeds)
+    ms = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        sess.run(None, feeds)
+        ms.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(ms))
+
+
+def amprun_median(amprun, model, inputs, threads, runs, warmup, precision):
+    with tempfile.NamedTemporaryFile(suffix=".json") as report:
+        cmd = [amprun, "--model", model, "--backend", "cpu", "--precision", precision,
+               "--threads", str(threads), "--warmup", str(warmup), "--iterations", str(runs),
+               "--inputs", inputs, "--json-report", report.name]
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout[-2000:]}")
+        with open(report.name) as f:
+            return json.load(f)["latency_ms"]["median"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--models", default=os.path.join(here, "../../../shared/models"))
+    ap.add_argument("--model", action="append", default=[], help="an extra .onnx (repeatable)")
+    ap.add_argument("--amprun", default=os.path.join(here, "../../build/tools/amprun/amprun"))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--precision", default="fp32", help="amprun precisions, comma separated")
+    ap.add_argument("--busy", action="store_true",
+                    help="also measure while `yes > /dev/null` keeps one core busy")
+    ap.add_argument("--json", help="write the measurements here too")
+    args = ap.parse_args()
+
+    models = []
+    if os.path.isdir(args.models):
+        for name in sorted(os.listdir(args.models)):
+            path = os.path.join(args.models, name, "model.onnx")
+            if os.path.isfile(path):
+                models.append((name, path))
+    models += [(os.path.splitext(os.path.basename(m))[0], m) for m in args.model]
+    if not models:
+        sys.exit(f"no models under {args.models} and none given with --model")
+    threads = [int(t) for t in args.threads.split(",")]
+    precisions = args.precision.split(",")
+
+    conditions = [("quiet", False)] + ([("busy", True)] if args.busy else [])
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path in models:
+            folder = os.path.join(tmp, name)
+            os.makedirs(folder)
+            feeds = make_inputs(path, folder, {})
+            for cond, busy in conditions:
+                hog = subprocess.Popen("yes > /dev/null", shell=True) if busy else None
+                try:
+                    for t in threads:
+                        row = {"model": name, "condition": cond, "threads": t,
+                               "ort_ms": ort_median(path, feeds, t, args.runs, args.warmup)}
+                        for p in precisions:
+                            row[f"amprun_{p}_ms"] = amprun_median(args.amprun, path, folder, t,
+                                                                  args.runs, args.warmup, p)
+                        rows.append(row)
+                        print(json.dumps(row), file=sys.stderr, flush=True)
+                finally:
+                    if hog:
+                        hog.terminate()
+                        hog.wait()
+
+    print(f"CPU: {cpu_name()}; ONNX Runtime {ort.__version__}; medians of {args.runs} runs "
+          f"after {args.warmup} warm-up runs\n")
+    head = "| model | load | threads | ORT ms |"
+    for p in precisions:
+        head += f" amprun {p} ms | ratio {p} |"
+    print(head)
+    print("|---" * (4 + 2 * len(precisions)) + "|")
+    logs = {(c, t, p): [] for c, _ in conditions for t in threads for p in precisions}
+    for r in rows:
+        line = f"| {r['model']} | {r['condition']} | {r['threads']} | {r['ort_ms']:.3f} |"
+        for p in precisions:
+            ratio = r[f"amprun_{p}_ms"] / r["ort_ms"]
+            logs[(r["condition"], r["threads"], p)].append(math.log(ratio))
+            line += f" {r[f'amprun_{p}_ms']:.3f} | {ratio:.2f} |"
+        print(line)
+    print()
+    for (cond, t, p), v in logs.items():
+        if v:
+            print(f"geometric mean ratio, {cond}, {t} thread(s), amprun {p}: "
+                  f"{math.exp(sum(v) / len(v)):.2f}")
+    if args.busy:
+        print()
+        for name, _ in models:
+            for p in precisions:
+                busy = {r["threads"]: r for r in rows if r["model"] == name
+                        and r["condition"] == "busy"}
+                if 1 in busy and 2 in busy:
+                    a = busy[2][f"amprun_{p}_ms"] / busy[1][f"amprun_{p}_ms"]
+                    o = busy[2]["ort_ms"] / busy[1]["ort_ms"]
+                    print(f"busy neighbour, 2 threads / 1 thread: {name} amprun {p} {a:.2f} "
+                          f"(ORT {o:.2f})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cpu": cpu_name(), "ort": ort.__version__, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
