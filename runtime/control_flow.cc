@@ -3,15 +3,12 @@
 #include <cstring>
 
 #include "graph/ops/shape_inputs.h"
+#include "runtime/node_label.h"
 
 namespace amp::runtime {
 namespace {
 
 using graph::Graph;
-
-std::string node_label(const graph::Node& n) {
-  return "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
-}
 
 int64_t product(const std::vector<int64_t>& dims, size_t from, size_t to) {
   int64_t p = 1;
@@ -376,13 +373,7 @@ namespace {
 // "4 2x3 -> 2x3": the shapes a control-flow node ran with, for its profile span.
 std::string ran_shapes(const ControlFlowStep& step, const std::vector<Tensor>& stage,
                        const std::vector<Tensor>& outs) {
-  auto text = [](const Tensor& t) {
-    if (t.shape().empty()) return std::string("scalar");
-    std::string s;
-    for (size_t i = 0; i < t.shape().size(); ++i)
-      s += (i ? "x" : "") + std::to_string(t.shape()[i]);
-    return s;
-  };
+  auto text = [](const Tensor& t) { return shape_text(graph::Shape::from_static(t.shape())); };
   std::string s;
   const std::vector<const Tensor*> in = node_inputs(step, stage);
   for (size_t k = 0; k < in.size(); ++k) s += (k ? " " : "") + (in[k] ? text(*in[k]) : "-");

@@ -7,6 +7,12 @@
 
 namespace amp {
 
+ContextImpl::ContextImpl(const EngineImpl* engine, std::shared_ptr<const EngineImpl> keepalive)
+    : engine_(engine),
+      keepalive_(std::move(keepalive)),
+      governor_(engine->threads, engine->backend().kind() == kernels::Backend::kCpu &&
+                                     engine->options.adaptive_threads) {}
+
 Status ContextImpl::bind(const std::vector<const Tensor*>& inputs) {
   bool same = plan_ && engine_->shape_inputs.empty() && plan_->key.dims.size() == inputs.size();
   for (size_t i = 0; same && i < inputs.size(); ++i)
@@ -21,12 +27,9 @@ Result<std::vector<Tensor>> ContextImpl::run(const std::vector<NamedTensor>& nam
   AMP_ASSIGN_OR_RETURN(std::vector<const Tensor*> inputs, engine_->match_inputs(named));
   const auto bound = plan_;
   AMP_RETURN_IF_ERROR(bind(inputs));
+  if (plan_ != bound) governor_.reset();
   if (!executor_) {
     AMP_ASSIGN_OR_RETURN(executor_, engine_->backend().create_executor());
-    const bool cpu = engine_->backend().kind() == kernels::Backend::kCpu;
-    governor_ = runtime::ThreadGovernor(engine_->threads, cpu && engine_->options.adaptive_threads);
-  } else if (plan_ != bound) {
-    governor_.reset();
   }
   runtime::RunConfig config;
   config.threads = governor_.next();

@@ -20,8 +20,7 @@ class ContextImpl {
  public:
   // `keepalive` is null for contexts in the engine's own pool (they must not keep the engine
   // alive: that would be a reference cycle) and set for contexts handed to callers.
-  ContextImpl(const EngineImpl* engine, std::shared_ptr<const EngineImpl> keepalive)
-      : engine_(engine), keepalive_(std::move(keepalive)) {}
+  ContextImpl(const EngineImpl* engine, std::shared_ptr<const EngineImpl> keepalive);
   Result<std::vector<Tensor>> run(const std::vector<NamedTensor>& inputs);
   RunTimings last_timings() const { return executor_ ? executor_->last_timings() : RunTimings{}; }
   void set_profiling(bool on) { profiling_ = on; }
@@ -36,7 +35,7 @@ class ContextImpl {
   std::unique_ptr<runtime::Executor> executor_;
   bool profiling_ = false;
   runtime::RunProfiler profiler_;
-  runtime::ThreadGovernor governor_{1};  // sized on the first run
+  runtime::ThreadGovernor governor_;
   RunProfile last_profile_;
 };
 

@@ -8,6 +8,7 @@
 #include "runtime/backend/backend.h"
 #include "runtime/backend/cpu_backend.h"
 #include "runtime/control_flow.h"
+#include "runtime/node_label.h"
 #include "runtime/plan_split.h"
 
 namespace amp::runtime {
@@ -18,10 +19,6 @@ using graph::kNoValue;
 using graph::Node;
 using graph::Value;
 using graph::ValueId;
-
-std::string node_label(const Node& n) {
-  return "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
-}
 
 Status bind_inputs(Graph& g, const std::vector<std::vector<int64_t>>& dims) {
   if (dims.size() != g.inputs.size())

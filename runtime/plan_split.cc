@@ -1,6 +1,7 @@
 #include "runtime/plan_split.h"
 
 #include "graph/ops/op_types.h"
+#include "runtime/node_label.h"
 
 namespace amp::runtime {
 namespace {
@@ -28,7 +29,7 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
   }
   if (cut == g.nodes.size()) return std::optional<PlanSplit>();
   const graph::Node& n = g.nodes[cut];
-  const std::string label = "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
+  const std::string label = node_label(n);
   const bool control = is_control_flow(n);
   const bool data_dependent = !control && graph::has_trait(n.op, graph::kDataDependent);
   // Otherwise the shape must wait for a computed shape value: cut before.

@@ -3,20 +3,24 @@
 #include <utility>
 
 namespace amp::runtime {
+
+std::string shape_text(const graph::Shape& shape) {
+  if (shape.rank() == 0) return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.rank(); ++i) {
+    if (i) s += 'x';
+    const graph::Dim& d = shape.dims[i];
+    s += d.is_static() ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
+  }
+  return s;
+}
+
 namespace {
 
 std::string dims_text(const graph::Graph& g, graph::ValueId id) {
   if (id == graph::kNoValue) return "-";
   const graph::Value& v = g.value(id);
-  if (!v.shape) return "?";
-  if (v.shape->rank() == 0) return "scalar";
-  std::string s;
-  for (size_t i = 0; i < v.shape->rank(); ++i) {
-    if (i) s += 'x';
-    const graph::Dim& d = v.shape->dims[i];
-    s += d.is_static() ? std::to_string(d.value) : (d.symbol.empty() ? "?" : d.symbol);
-  }
-  return s;
+  return v.shape ? shape_text(*v.shape) : "?";
 }
 
 NodeProfile describe(const graph::Graph& g, const graph::Node& n, int depth) {

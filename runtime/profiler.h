@@ -19,6 +19,9 @@
 
 namespace amp::runtime {
 
+// "1x3xNx224" (symbols by name, "?" when unnamed), "scalar" for rank 0: NodeProfile::shapes.
+std::string shape_text(const graph::Shape& shape);
+
 class RunProfiler {
  public:
   // `own_kernels`: what the backend calls the kernels that name no implementation

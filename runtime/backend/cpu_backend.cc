@@ -7,6 +7,7 @@
 #include "runtime/arena.h"
 #include "runtime/backend/device_info.h"
 #include "runtime/backend/numerics_check.h"
+#include "runtime/node_label.h"
 
 namespace amp::runtime {
 namespace {
@@ -96,8 +97,7 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
     Status st = step.kernel->run(args);
     if (config.profiler) config.profiler->add_step(plan, s, started, config.profiler->now_ms());
     const graph::Node& n = g.nodes[s];
-    if (!st.is_ok())
-      return st.with_context("node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")");
+    if (!st.is_ok()) return st.with_context(node_label(n));
     if (check)
       AMP_RETURN_IF_ERROR(check_step_numerics(g, n, inputs_finite, views(plan, step.outputs)));
   }

@@ -34,13 +34,13 @@ std::string trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+}  // namespace
+
 bool listed_for(const ExpectedFailure& f, const std::string& mode) {
   for (const std::string& m : f.modes)
     if (m == "*" || m == mode) return true;
   return false;
 }
-
-}  // namespace
 
 std::vector<NodeTestCase> select_node_tests(const std::set<std::string>& primary_ops) {
   std::vector<NodeTestCase> out;

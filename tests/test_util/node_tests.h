@@ -76,6 +76,9 @@ const std::vector<std::string>& known_mode_names();
 // entry needs a case, known mode names and a reason.
 Result<std::vector<ExpectedFailure>> load_expected_failures(const std::string& path = "");
 
+// Whether entry `f` covers `mode` (listed by name or with "*").
+bool listed_for(const ExpectedFailure& f, const std::string& mode);
+
 struct ConformanceReport {
   size_t selected = 0;
   size_t passed = 0;

@@ -10,6 +10,7 @@
 #include "runtime/backend/cuda/device_memory.h"
 #include "runtime/backend/cuda/stream_pool.h"
 #include "runtime/backend/numerics_check.h"
+#include "runtime/node_label.h"
 
 namespace amp::runtime {
 namespace {
@@ -18,10 +19,6 @@ constexpr size_t kStagingAlignment = 256;
 
 size_t align_up(size_t n) {
   return (n + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
-}
-
-std::string node_label(const graph::Node& n) {
-  return "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
 }
 
 // One tensor copied between the pinned staging buffer and the arena.
