@@ -2,7 +2,8 @@
 """amprun next to ONNX Runtime on the same models, the same inputs, in one run.
 
 For every model folder (model.onnx) under --models, and every extra .onnx given with
---model: seeded random inputs (floats in [-1, 1], integers 0) are written once as
+--model: seeded random inputs (floats in [-1, 1], integers 0; shapes from the folder's
+test_data_set_0 when there is one, else symbolic dims 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
 --threads T) each run them: warm-up, then the median of --runs timed runs, at every thread
 count of --threads. With --busy, the same again while another process keeps one core busy
@@ -65,6 +66,46 @@ def tensor_proto(name, array, onnx_type):
     return bytes(msg)
 
 
+def read_varint(buf, pos):
+    n = shift = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return n, pos
+
+
+def tensor_proto_dims(path):
+    """The dims (field 1) of a TensorProto file; the rest of the message is skipped."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    dims, pos = [], 0
+    while pos < len(buf):
+        key, pos = read_varint(buf, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = read_varint(buf, pos)
+            if field == 1:
+                dims.append(value)
+        elif wire == 2:
+            size, pos = read_varint(buf, pos)
+            if field == 1:  # packed dims
+                end = pos + size
+                while pos < end:
+                    value, pos = read_varint(buf, pos)
+                    dims.append(value)
+            pos += 0 if field == 1 else size
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            raise ValueError(f"{path}: unexpected protobuf wire type {wire}")
+    return dims
+
+
 def cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
@@ -83,14 +124,19 @@ def cpu_name():
         return platform.processor()
 
 
-def make_inputs(model, folder, shapes):
+def make_inputs(model, folder):
     """Random inputs for every graph input of `model`, as .pb files and as numpy arrays."""
     sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(1)
     feeds = {}
     for i, inp in enumerate(sess.get_inputs()):
         onnx_type, dtype = ONNX_TYPES[inp.type]
-        dims = shapes.get(inp.name) or [d if isinstance(d, int) and d > 0 else 1 for d in inp.shape]
+        # The model's own test data decides symbolic dims (an OCR model's width) when present.
+        sample = os.path.join(os.path.dirname(model), "test_data_set_0", f"input_{i}.pb")
+        if os.path.isfile(sample):
+            dims = tensor_proto_dims(sample)
+        else:
+            dims = [d if isinstance(d, int) and d > 0 else 1 for d in inp.shape]
         if np.issubdtype(dtype, np.floating):
             a = rng.uniform(-1, 1, size=dims).astype(dtype)
         elif dtype == np.bool_:
@@ -165,9 +211,11 @@ def main():
         for name, path in models:
             folder = os.path.join(tmp, name)
             os.makedirs(folder)
-            feeds = make_inputs(path, folder, {})
+            feeds = make_inputs(path, folder)
             for cond, busy in conditions:
-                hog = subprocess.Popen("yes > /dev/null", shell=True) if busy else None
+                # No shell: terminate() must reach `yes` itself, not a shell that leaves it
+                # running into the next model's quiet measurements.
+                hog = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if busy else None
                 try:
                     for t in threads:
                         row = {"model": name, "condition": cond, "threads": t,
