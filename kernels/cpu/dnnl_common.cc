@@ -123,19 +123,20 @@ bool same_layouts(const dnnl::primitive_desc& a, const dnnl::primitive_desc& b) 
 
 dnnl::primitive_desc DnnlPrimitivePair::build(int threads,
                                               const std::function<dnnl::primitive_desc()>& create) {
+  // Both the descriptor and the primitive are created under the thread count they will run
+  // with: a primitive's init reads omp_get_max_threads() again (per-thread kernel and buffer
+  // counts), and one built under another count than its descriptor computes wrong results.
   dnnl::primitive_desc pd;
-  if (threads > 1) {
+  {
     ScopedMaxThreads scope(threads);
     pd = create();
-  } else {
-    pd = create();  // as before the twin existed: under the calling thread's own setting
+    full_ = dnnl::primitive(pd);
   }
-  full_ = dnnl::primitive(pd);
   has_single_ = false;
   if (threads > 1) {
+    ScopedMaxThreads scope(1);
     dnnl::primitive_desc single;
     try {
-      ScopedMaxThreads scope(1);
       single = create();
     } catch (const dnnl::error&) {
       return pd;  // no twin: one-thread runs use the full primitive
