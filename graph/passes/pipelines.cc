@@ -7,6 +7,7 @@
 #include "graph/passes/dead_code_elimination.h"
 #include "graph/passes/fuse_activation.h"
 #include "graph/passes/fuse_batchnorm.h"
+#include "graph/passes/fuse_decomposed_ops.h"
 #include "graph/passes/inline_constant_if.h"
 
 namespace amp::graph {
@@ -73,6 +74,7 @@ Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
   PassManager pm;
   pm.add(std::make_unique<FoldBatchNormIntoConv>());
+  pm.add(std::make_unique<FuseDecomposedOps>());
   pm.add(std::make_unique<FuseActivation>());
   pm.add(std::make_unique<DeadCodeElimination>());
   AMP_RETURN_IF_ERROR(pm.run(g));

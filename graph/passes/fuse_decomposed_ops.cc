@@ -1,0 +1,405 @@
+#include "graph/passes/fuse_decomposed_ops.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace amp::graph {
+namespace {
+
+constexpr double kSqrt2 = 1.4142135623730951;
+constexpr double kSqrt2OverPi = 0.7978845608028654;
+constexpr double kGeluCubic = 0.044715;
+
+// A rewrite found by a matcher: `nodes` (the root last) become one `op` node in the root's
+// place, with the root's name and output.
+struct Fusion {
+  std::vector<NodeId> nodes;
+  OpType op = OpType::kIdentity;
+  int32_t op_version = 0;
+  std::vector<ValueId> inputs;
+  Attributes attrs;
+};
+
+bool commutative(OpType op) {
+  return op == OpType::kAdd || op == OpType::kMul;
+}
+
+class Matcher {
+ public:
+  explicit Matcher(Graph& g)
+      : g_(g),
+        producer_(compute_producers(g)),
+        consumers_(compute_consumers(g)),
+        is_output_(g.values.size(), 0) {
+    for (ValueId v : g.outputs) is_output_[static_cast<size_t>(v)] = 1;
+  }
+
+  Graph& graph() const { return g_; }
+  NodeId id(const Node* n) const { return static_cast<NodeId>(n - g_.nodes.data()); }
+
+  // The node that defines `v` when it is an `op` with one output, else nullptr.
+  const Node* def(ValueId v, OpType op) const {
+    if (v == kNoValue) return nullptr;
+    const NodeId p = producer_[static_cast<size_t>(v)];
+    if (p < 0) return nullptr;
+    const Node& n = g_.nodes[static_cast<size_t>(p)];
+    return n.op == op && n.outputs.size() == 1 ? &n : nullptr;
+  }
+
+  // The only consumer of `v` when it is an `op` with one output and `v` is no graph output.
+  const Node* sole_use(ValueId v, OpType op) const {
+    if (v == kNoValue || is_output_[static_cast<size_t>(v)]) return nullptr;
+    const auto& c = consumers_[static_cast<size_t>(v)];
+    if (c.size() != 1) return nullptr;
+    const Node& n = g_.nodes[static_cast<size_t>(c[0])];
+    return n.op == op && n.outputs.size() == 1 ? &n : nullptr;
+  }
+
+  // Whether `v` is a one-element float constant within 1e-4 (relative) of `expected`.
+  bool scalar(ValueId v, double expected) const {
+    const std::optional<double> got = scalar_value(v);
+    return got && std::abs(*got - expected) <= 1e-4 * std::abs(expected);
+  }
+  std::optional<double> scalar_value(ValueId v) const {
+    if (v == kNoValue) return std::nullopt;
+    const Value& val = g_.value(v);
+    if (!val.is_constant() || val.constant->numel() != 1 || !is_float(val.dtype))
+      return std::nullopt;
+    return val.constant->to_f64_vector()[0];
+  }
+
+  // For a two-input node: the operand beside the scalar `c` (either side when the op
+  // commutes, else only `n op c`); kNoValue when there is none.
+  ValueId beside_scalar(const Node* n, double c) const {
+    if (!n || n->inputs.size() != 2) return kNoValue;
+    if (scalar(n->inputs[1], c)) return n->inputs[0];
+    if (commutative(n->op) && scalar(n->inputs[0], c)) return n->inputs[1];
+    return kNoValue;
+  }
+
+  // For a two-input node with `a` as an operand: the other operand, else kNoValue.
+  static ValueId other_operand(const Node* n, ValueId a) {
+    if (!n || n->inputs.size() != 2) return kNoValue;
+    if (n->inputs[0] == a) return n->inputs[1];
+    if (n->inputs[1] == a) return n->inputs[0];
+    return kNoValue;
+  }
+
+  // ReduceMean of `x` over its last axis only, keepdims.
+  bool last_axis_mean(const Node* n, ValueId x) const {
+    if (!n || n->inputs.size() != 2 || n->inputs[0] != x) return false;
+    const auto& shape = g_.value(x).shape;
+    auto keep = n->attrs.get_int("keepdims", 1);
+    if (!shape || shape->rank() == 0 || !keep.is_ok() || *keep != 1) return false;
+    const Value& axes = g_.value(n->inputs[1]);
+    if (!axes.is_constant() || axes.constant->numel() != 1) return false;
+    const auto axis = static_cast<int64_t>(axes.constant->to_f64_vector()[0]);
+    const auto rank = static_cast<int64_t>(shape->rank());
+    return axis == -1 || axis == rank - 1;
+  }
+
+  // Every value the fusion's nodes produce, except the root's output, is used by the
+  // fusion's nodes only and is no graph output; no node is in an earlier fusion.
+  bool self_contained(const Fusion& f, const std::vector<char>& claimed) const {
+    std::vector<char> in(g_.nodes.size(), 0);
+    for (NodeId n : f.nodes) {
+      if (claimed[static_cast<size_t>(n)] || in[static_cast<size_t>(n)]) return false;
+      in[static_cast<size_t>(n)] = 1;
+    }
+    for (size_t i = 0; i + 1 < f.nodes.size(); ++i)
+      for (ValueId v : g_.nodes[static_cast<size_t>(f.nodes[i])].outputs) {
+        if (v == kNoValue) continue;
+        if (is_output_[static_cast<size_t>(v)]) return false;
+        for (NodeId c : consumers_[static_cast<size_t>(v)])
+          if (!in[static_cast<size_t>(c)]) return false;
+      }
+    return true;
+  }
+
+ private:
+  Graph& g_;
+  std::vector<NodeId> producer_;
+  std::vector<std::vector<NodeId>> consumers_;
+  std::vector<char> is_output_;
+};
+
+// ---- LayerNormalization -------------------------------------------------------------------
+
+// A constant gamma / beta usable as LayerNormalization's Scale / B for x: x's dtype, `d`
+// elements, all dims 1 but the last. Returned as a [d] value (a new one when reshaped).
+std::optional<ValueId> norm_param(Graph& g, ValueId p, DType dtype, int64_t d) {
+  if (p == kNoValue) return std::nullopt;
+  const Value& v = g.value(p);
+  if (!v.is_constant() || v.dtype != dtype || v.constant->numel() != d) return std::nullopt;
+  const auto& dims = v.constant->dims();
+  if (dims.empty() || dims.back() != d) return std::nullopt;
+  if (dims.size() == 1) return p;
+  const uint8_t* bytes = v.constant->bytes();
+  auto reshaped = TensorData::from_bytes(
+      dtype, {d}, std::vector<uint8_t>(bytes, bytes + v.constant->byte_size()));
+  if (!reshaped.is_ok()) return std::nullopt;
+  Value nv;
+  nv.name = g.unique_value_name(v.name + ".as_vector");
+  nv.dtype = dtype;
+  nv.shape = Shape({d});
+  nv.constant = std::move(*reshaped);
+  return g.add_value(std::move(nv));
+}
+
+std::optional<Fusion> match_layer_norm(const Matcher& m, const Node& div) {
+  if (div.op != OpType::kDiv || div.inputs.size() != 2) return std::nullopt;
+  const ValueId d = div.inputs[0];
+  const Node* sub = m.def(d, OpType::kSub);
+  if (!sub || sub->inputs.size() != 2) return std::nullopt;
+  const ValueId x = sub->inputs[0];
+  const Node* mean = m.def(sub->inputs[1], OpType::kReduceMean);
+  if (!m.last_axis_mean(mean, x)) return std::nullopt;
+  const Node* sqrt = m.def(div.inputs[1], OpType::kSqrt);
+  const Node* add_eps = sqrt ? m.def(sqrt->inputs[0], OpType::kAdd) : nullptr;
+  if (!add_eps || add_eps->inputs.size() != 2) return std::nullopt;
+  int eps_side = -1;
+  for (int s = 0; s < 2; ++s)
+    if (m.scalar_value(add_eps->inputs[static_cast<size_t>(s)])) eps_side = s;
+  if (eps_side < 0) return std::nullopt;
+  const double eps = *m.scalar_value(add_eps->inputs[static_cast<size_t>(eps_side)]);
+  const Node* var = m.def(add_eps->inputs[static_cast<size_t>(1 - eps_side)], OpType::kReduceMean);
+  if (!var || !m.last_axis_mean(var, var->inputs[0])) return std::nullopt;
+  const Node* sq = m.def(var->inputs[0], OpType::kPow);
+  if (sq && !(sq->inputs[0] == d && m.scalar(sq->inputs[1], 2.0))) return std::nullopt;
+  if (!sq) {
+    sq = m.def(var->inputs[0], OpType::kMul);
+    if (!sq || sq->inputs[0] != d || sq->inputs[1] != d) return std::nullopt;
+  }
+  // Copied: norm_param may add values, which moves m.graph().values.
+  const DType dtype = m.graph().value(x).dtype;
+  const Dim last = m.graph().value(x).shape->dims.back();
+  if (!is_float(dtype) || !last.is_static() || eps < 0) return std::nullopt;
+  const int64_t width = last.value;
+
+  Fusion f;
+  f.op = OpType::kLayerNormalization;
+  f.op_version = 17;
+  f.nodes = {m.id(mean), m.id(sub), m.id(sq), m.id(var), m.id(add_eps), m.id(sqrt), m.id(&div)};
+  ValueId y = div.outputs[0];
+  std::optional<ValueId> gamma, beta;
+  if (const Node* mul = m.sole_use(y, OpType::kMul)) {
+    gamma = norm_param(m.graph(), Matcher::other_operand(mul, y), dtype, width);
+    if (gamma) {
+      f.nodes.push_back(m.id(mul));
+      y = mul->outputs[0];
+    }
+  }
+  if (const Node* add = gamma ? m.sole_use(y, OpType::kAdd) : nullptr) {
+    beta = norm_param(m.graph(), Matcher::other_operand(add, y), dtype, width);
+    if (beta) f.nodes.push_back(m.id(add));
+  }
+  if (!gamma) {
+    if (dtype != DType::kF32) return std::nullopt;
+    Value ones;
+    ones.name = m.graph().unique_value_name(div.name + ".ones");
+    ones.dtype = DType::kF32;
+    ones.shape = Shape({width});
+    ones.constant = TensorData::from_vector<float>(
+        DType::kF32, {width}, std::vector<float>(static_cast<size_t>(width), 1.0f));
+    gamma = m.graph().add_value(std::move(ones));
+  }
+  f.inputs = {x, *gamma};
+  if (beta) f.inputs.push_back(*beta);
+  f.attrs.set("axis", int64_t{-1});
+  f.attrs.set("epsilon", static_cast<float>(eps));
+  return f;
+}
+
+// ---- Gelu -----------------------------------------------------------------------------------
+
+// From `one_plus` = 1 + g(x), the product with x / 2: (x * 0.5) * one_plus, or
+// (x * one_plus) * 0.5. Appends its nodes (the root last) to `f`.
+bool match_half_x_product(const Matcher& m, ValueId one_plus, ValueId x, Fusion& f) {
+  const Node* mul = m.sole_use(one_plus, OpType::kMul);
+  const ValueId other = Matcher::other_operand(mul, one_plus);
+  if (other == kNoValue) return false;
+  if (other == x) {
+    const Node* half = m.sole_use(mul->outputs[0], OpType::kMul);
+    if (m.beside_scalar(half, 0.5) != mul->outputs[0]) return false;
+    f.nodes.insert(f.nodes.end(), {m.id(mul), m.id(half)});
+    return true;
+  }
+  const Node* half_x = m.def(other, OpType::kMul);
+  if (m.beside_scalar(half_x, 0.5) != x) return false;
+  f.nodes.insert(f.nodes.end(), {m.id(half_x), m.id(mul)});
+  return true;
+}
+
+// The Add of 1 to `v`, its only use.
+const Node* plus_one(const Matcher& m, ValueId v) {
+  const Node* add = m.sole_use(v, OpType::kAdd);
+  return m.beside_scalar(add, 1.0) == v ? add : nullptr;
+}
+
+std::optional<Fusion> match_gelu_erf(const Matcher& m, const Node& erf) {
+  if (erf.op != OpType::kErf || erf.inputs.size() != 1) return std::nullopt;
+  const Node* scale = m.def(erf.inputs[0], OpType::kDiv);
+  ValueId x = scale && scale->inputs.size() == 2 && m.scalar(scale->inputs[1], kSqrt2)
+                  ? scale->inputs[0]
+                  : kNoValue;
+  if (x == kNoValue) {
+    scale = m.def(erf.inputs[0], OpType::kMul);
+    x = m.beside_scalar(scale, 1.0 / kSqrt2);
+  }
+  const Node* add = x == kNoValue ? nullptr : plus_one(m, erf.outputs[0]);
+  if (!add) return std::nullopt;
+  Fusion f;
+  f.op = OpType::kGelu;
+  f.op_version = 20;
+  f.nodes = {m.id(scale), m.id(&erf), m.id(add)};
+  if (!match_half_x_product(m, add->outputs[0], x, f)) return std::nullopt;
+  f.inputs = {x};
+  return f;
+}
+
+// x^3 as Pow(x, 3), x * (x * x) or (x * x) * x; appends its nodes to `nodes`.
+bool match_cube(const Matcher& m, ValueId v, ValueId x, std::vector<NodeId>& nodes) {
+  if (const Node* pow = m.def(v, OpType::kPow)) {
+    if (pow->inputs[0] != x || !m.scalar(pow->inputs[1], 3.0)) return false;
+    nodes.push_back(m.id(pow));
+    return true;
+  }
+  const Node* outer = m.def(v, OpType::kMul);
+  const Node* square = outer ? m.def(Matcher::other_operand(outer, x), OpType::kMul) : nullptr;
+  if (!square || square->inputs[0] != x || square->inputs[1] != x) return false;
+  nodes.insert(nodes.end(), {m.id(square), m.id(outer)});
+  return true;
+}
+
+std::optional<Fusion> match_gelu_tanh(const Matcher& m, const Node& tanh) {
+  if (tanh.op != OpType::kTanh || tanh.inputs.size() != 1) return std::nullopt;
+  const Node* scale = m.def(tanh.inputs[0], OpType::kMul);
+  const Node* inner = m.def(m.beside_scalar(scale, kSqrt2OverPi), OpType::kAdd);
+  if (!inner || inner->inputs.size() != 2) return std::nullopt;
+  // inner = x + 0.044715 * x^3, either order.
+  for (int side = 0; side < 2; ++side) {
+    const ValueId x = inner->inputs[static_cast<size_t>(side)];
+    const Node* cubic = m.def(inner->inputs[static_cast<size_t>(1 - side)], OpType::kMul);
+    const ValueId cube = m.beside_scalar(cubic, kGeluCubic);
+    Fusion f;
+    if (cube == kNoValue || !match_cube(m, cube, x, f.nodes)) continue;
+    const Node* add = plus_one(m, tanh.outputs[0]);
+    if (!add) return std::nullopt;
+    f.nodes.insert(f.nodes.end(), {m.id(cubic), m.id(inner), m.id(scale), m.id(&tanh), m.id(add)});
+    if (!match_half_x_product(m, add->outputs[0], x, f)) return std::nullopt;
+    f.op = OpType::kGelu;
+    f.op_version = 20;
+    f.inputs = {x};
+    f.attrs.set("approximate", std::string("tanh"));
+    return f;
+  }
+  return std::nullopt;
+}
+
+// ---- HardSwish ------------------------------------------------------------------------------
+
+// The division of `v` by 6 (or product with 1/6), its only use.
+const Node* over_six(const Matcher& m, ValueId v) {
+  if (const Node* div = m.sole_use(v, OpType::kDiv))
+    return div->inputs[0] == v && m.scalar(div->inputs[1], 6.0) ? div : nullptr;
+  const Node* mul = m.sole_use(v, OpType::kMul);
+  return m.beside_scalar(mul, 1.0 / 6.0) == v ? mul : nullptr;
+}
+
+std::optional<Fusion> match_hard_swish(const Matcher& m, const Node& anchor) {
+  Fusion f;
+  f.op = OpType::kHardSwish;
+  f.op_version = 14;
+  ValueId x = kNoValue;
+  if (anchor.op == OpType::kClip) {
+    // x * Clip(x + 3, 0, 6) / 6; scalar(v, 0) asks for an exact zero, as exporters write it.
+    if (anchor.inputs.size() != 3 || !m.scalar(anchor.inputs[1], 0.0) ||
+        !m.scalar(anchor.inputs[2], 6.0))
+      return std::nullopt;
+    const Node* add = m.def(anchor.inputs[0], OpType::kAdd);
+    x = m.beside_scalar(add, 3.0);
+    if (x == kNoValue) return std::nullopt;
+    f.nodes = {m.id(add), m.id(&anchor)};
+  } else if (anchor.op == OpType::kHardSigmoid) {
+    // x * HardSigmoid(x; 1/6, 1/2)
+    auto alpha = anchor.attrs.get_float("alpha", 0.2f);
+    auto beta = anchor.attrs.get_float("beta", 0.5f);
+    if (!alpha.is_ok() || !beta.is_ok() || std::abs(*alpha - 1.0 / 6.0) > 1e-5 ||
+        std::abs(*beta - 0.5) > 1e-6)
+      return std::nullopt;
+    x = anchor.inputs[0];
+    f.nodes = {m.id(&anchor)};
+  } else {
+    return std::nullopt;
+  }
+  const Node* mul = m.sole_use(anchor.outputs[0], OpType::kMul);
+  if (Matcher::other_operand(mul, anchor.outputs[0]) != x) return std::nullopt;
+  f.nodes.push_back(m.id(mul));
+  if (anchor.op == OpType::kClip) {
+    const Node* six = over_six(m, mul->outputs[0]);
+    if (!six) return std::nullopt;
+    f.nodes.push_back(m.id(six));
+  }
+  f.inputs = {x};
+  return f;
+}
+
+std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
+  switch (n.op) {
+    case OpType::kDiv:
+      return match_layer_norm(m, n);
+    case OpType::kErf:
+      return match_gelu_erf(m, n);
+    case OpType::kTanh:
+      return match_gelu_tanh(m, n);
+    case OpType::kClip:
+    case OpType::kHardSigmoid:
+      return match_hard_swish(m, n);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Result<bool> FuseDecomposedOps::run(Graph& g) {
+  std::vector<Fusion> fusions;
+  std::vector<char> claimed(g.nodes.size(), 0);
+  const size_t values_before = g.values.size();
+  {
+    Matcher m(g);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (claimed[i]) continue;
+      // Copied: a matcher may add constants to g.values, never nodes, so g.nodes[i] stays.
+      std::optional<Fusion> f = match_any(m, g.nodes[i]);
+      if (!f || !m.self_contained(*f, claimed)) continue;
+      for (NodeId n : f->nodes) claimed[static_cast<size_t>(n)] = 1;
+      fusions.push_back(std::move(*f));
+    }
+  }
+  if (fusions.empty()) {
+    g.values.resize(values_before);  // drops constants a failed match added (all unused)
+    return false;
+  }
+  std::vector<char> remove(g.nodes.size(), 0);
+  for (const Fusion& f : fusions) {
+    for (size_t i = 0; i + 1 < f.nodes.size(); ++i) remove[static_cast<size_t>(f.nodes[i])] = 1;
+    Node& root = g.nodes[static_cast<size_t>(f.nodes.back())];
+    root.op = f.op;
+    root.op_version = f.op_version;
+    root.inputs = f.inputs;
+    root.attrs = f.attrs;
+    root.resolved = {};
+  }
+  std::vector<Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!remove[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+  g.compact_values();
+  return true;
+}
+
+}  // namespace amp::graph

@@ -1,0 +1,37 @@
+// FuseDecomposedOps: the elementwise spellings that exporters write for ops we run as one
+// kernel become that op again, so a model exported for an old opset runs (and is colored
+// by the AMP planner) like one exported with the op:
+//
+//   LayerNormalization  m = ReduceMean(x); d = x - m;
+//                       y = d / Sqrt(ReduceMean(d^2) + eps) [* gamma] [+ beta]
+//                       (d^2 as Pow(d, 2) or d * d; both means over the last axis only,
+//                       keepdims; gamma / beta constants of the last axis' size)
+//   Gelu                x * 0.5 * (1 + Erf(x / sqrt 2))      (x / sqrt 2 also x * (1/sqrt 2))
+//   Gelu(tanh)          x * 0.5 * (1 + Tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+//                       (x^3 as Pow(x, 3) or x * x * x)
+//   HardSwish           x * Clip(x + 3, 0, 6) / 6             (/ 6 also * (1/6))
+//                       x * HardSigmoid(x; alpha 1/6, beta 1/2)
+// The trailing "* 0.5" of Gelu may come first or last: (x * 0.5) * (1 + ...) and
+// (x * (1 + ...)) * 0.5 both match; every Add and Mul matches with its operands swapped.
+//
+// Algorithm: one scan in node order. Each pattern is anchored at its most distinctive node
+// (Div / Erf / Tanh / Clip / HardSigmoid) and matched backwards to x through the producers
+// and forwards to its last node through sole consumers. A match is applied only when every
+// value it computes except the last node's output is used by the match alone and is not a
+// graph output (the fused op does not produce it), every scalar constant is within 1e-4
+// (relative) of the value the formula needs, and none of its nodes is in an earlier match.
+// The last node keeps its name and output and becomes the fused op; the other nodes go.
+// Runs before FuseActivation, so a HardSwish after a Conv then becomes its epilogue.
+#pragma once
+
+#include "graph/passes/pass.h"
+
+namespace amp::graph {
+
+class FuseDecomposedOps : public Pass {
+ public:
+  std::string_view name() const override { return "fuse-decomposed-ops"; }
+  Result<bool> run(Graph& g) override;
+};
+
+}  // namespace amp::graph

@@ -1,0 +1,216 @@
+// FuseDecomposedOps (graph/passes/fuse_decomposed_ops.h), before and after: each exported
+// spelling is built with the GraphBuilder, run through the load-time passes, and checked
+// for the ops left and for the same numbers as the unfused graph (both run on the CPU
+// kernels). Near misses (a value used outside the pattern, a wrong constant) stay unfused.
+#include "graph/passes/fuse_decomposed_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "graph/ir/graph_builder.h"
+#include "graph/ops/shape_inference.h"
+#include "graph/passes/pipelines.h"
+#include "tests/test_util/graph_runner.h"
+
+namespace amp::graph {
+namespace {
+
+std::vector<OpType> ops_of(const Graph& g) {
+  std::vector<OpType> ops;
+  for (const Node& n : g.nodes) ops.push_back(n.op);
+  return ops;
+}
+
+TensorData random_input(const std::vector<int64_t>& dims, unsigned seed, float scale = 3.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& f : v) f = u(rng);
+  return TensorData::from_vector<float>(DType::kF32, dims, v);
+}
+
+ValueId scalar(GraphBuilder& b, const std::string& name, float v) {
+  return b.constant(name, TensorData::scalar_f32(v));
+}
+
+ValueId vec(GraphBuilder& b, const std::string& name, std::vector<int64_t> dims, float base) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = base + 0.1f * static_cast<float>(i % 7);
+  return b.constant(name, TensorData::from_vector<float>(DType::kF32, std::move(dims), v));
+}
+
+// Runs `g` unfused and after the load-time passes on input "x"; expects the fused graph's
+// ops to be `expected` and its output within `tol` of the unfused one. Returns the fused
+// graph for further checks.
+Graph expect_fused(Graph g, const std::vector<int64_t>& x_dims, const std::vector<OpType>& expected,
+                   double tol = 2e-5) {
+  EXPECT_TRUE(infer_shapes(g).is_ok());
+  const std::map<std::string, TensorData> in = {{"x", random_input(x_dims, 7)}};
+  auto before = test::run_graph(g, in);
+  EXPECT_TRUE(before.is_ok()) << before.status().to_string();
+  Graph fused = g;
+  const Status s = run_runtime_passes(fused);
+  EXPECT_TRUE(s.is_ok()) << s.to_string();
+  EXPECT_EQ(ops_of(fused), expected);
+  auto after = test::run_graph(fused, in);
+  EXPECT_TRUE(after.is_ok()) << after.status().to_string();
+  if (!before.is_ok() || !after.is_ok()) return fused;
+  const std::vector<double> a = (*before)[0].to_f64_vector(), b = (*after)[0].to_f64_vector();
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    worst = std::max(worst, std::abs(a[i] - b[i]) / (1.0 + std::abs(a[i])));
+  EXPECT_LE(worst, tol);
+  return fused;
+}
+
+Attributes keepdims() {
+  Attributes a;
+  a.set("keepdims", int64_t{1});
+  return a;
+}
+
+// PyTorch < opset 17:  u = mean(x); d = x - u; d / sqrt(mean(d^2) + eps) * gamma + beta.
+// `mul_square`: d * d for Pow(d, 2); `gamma_dims`: gamma as [D] or [1, 1, D].
+Graph layer_norm_graph(bool mul_square, std::vector<int64_t> gamma_dims, bool with_beta,
+                       bool mean_is_output = false) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 5, 8});
+  ValueId axes = b.constant("axes", TensorData::vector_i64({-1}));
+  ValueId mean = b.node(OpType::kReduceMean, {x, axes}, keepdims());
+  ValueId d = b.node(OpType::kSub, {x, mean});
+  ValueId sq =
+      mul_square ? b.node(OpType::kMul, {d, d}) : b.node(OpType::kPow, {d, scalar(b, "two", 2.0f)});
+  ValueId var = b.node(OpType::kReduceMean, {sq, axes}, keepdims());
+  ValueId sd = b.node(OpType::kSqrt, {b.node(OpType::kAdd, {var, scalar(b, "eps", 1e-5f)})});
+  ValueId y = b.node(OpType::kDiv, {d, sd});
+  y = b.node(OpType::kMul, {vec(b, "gamma", std::move(gamma_dims), 0.5f), y});
+  if (with_beta) y = b.node(OpType::kAdd, {y, vec(b, "beta", {8}, -0.2f)});
+  b.output(y);
+  if (mean_is_output) b.output(mean);
+  return b.build();
+}
+
+TEST(FuseDecomposedOps, LayerNormAsPyTorchExportsIt) {
+  Graph g =
+      expect_fused(layer_norm_graph(false, {8}, true), {2, 5, 8}, {OpType::kLayerNormalization});
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].inputs.size(), 3u);
+  EXPECT_NEAR(*g.nodes[0].attrs.get_float("epsilon", 0), 1e-5f, 1e-12);
+}
+
+TEST(FuseDecomposedOps, LayerNormWithSquareAsMulAndBroadcastGammaNoBeta) {
+  Graph g = expect_fused(layer_norm_graph(true, {1, 1, 8}, false), {2, 5, 8},
+                         {OpType::kLayerNormalization});
+  ASSERT_EQ(g.nodes.size(), 1u);
+  ASSERT_EQ(g.nodes[0].inputs.size(), 2u);
+  EXPECT_EQ(g.value(g.nodes[0].inputs[1]).constant->dims(), (std::vector<int64_t>{8}));
+}
+
+TEST(FuseDecomposedOps, LayerNormWhoseMeanIsAlsoAnOutputStaysDecomposed) {
+  Graph g = layer_norm_graph(false, {8}, true, /*mean_is_output=*/true);
+  ASSERT_TRUE(infer_shapes(g).is_ok());
+  const std::vector<OpType> before = ops_of(g);
+  ASSERT_TRUE(run_runtime_passes(g).is_ok());
+  EXPECT_EQ(ops_of(g), before);
+}
+
+// x * 0.5 * (1 + erf(x / sqrt 2)): `half_first` (x * 0.5) * (1 + ...), else
+// (x * (1 + ...)) * 0.5 as torch.nn.GELU exports; `mul_scale` x * (1 / sqrt 2).
+Graph gelu_erf_graph(bool half_first, bool mul_scale, float sqrt2 = 1.4142135f) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {3, 16});
+  ValueId t = mul_scale ? b.node(OpType::kMul, {x, scalar(b, "inv_sqrt2", 1.0f / sqrt2)})
+                        : b.node(OpType::kDiv, {x, scalar(b, "sqrt2", sqrt2)});
+  ValueId one_plus = b.node(OpType::kAdd, {scalar(b, "one", 1.0f), b.node(OpType::kErf, {t})});
+  ValueId y;
+  if (half_first) {
+    y = b.node(OpType::kMul, {b.node(OpType::kMul, {x, scalar(b, "half", 0.5f)}), one_plus});
+  } else {
+    y = b.node(OpType::kMul, {b.node(OpType::kMul, {x, one_plus}), scalar(b, "half", 0.5f)});
+  }
+  b.output(y);
+  return b.build();
+}
+
+TEST(FuseDecomposedOps, GeluErfBothOrders) {
+  expect_fused(gelu_erf_graph(true, false), {3, 16}, {OpType::kGelu});
+  expect_fused(gelu_erf_graph(false, true), {3, 16}, {OpType::kGelu});
+}
+
+TEST(FuseDecomposedOps, GeluWithAWrongConstantStaysDecomposed) {
+  Graph g = gelu_erf_graph(true, false, /*sqrt2=*/1.5f);
+  ASSERT_TRUE(infer_shapes(g).is_ok());
+  const std::vector<OpType> before = ops_of(g);
+  ASSERT_TRUE(run_runtime_passes(g).is_ok());
+  EXPECT_EQ(ops_of(g), before);
+}
+
+// HF gelu_new: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+Graph gelu_tanh_graph(bool pow_cube) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {3, 16});
+  ValueId cube = pow_cube ? b.node(OpType::kPow, {x, scalar(b, "three", 3.0f)})
+                          : b.node(OpType::kMul, {x, b.node(OpType::kMul, {x, x})});
+  ValueId inner =
+      b.node(OpType::kAdd, {x, b.node(OpType::kMul, {scalar(b, "c", 0.044715f), cube})});
+  ValueId t = b.node(OpType::kTanh, {b.node(OpType::kMul, {inner, scalar(b, "k", 0.7978845608f)})});
+  ValueId one_plus = b.node(OpType::kAdd, {t, scalar(b, "one", 1.0f)});
+  ValueId y = b.node(OpType::kMul, {b.node(OpType::kMul, {scalar(b, "half", 0.5f), x}), one_plus});
+  b.output(y);
+  return b.build();
+}
+
+TEST(FuseDecomposedOps, GeluTanhWithPowOrProducts) {
+  for (bool pow_cube : {true, false}) {
+    Graph g = expect_fused(gelu_tanh_graph(pow_cube), {3, 16}, {OpType::kGelu});
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(*g.nodes[0].attrs.get_string("approximate", ""), "tanh");
+  }
+}
+
+// PaddlePaddle's hard_swish after a conv: x * Clip(x + 3, 0, 6) / 6 becomes HardSwish and
+// then the conv's epilogue.
+TEST(FuseDecomposedOps, HardSwishAfterConvBecomesItsEpilogue) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {1, 3, 6, 6});
+  ValueId c = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 3, 3}, -0.3f), vec(b, "bias", {4}, 0)});
+  ValueId clip = b.node(OpType::kClip, {b.node(OpType::kAdd, {c, scalar(b, "three", 3.0f)}),
+                                        scalar(b, "lo", 0.0f), scalar(b, "hi", 6.0f)});
+  ValueId y = b.node(OpType::kDiv, {b.node(OpType::kMul, {c, clip}), scalar(b, "six", 6.0f)});
+  b.output(y);
+  Graph g = expect_fused(b.build(), {1, 3, 6, 6}, {OpType::kConv});
+  EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "HardSwish");
+}
+
+TEST(FuseDecomposedOps, HardSwishFromHardSigmoid) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 12});
+  Attributes hs;
+  hs.set("alpha", 1.0f / 6.0f);
+  hs.set("beta", 0.5f);
+  ValueId y = b.node(OpType::kMul, {b.node(OpType::kHardSigmoid, {x}, hs), x});
+  b.output(y);
+  expect_fused(b.build(), {2, 12}, {OpType::kHardSwish});
+}
+
+TEST(FuseDecomposedOps, SqueezeExcitationScaleIsNoHardSwish) {
+  // x * HardSigmoid(f(x)) scales by another value: not x * HardSigmoid(x).
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 12});
+  Attributes hs;
+  hs.set("alpha", 1.0f / 6.0f);
+  hs.set("beta", 0.5f);
+  ValueId gate = b.node(OpType::kHardSigmoid, {b.node(OpType::kNeg, {x})}, hs);
+  b.output(b.node(OpType::kMul, {x, gate}));
+  expect_fused(b.build(), {2, 12}, {OpType::kNeg, OpType::kHardSigmoid, OpType::kMul});
+}
+
+}  // namespace
+}  // namespace amp::graph
