@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -84,6 +85,38 @@ TEST_F(ModelLevelTest, BertAsPyTorchExportsIt) {
 
 TEST_F(ModelLevelTest, BertWithFusedLayerNormAndGelu) {
   expect_close("demo_bert_fused", bert_inputs(dir_), 0.9995, 0.995);
+}
+
+// The ONNX copies of the encoders (graph/onnx/onnx_exporter.h), read back by our importer,
+// compute what the .amp files do; the PyTorch form loads with every LayerNorm and GELU
+// fused (graph/passes/fuse_decomposed_ops.h): 5 LayerNormalization, 2 Gelu, no Erf,
+// ReduceMean or Sqrt left.
+TEST_F(ModelLevelTest, BertOnnxExportRunsLikeTheAmpFile) {
+  const fs::path in = bert_inputs(dir_);
+  for (const std::string model : {"demo_bert_pytorch", "demo_bert_fused"}) {
+    const fs::path expected = dir_ / (model + ".expected");
+    ASSERT_EQ(run("--model " + (dir_ / (model + ".amp")).string() +
+                      " --backend cpu --warmup 0 --iterations 1 --inputs " + in.string() +
+                      " --save-outputs " + expected.string(),
+                  dir_ / "log.txt"),
+              0)
+        << std::ifstream(dir_ / "log.txt").rdbuf();
+    ASSERT_EQ(run("--model " + (dir_ / (model + ".onnx")).string() +
+                      " --backend cpu --warmup 0 --iterations 1 --verbose --inputs " + in.string() +
+                      " --compare " + expected.string(),
+                  dir_ / "log.txt"),
+              0)
+        << std::ifstream(dir_ / "log.txt").rdbuf();
+    if (model != "demo_bert_pytorch") continue;
+    std::ifstream log(dir_ / "log.txt");
+    std::map<std::string, int> ops;
+    for (std::string line; std::getline(log, line);)
+      for (const char* op : {"LayerNormalization", "Gelu", "Erf", "ReduceMean", "Sqrt"})
+        if (line.find(std::string(" ") + op + " (") != std::string::npos) ++ops[op];
+    EXPECT_EQ(ops["LayerNormalization"], 5);
+    EXPECT_EQ(ops["Gelu"], 2);
+    EXPECT_EQ(ops["Erf"] + ops["ReduceMean"] + ops["Sqrt"], 0);
+  }
 }
 
 TEST_F(ModelLevelTest, StreamingLstmVoiceModel) {

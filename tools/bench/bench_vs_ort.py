@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """amprun next to ONNX Runtime on the same models, the same inputs, in one run.
 
-For every model folder (model.onnx) under --models, and every extra .onnx given with
---model: seeded random inputs (floats in [-1, 1], integers 0; shapes from the folder's
-test_data_set_0 when there is one, else symbolic dims 1) are written once as
+For every model folder (model.onnx) under --models, every extra .onnx given with --model,
+and with --demo GENERATOR the 6-layer BERT-style encoders that amp-make-demo-models
+--bench-models writes (decomposed and fused LayerNorm/GELU, batch 2 x 16 tokens): seeded
+random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
+folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
 --threads T) each run them: warm-up, then the median of --runs timed runs, at every thread
 count of --threads. With --busy, the same again while another process keeps one core busy
 (`yes > /dev/null`): a server shares its cores. Prints a Markdown table with the ratios
 (amprun / ORT) and their geometric mean, and the CPU it ran on.
 
-  python3 tools/bench/bench_vs_ort.py --amprun build/tools/amprun/amprun --busy
+  python3 tools/bench/bench_vs_ort.py --amprun build/tools/amprun/amprun --busy \
+      --demo build/tools/demo/amp-make-demo-models
 
 Needs onnxruntime and numpy (pip). amprun's precision is --precision (fp32 by default;
 bf16/fp16 rows are added with --precision fp32,bf16).
@@ -124,9 +127,15 @@ def cpu_name():
         return platform.processor()
 
 
-def make_inputs(model, folder):
+def quiet_options():
+    so = ort.SessionOptions()
+    so.log_severity_level = 3  # errors only: not one warning per initializer listed as input
+    return so
+
+
+def make_inputs(model, folder, named_dims):
     """Random inputs for every graph input of `model`, as .pb files and as numpy arrays."""
-    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(model, quiet_options(), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(1)
     feeds = {}
     for i, inp in enumerate(sess.get_inputs()):
@@ -136,13 +145,14 @@ def make_inputs(model, folder):
         if os.path.isfile(sample):
             dims = tensor_proto_dims(sample)
         else:
-            dims = [d if isinstance(d, int) and d > 0 else 1 for d in inp.shape]
+            dims = [d if isinstance(d, int) and d > 0 else named_dims.get(d, 1)
+                    for d in inp.shape]
         if np.issubdtype(dtype, np.floating):
             a = rng.uniform(-1, 1, size=dims).astype(dtype)
         elif dtype == np.bool_:
             a = np.ones(dims, dtype=dtype)
         else:
-            a = np.zeros(dims, dtype=dtype)
+            a = np.ones(dims, dtype=dtype)
         with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
             f.write(tensor_proto(inp.name, a, onnx_type))
         feeds[inp.name] = a
@@ -150,7 +160,7 @@ def make_inputs(model, folder):
 
 
 def ort_median(model, feeds, threads, runs, warmup):
-    so = ort.SessionOptions()
+    so = quiet_options()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -191,7 +201,14 @@ def main():
     ap.add_argument("--busy", action="store_true",
                     help="also measure while `yes > /dev/null` keeps one core busy")
     ap.add_argument("--json", help="write the measurements here too")
+    ap.add_argument("--demo", help="amp-make-demo-models: add its --bench-models encoders")
+    ap.add_argument("--dim", action="append", default=[],
+                    help="NAME=VALUE for a symbolic dim (repeatable; --demo sets N=2)")
     args = ap.parse_args()
+    named_dims = {}
+    for d in args.dim + (["N=2"] if args.demo else []):
+        k, v = d.split("=", 1)
+        named_dims.setdefault(k, int(v))
 
     models = []
     if os.path.isdir(args.models):
@@ -200,6 +217,12 @@ def main():
             if os.path.isfile(path):
                 models.append((name, path))
     models += [(os.path.splitext(os.path.basename(m))[0], m) for m in args.model]
+    demo_dir = tempfile.TemporaryDirectory() if args.demo else None
+    if demo_dir:
+        subprocess.run([args.demo, demo_dir.name, "--bench-models"], check=True,
+                       stdout=subprocess.DEVNULL)
+        for name in ("demo_bert6_pytorch", "demo_bert6_fused"):
+            models.append((name, os.path.join(demo_dir.name, name + ".onnx")))
     if not models:
         sys.exit(f"no models under {args.models} and none given with --model")
     threads = [int(t) for t in args.threads.split(",")]
@@ -211,7 +234,7 @@ def main():
         for name, path in models:
             folder = os.path.join(tmp, name)
             os.makedirs(folder)
-            feeds = make_inputs(path, folder)
+            feeds = make_inputs(path, folder, named_dims)
             for cond, busy in conditions:
                 # No shell: terminate() must reach `yes` itself, not a shell that leaves it
                 # running into the next model's quiet measurements.

@@ -13,12 +13,16 @@
 //     mask as (1 - mask) * -3.4028e38 added to the scores, mean pooling over the mask and an
 //     F.normalize head (ReduceL2, Clip, Expand, Div).
 //   demo_bert_fused.amp  the same encoder with opset-17 LayerNormalization and opset-20 Gelu.
+//   demo_bert_{pytorch,fused}.onnx  the same two as ONNX (graph/onnx/onnx_exporter.h).
+//   With --bench-models, only demo_bert6_{pytorch,fused}.onnx: the same encoder at a
+//     MiniLM-L6 size (6 layers, width 384, 12 heads, 1536 hidden, a 1000-token vocabulary),
+//     the transformer rows of tools/bench/bench_vs_ort.py, run by ONNX Runtime and amprun.
 //   demo_voice_lstm.amp  a streaming voice-activity model: "features" [1,T,40], LSTM state
 //     "h_in"/"c_in" [1,1,64] -> "speech_prob" [1,1], "h_out", "c_out"; an If on T: chunks
 //     under 4 frames report silence and pass the state through, the others run the LSTM.
 //
 // Weights come from a seeded generator: the files are identical on every machine.
-// Usage: amp-make-demo-models OUT_DIR
+// Usage: amp-make-demo-models OUT_DIR [--bench-models]
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -29,6 +33,7 @@
 
 #include "graph/ir/graph_builder.h"
 #include "graph/ir/verifier.h"
+#include "graph/onnx/onnx_exporter.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
 
@@ -201,12 +206,19 @@ Graph transformer() {
   return b.build();
 }
 
+struct BertSize {
+  int64_t vocab, dim, heads, ff, layers;
+};
+constexpr BertSize kDemoBert{64, 32, 4, 64, 2};
+constexpr BertSize kBenchBert{1000, 384, 12, 1536, 6};
+
 // A BERT-style encoder (see the header): `fused` picks LayerNormalization/Gelu over the
 // decomposed forms PyTorch's exporter writes for older opsets.
-Graph bert(bool fused) {
-  constexpr int64_t kVocab = 64, kSeq = 16, kDim = 32, kHeads = 4, kHeadDim = kDim / kHeads,
-                    kFf = 64, kLayers = 2;
-  ModelBuilder m(fused ? 5150 : 5150);  // the same weights in both forms
+Graph bert(bool fused, const BertSize& size = kDemoBert) {
+  constexpr int64_t kSeq = 16;
+  const int64_t kVocab = size.vocab, kDim = size.dim, kHeads = size.heads, kHeadDim = kDim / kHeads,
+                kFf = size.ff, kLayers = size.layers;
+  ModelBuilder m(5150);  // the same weights in both forms
   GraphBuilder& b = m.b();
   b.set_opset(fused ? 20 : 13);
   const Shape io({Dim::symbolic("N"), Dim(kSeq)});
@@ -392,13 +404,16 @@ Graph voice_lstm() {
   return b.build();
 }
 
+// Writes `g` as .amp, or as ONNX when the path ends in .onnx.
 int write(Graph g, const std::filesystem::path& path) {
   g.metadata.producer = "amp-make-demo-models 1";
   g.metadata.source_opset = 20;
   g.metadata.source_format = "amprt-builder";
   amp::Status s = infer_shapes(g);
   if (s.is_ok()) s = verify_graph(g);
-  if (s.is_ok()) s = write_amp_file(g, path.string());
+  if (s.is_ok())
+    s = path.extension() == ".onnx" ? write_onnx_file(g, path.string())
+                                    : write_amp_file(g, path.string());
   if (!s.is_ok()) {
     std::cerr << "amp-make-demo-models: " << path << ": " << s.to_string() << "\n";
     return 1;
@@ -410,16 +425,22 @@ int write(Graph g, const std::filesystem::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: amp-make-demo-models OUT_DIR\n";
+  const bool bench = argc == 3 && std::string(argv[2]) == "--bench-models";
+  if (argc != 2 && !bench) {
+    std::cerr << "usage: amp-make-demo-models OUT_DIR [--bench-models]\n";
     return 2;
   }
   const std::filesystem::path dir = argv[1];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  if (bench)  // 2 x 42 MB: written only when asked for
+    return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
+           write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx");
   return write(resnet(), dir / "demo_resnet.amp") |
          write(transformer(), dir / "demo_transformer.amp") |
          write(bert(/*fused=*/false), dir / "demo_bert_pytorch.amp") |
          write(bert(/*fused=*/true), dir / "demo_bert_fused.amp") |
+         write(bert(/*fused=*/false), dir / "demo_bert_pytorch.onnx") |
+         write(bert(/*fused=*/true), dir / "demo_bert_fused.onnx") |
          write(voice_lstm(), dir / "demo_voice_lstm.amp");
 }
