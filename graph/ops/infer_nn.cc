@@ -47,6 +47,10 @@ Result<FusedActivation> read_fused_activation(const Node& node) {
     def_beta = 0.5f;
   } else if (name == "HardSwish") {
     a.kind = ActivationKind::kHardSwish;
+  } else if (name == "Gelu") {
+    a.kind = ActivationKind::kGeluErf;
+  } else if (name == "GeluTanh") {
+    a.kind = ActivationKind::kGeluTanh;
   } else {
     return unsupported("fused_activation '" + name + "' is not supported");
   }

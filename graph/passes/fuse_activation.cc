@@ -19,6 +19,12 @@ bool describe_activation(const Graph& g, const Node& act, Attributes& out) {
     case OpType::kHardSwish:
       out.set("fused_activation", std::string(op_name(act.op)));
       return true;
+    case OpType::kGelu: {
+      auto approximate = act.attrs.get_string("approximate", "none");
+      if (!approximate.is_ok() || (*approximate != "none" && *approximate != "tanh")) return false;
+      out.set("fused_activation", std::string(*approximate == "tanh" ? "GeluTanh" : "Gelu"));
+      return true;
+    }
     case OpType::kLeakyRelu: {
       auto alpha = act.attrs.get_float("alpha", 0.01f);
       if (!alpha.is_ok()) return false;

@@ -6,7 +6,7 @@
 //
 // The fused node carries attributes:
 //   fused_activation : "Relu" | "LeakyRelu" | "Clip" | "Sigmoid" | "Tanh" | "HardSigmoid" |
-//                      "HardSwish"
+//                      "HardSwish" | "Gelu" | "GeluTanh" (Gelu with approximate = "tanh")
 //   fused_alpha, fused_beta : LeakyRelu alpha; Clip min / max; HardSigmoid alpha / beta.
 // Conditions: y has exactly one consumer (the activation) and is not a graph output; the
 // node has no fused activation yet; Clip's bounds are constants (or absent).

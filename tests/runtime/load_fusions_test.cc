@@ -1,8 +1,11 @@
-// FuseDecomposedOps (graph/passes/fuse_decomposed_ops.h), before and after: each exported
-// spelling is built with the GraphBuilder, run through the load-time passes, and checked
-// for the ops left and for the same numbers as the unfused graph (both run on the CPU
-// kernels). Near misses (a value used outside the pattern, a wrong constant) stay unfused.
+// The load-time fusions, before and after: FuseDecomposedOps
+// (graph/passes/fuse_decomposed_ops.h) and FuseMatMulBias (graph/passes/fuse_matmul_bias.h),
+// with FuseActivation after them. Each exported spelling is built with the GraphBuilder, run
+// through the load-time passes, and checked for the ops left and for the same numbers as the
+// unfused graph (both run on the CPU kernels). Near misses (a value used outside the pattern,
+// a wrong constant) stay unfused.
 #include "graph/passes/fuse_decomposed_ops.h"
+#include "graph/passes/fuse_matmul_bias.h"
 
 #include <gtest/gtest.h>
 
@@ -210,6 +213,46 @@ TEST(FuseDecomposedOps, SqueezeExcitationScaleIsNoHardSwish) {
   ValueId gate = b.node(OpType::kHardSigmoid, {b.node(OpType::kNeg, {x})}, hs);
   b.output(b.node(OpType::kMul, {x, gate}));
   expect_fused(b.build(), {2, 12}, {OpType::kNeg, OpType::kHardSigmoid, OpType::kMul});
+}
+
+// A Linear layer on [batch, tokens, features] as exporters write it, then GELU:
+// MatMul + Add(bias) + Gelu becomes Reshape -> Gemm (bias, Gelu epilogue) -> Reshape.
+TEST(FuseMatMulBias, LinearWithGeluOnATokenBatchBecomesOneGemm) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, Shape({Dim::symbolic("N"), Dim(5), Dim(8)}));
+  ValueId y = b.node(OpType::kMatMul, {x, vec(b, "w", {8, 6}, -0.3f)});
+  y = b.node(OpType::kAdd, {vec(b, "bias", {6}, 0.1f), y});
+  b.output(b.node(OpType::kGelu, {y}));
+  Graph g = expect_fused(b.build(), {3, 5, 8}, {OpType::kReshape, OpType::kGemm, OpType::kReshape});
+  ASSERT_EQ(g.nodes.size(), 3u);
+  EXPECT_EQ(*g.nodes[1].attrs.get_string("fused_activation", ""), "Gelu");
+  EXPECT_EQ(*g.value(g.nodes[2].inputs[1]).constant->to_i64_vector(),
+            (std::vector<int64_t>{-1, 5, 6}));
+  EXPECT_FALSE(g.value(g.outputs[0]).shape->dims[0].is_static());  // -1: bound at run time
+}
+
+TEST(FuseMatMulBias, TwoDimensionalNeedsNoReshape) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {4, 8});
+  ValueId y = b.node(OpType::kMatMul, {x, vec(b, "w", {8, 6}, -0.3f)});
+  b.output(b.node(OpType::kAdd, {y, vec(b, "bias", {1, 6}, 0.1f)}));
+  expect_fused(b.build(), {4, 8}, {OpType::kGemm});
+}
+
+TEST(FuseMatMulBias, ABiasThatBroadcastsRowsOrAVariableWeightStaysAMatMul) {
+  for (int variant = 0; variant < 2; ++variant) {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {4, 8});
+    ValueId w = variant == 0 ? vec(b, "w", {8, 6}, -0.3f) : b.input("w", DType::kF32, {8, 6});
+    ValueId y = b.node(OpType::kMatMul, {x, w});
+    // variant 0: a [4, 1] bias adds per row, not per column.
+    ValueId bias = variant == 0 ? vec(b, "bias", {4, 1}, 0.1f) : vec(b, "bias", {6}, 0.1f);
+    b.output(b.node(OpType::kAdd, {y, bias}));
+    Graph g = b.build();
+    ASSERT_TRUE(infer_shapes(g).is_ok());
+    ASSERT_TRUE(run_runtime_passes(g).is_ok());
+    EXPECT_EQ(ops_of(g), (std::vector<OpType>{OpType::kMatMul, OpType::kAdd})) << variant;
+  }
 }
 
 }  // namespace
