@@ -82,7 +82,10 @@ BackendKind Engine::backend() const {
   return impl_->backend_kind;
 }
 Precision Engine::precision() const {
-  return impl_->options.precision;
+  return impl_->precision;
+}
+std::string Engine::precision_note() const {
+  return impl_->precision_note;
 }
 std::string Engine::backend_note() const {
   return impl_->backend_reason;

@@ -203,15 +203,29 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
 }
 
 Status EngineImpl::plan_precision() {
+  precision = options.precision;
   if (options.precision == Precision::kFp32) {
     if (!options.policy_file.empty())
       return invalid_argument("a policy file was given but precision is fp32; choose fp16 or bf16");
     return Status::ok();
   }
+  const DType low = options.precision == Precision::kBf16 ? DType::kBF16 : DType::kF16;
+  if (!options.emulate_low_precision) {
+    const std::string slower = backend_->low_precision_slower(low);
+    if (!slower.empty()) {
+      // A permission, not an order (options.h): fp32 is the faster plan here.
+      precision = Precision::kFp32;
+      precision_note = std::string(precision_name(options.precision)) +
+                       " requested, fp32 used: " + slower +
+                       " (Options::emulate_low_precision / amprun " +
+                       "--emulate-low-precision 1 runs the AMP plan anyway)";
+      return Status::ok();
+    }
+  }
   graph::AmpPolicy policy;
   if (!options.policy_file.empty())
     AMP_RETURN_IF_ERROR(graph::load_amp_policy_file(options.policy_file, policy));
-  policy.target = options.precision == Precision::kBf16 ? DType::kBF16 : DType::kF16;
+  policy.target = low;
   policy.keep_io_types = options.keep_io_types;
   if (options.precision_callback) {
     auto cb = options.precision_callback;

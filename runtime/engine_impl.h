@@ -50,6 +50,8 @@ class EngineImpl {
   LoadTimings timings;
   size_t weights_bytes_fp32 = 0;
   std::string device;
+  Precision precision = Precision::kFp32;  // what runs (Engine::precision)
+  std::string precision_note;              // why that is not options.precision
   std::string precision_json = "{}";
   std::optional<graph::AmpReport> amp_report;  // set when precision is fp16/bf16
   std::string precision_dot;

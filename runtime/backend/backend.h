@@ -64,6 +64,9 @@ class Backend {
   // Sets plan.values[v].constant for every constant value to memory kernels can read.
   virtual Status place_constants(ExecutionPlan& plan) const = 0;
   virtual Result<std::unique_ptr<Executor>> create_executor() const = 0;
+  // Why this device runs `low` (kF16, kBF16) no faster than fp32, or "" when it is faster:
+  // the engine then keeps fp32 unless Options::emulate_low_precision asks otherwise.
+  virtual std::string low_precision_slower(DType /*low*/) const { return ""; }
 };
 
 }  // namespace amp::runtime

@@ -133,6 +133,9 @@ class CpuBackend : public Backend {
   Result<std::unique_ptr<Executor>> create_executor() const override {
     return std::unique_ptr<Executor>(std::make_unique<CpuExecutor>());
   }
+  std::string low_precision_slower(DType low) const override {
+    return kernels::cpu_low_precision_slower(low);
+  }
 };
 
 }  // namespace

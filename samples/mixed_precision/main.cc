@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     for (amp::Precision p : {amp::Precision::kFp16, amp::Precision::kBf16}) {
       amp::Options opt;
       opt.precision = p;
+      opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
       if (argc > 2) opt.policy_file = argv[2];
       amp::Engine engine = amp::Engine::load(argv[1], opt);
       compare(amp::precision_name(p), want, engine.run({{in.name, x}})[0].to_float_vector());

@@ -117,6 +117,7 @@ class Concurrency : public ::testing::Test {
     Options o;
     o.backend = BackendKind::kCpu;
     o.precision = p;
+    o.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
     o.threads = 1;
     return o;
   }

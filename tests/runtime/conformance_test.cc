@@ -35,6 +35,7 @@ TEST(Conformance, RealModelsWithAmp) {
       Options opt;
       opt.backend = BackendKind::kCpu;
       opt.precision = p;
+      opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
       Engine engine = Engine::load((dir / "model.onnx").string(), opt);
       std::vector<NamedTensor> named;
       for (size_t i = 0; i < engine.inputs().size(); ++i)

@@ -65,6 +65,7 @@ TEST_F(RuntimeSafety, CheckNumericsNamesTheFp16NodeThatOverflowed) {
   Options opt;
   opt.backend = BackendKind::kCpu;
   opt.precision = Precision::kFp16;
+  opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
 
   // Without the check the overflow is silent: fp16 Inf comes out (cast back to fp32).
   std::vector<Tensor> out = Engine::load(path, opt).run({{"x", x}});
@@ -92,6 +93,7 @@ TEST_F(RuntimeSafety, CheckNumericsNamesTheFp16NodeThatOverflowed) {
   // bf16 has fp32's range: no overflow.
   opt.precision_callback = nullptr;
   opt.precision = Precision::kBf16;
+  opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
   out = Engine::load(path, opt).run({{"x", x}});
   EXPECT_TRUE(std::isfinite(out[0].to_float_vector()[0]));
 }
@@ -103,6 +105,7 @@ TEST_F(RuntimeSafety, CheckNumericsFindsAnOverflowInAnInPlaceNode) {
   Options opt;
   opt.backend = BackendKind::kCpu;
   opt.precision = Precision::kFp16;
+  opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
   opt.check_numerics = true;
   std::string msg;
   EXPECT_EQ(
@@ -120,6 +123,7 @@ TEST_F(RuntimeSafety, NanInputsPropagateWithoutBeingReportedAsOverflow) {
   Options opt;
   opt.backend = BackendKind::kCpu;
   opt.precision = Precision::kFp16;
+  opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
   opt.check_numerics = true;
   const Tensor x = Tensor::from(std::vector<float>{NAN, 0.f, 0.f, 0.f}, {1, 4});
   std::vector<Tensor> out = Engine::load(path, opt).run({{"x", x}});

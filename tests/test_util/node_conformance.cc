@@ -144,6 +144,7 @@ ConformanceReport run_node_conformance(NodeTestMode mode,
   Options opt;
   opt.backend = s.backend;
   opt.precision = s.precision;
+  opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
   opt.threads = 1;
   return check_cases(s.name, cases, expected, [&](const NodeTestCase& c) {
     const Tolerance tol = tolerance_for(s, c.name);

@@ -44,7 +44,8 @@ void expect_key(const json& j, const std::string& key, json::value_t type) {
 TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   const fs::path report = dir_ / "report.json";
   const int rc = run("--model " + (dir_ / "demo_transformer.amp").string() +
-                         " --precision fp16 --compare-precision fp32 --warmup 1 --iterations 5"
+                         " --precision fp16 --emulate-low-precision 1 --compare-precision fp32"
+                         " --warmup 1 --iterations 5"
                          " --shape tokens=2x16 --json-report " +
                          report.string(),
                      dir_ / "log.txt");
@@ -54,6 +55,7 @@ TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   using T = json::value_t;
   for (const char* k : {"model", "backend", "precision", "device"}) expect_key(j, k, T::string);
   EXPECT_EQ(j["precision"], "fp16");
+  EXPECT_EQ(j["precision_note"], "");
   EXPECT_EQ(j["backend"], "cpu");
   expect_key(j, "load_ms", T::object);
   for (const char* k : {"total", "verify", "passes", "amp", "memory", "upload"})
@@ -85,6 +87,25 @@ TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   EXPECT_TRUE(j["passed"].get<bool>());
 }
 
+// fp16 / bf16 are a permission (amp/options.h): on the CPU, whose oneDNN computes fp16
+// through fp32, an fp16 request runs fp32 and the report says why.
+TEST_F(AmprunTest, LowPrecisionThatIsNoFasterStaysFp32WithANote) {
+  const fs::path report = dir_ / "fp16_on_cpu.json";
+  ASSERT_EQ(run("--model " + (dir_ / "demo_resnet.amp").string() +
+                    " --backend cpu --precision fp16 --warmup 0 --iterations 1 --json-report " +
+                    report.string(),
+                dir_ / "log.txt"),
+            0)
+      << std::ifstream(dir_ / "log.txt").rdbuf();
+  std::ifstream f(report);
+  const json j = json::parse(f);
+  EXPECT_EQ(j["precision"], "fp32");
+  EXPECT_NE(j["precision_note"].get<std::string>().find("fp16 requested, fp32 used"),
+            std::string::npos)
+      << j["precision_note"];
+  EXPECT_EQ(j["precision_plan"]["nodes_low"].get<int>(), 0);
+}
+
 TEST_F(AmprunTest, UsageErrorsExitTwoAndNameTheFlag) {
   EXPECT_EQ(run("--model x.amp --precision fp8", dir_ / "log.txt"), 2);
   std::ifstream f(dir_ / "log.txt");
@@ -103,11 +124,13 @@ TEST_F(AmprunTest, CheckNumericsReportsTheFirstOverflow) {
                       amp::Tensor::from(std::vector<float>(4, 100.f), {1, 4}), "x");
   const std::string in = " --inputs " + (dir_ / "inputs").string();
   const fs::path report = dir_ / "numerics.json";
-  const int rc = run("--model " + model + in +
-                         " --backend cpu --precision fp16 --check-numerics --warmup 1"
-                         " --iterations 2 --json-report " +
-                         report.string(),
-                     dir_ / "log.txt");
+  const int rc =
+      run("--model " + model + in +
+              " --backend cpu --precision fp16 --emulate-low-precision 1 --check-numerics"
+              " --warmup 1"
+              " --iterations 2 --json-report " +
+              report.string(),
+          dir_ / "log.txt");
   EXPECT_EQ(rc, 1) << std::ifstream(dir_ / "log.txt").rdbuf();
   std::ifstream f(report);
   const json j = json::parse(f);
@@ -120,7 +143,8 @@ TEST_F(AmprunTest, CheckNumericsReportsTheFirstOverflow) {
 
   // bf16 keeps fp32's range: the same model passes the check.
   EXPECT_EQ(run("--model " + model + in +
-                    " --backend cpu --precision bf16 --check-numerics --warmup 1 --iterations 2",
+                    " --backend cpu --precision bf16 --emulate-low-precision 1 --check-numerics"
+                    " --warmup 1 --iterations 2",
                 dir_ / "log.txt"),
             0)
       << std::ifstream(dir_ / "log.txt").rdbuf();

@@ -39,7 +39,9 @@ class ModelLevelTest : public amp::test::DemoModelsTest {
       const fs::path report = dir_ / (model + "." + precision + ".json");
       const int rc =
           run("--model " + (dir_ / (model + ".amp")).string() + " --backend cpu --precision " +
-                  precision + " --compare-precision fp32 --warmup 0 --iterations 2 --inputs " +
+                  precision +
+                  " --emulate-low-precision 1 --compare-precision fp32 --warmup 0 --iterations 2"
+                  " --inputs " +
                   inputs.string() + " --json-report " + report.string(),
               dir_ / "log.txt");
       ASSERT_EQ(rc, 0) << model << " " << precision << ": "
@@ -150,6 +152,7 @@ TEST_F(ModelLevelTest, VoiceModelGatesShortChunks) {
     amp::Options opt;
     opt.backend = amp::BackendKind::kCpu;
     opt.precision = p;
+    opt.emulate_low_precision = true;  // the AMP plan, even on a CPU without AMX
     amp::Engine e = amp::Engine::load((dir_ / "demo_voice_lstm.amp").string(), opt);
     for (int64_t frames : {1, 3, 4, 9}) {
       std::vector<float> feats(static_cast<size_t>(frames) * 40);

@@ -63,6 +63,9 @@ const char* usage_text() {
   --threads N                  CPU threads per run (default: all cores)
   --adaptive-threads 0|1       let a run use one thread while that measures faster (a busy
                                neighbour; default 1, see runtime/thread_governor.h)
+  --emulate-low-precision 0|1  run fp16/bf16 as planned even on a CPU that runs them no
+                               faster than fp32 (default 0: fp32 there, and a note says why);
+                               1 previews a GPU's AMP numerics on the CPU
   --streams N                  concurrent execution contexts, one host thread each (default 1)
   --save-outputs DIR           write output_N.pb files
   --dump-plan FILE.json        the AMP precision plan
@@ -164,12 +167,14 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         a.duration_s = d;
     } else if (f == "--warmup" || f == "--iterations" || f == "--threads" || f == "--streams" ||
                f == "--seed" || f == "--keep-io-types" || f == "--memory-limit" ||
-               f == "--adaptive-threads") {
+               f == "--adaptive-threads" || f == "--emulate-low-precision") {
       if (!(v = need(i, f))) return std::nullopt;
       const long long lo = (f == "--iterations" || f == "--streams") ? 1 : 0;
-      const long long hi = f == "--memory-limit"                                 ? (1LL << 50)
-                           : f == "--keep-io-types" || f == "--adaptive-threads" ? 1
-                                                                                 : 1000000;
+      const long long hi =
+          f == "--memory-limit" ? (1LL << 50)
+          : f == "--keep-io-types" || f == "--adaptive-threads" || f == "--emulate-low-precision"
+              ? 1
+              : 1000000;
       if (!parse_int(v, lo, hi, n)) {
         error = f + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                 "], got '" + std::string(v) + "'";
@@ -189,6 +194,8 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         a.keep_io_types = n != 0;
       else if (f == "--adaptive-threads")
         a.adaptive_threads = n != 0;
+      else if (f == "--emulate-low-precision")
+        a.emulate_low_precision = n != 0;
       else
         a.memory_limit = static_cast<size_t>(n);
     } else {

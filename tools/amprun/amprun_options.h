@@ -34,6 +34,7 @@ struct Args {
   std::string profile_json;  // Chrome trace of one profiled run
   bool keep_io_types = true;
   bool adaptive_threads = true;
+  bool emulate_low_precision = false;
   bool check_numerics = false;
   size_t memory_limit = 0;
   int seed = 1;

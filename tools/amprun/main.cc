@@ -112,6 +112,7 @@ int run(const amprun::Args& args) {
   opt.backend = args.backend;
   opt.threads = args.threads;
   opt.adaptive_threads = args.adaptive_threads;
+  opt.emulate_low_precision = args.emulate_low_precision;
   opt.policy_file = args.policy;
   opt.input_shapes = args.shapes;
   opt.keep_io_types = args.keep_io_types;
@@ -148,6 +149,7 @@ int run(const amprun::Args& args) {
   json["model"] = args.model;
   json["backend"] = amp::backend_kind_name(engine.backend());
   json["precision"] = amp::precision_name(engine.precision());
+  json["precision_note"] = engine.precision_note();
   json["device"] = engine.device_name();
   json["backend_note"] = engine.backend_note();
   json["load_ms"] = {{"total", lt.total}, {"verify", lt.verify}, {"passes", lt.passes},
@@ -229,6 +231,8 @@ int run(const amprun::Args& args) {
           {"weights_bytes", mem.weights_bytes},
           {"fallbacks", ordered_json::array()}};
     std::printf("  fp32 everywhere (no AMP)\n");
+    if (!engine.precision_note().empty())
+      std::printf("  note: %s\n", engine.precision_note().c_str());
   }
   json["precision_plan"] = pp;
 

@@ -185,7 +185,9 @@ def amprun_median(amprun, model, inputs, threads, runs, warmup, precision):
         if r.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout[-2000:]}")
         with open(report.name) as f:
-            return json.load(f)["latency_ms"]["median"]
+            j = json.load(f)
+        # An fp16/bf16 request that this CPU runs no faster than fp32 runs fp32 (amp/options.h).
+        return j["latency_ms"]["median"], j["precision"]
 
 
 def main():
@@ -244,8 +246,10 @@ def main():
                         row = {"model": name, "condition": cond, "threads": t,
                                "ort_ms": ort_median(path, feeds, t, args.runs, args.warmup)}
                         for p in precisions:
-                            row[f"amprun_{p}_ms"] = amprun_median(args.amprun, path, folder, t,
-                                                                  args.runs, args.warmup, p)
+                            ms, used = amprun_median(args.amprun, path, folder, t, args.runs,
+                                                     args.warmup, p)
+                            row[f"amprun_{p}_ms"] = ms
+                            row[f"amprun_{p}_ran"] = used
                         rows.append(row)
                         print(json.dumps(row), file=sys.stderr, flush=True)
                 finally:
@@ -266,8 +270,11 @@ def main():
         for p in precisions:
             ratio = r[f"amprun_{p}_ms"] / r["ort_ms"]
             logs[(r["condition"], r["threads"], p)].append(math.log(ratio))
-            line += f" {r[f'amprun_{p}_ms']:.3f} | {ratio:.2f} |"
+            ran = "" if r[f"amprun_{p}_ran"] == p else f" ({r[f'amprun_{p}_ran']})"
+            line += f" {r[f'amprun_{p}_ms']:.3f}{ran} | {ratio:.2f} |"
         print(line)
+    if any(r[f"amprun_{p}_ran"] != p for r in rows for p in precisions):
+        print("\n(fp32): the request ran in fp32, faster on this CPU (amprun's precision_note)")
     print()
     for (cond, t, p), v in logs.items():
         if v:

@@ -121,8 +121,11 @@ class Engine {
   // Why that backend: "GPU 0 visible", or with kAuto on a machine without a usable GPU the
   // driver's reason ("no usable GPU: cudaGetDeviceCount returned ... (error 35 ...)").
   std::string backend_note() const;
+  // The precision the engine runs: Options::precision, or kFp32 where the device runs the
+  // low type no faster (precision_note() then says why; Options::emulate_low_precision).
   Precision precision() const;
-  std::string device_name() const;  // "CPU: AMD EPYC ... (avx512f, avx512_bf16)" or GPU
+  std::string precision_note() const;  // "" when precision() is what was asked for
+  std::string device_name() const;     // "CPU: AMD EPYC ... (avx512f, avx512_bf16)" or GPU
   MemoryReport memory() const;
   LoadTimings load_timings() const;
   // The planned graph, one node per line: name, op, dtype, inputs -> outputs.

@@ -31,8 +31,13 @@ struct NodeInfo {
 
 struct Options {
   BackendKind backend = BackendKind::kAuto;
-  // Target precision of the AMP planner. kFp32 runs everything in fp32.
+  // Target precision of the AMP planner. kFp32 runs everything in fp32. fp16 / bf16 are a
+  // permission, as TensorRT's precision flags are: on a device that runs them no faster than
+  // fp32 (a CPU without AMX, Engine::precision_note() says why) the engine stays fp32.
   Precision precision = Precision::kFp32;
+  // Run fp16 / bf16 as planned even where they are no faster: a CPU preview of the numerics
+  // a GPU's AMP plan will have (the low type stored, fp32 inside each kernel).
+  bool emulate_low_precision = false;
   // AMP policy overrides (JSON; see README "Policy file"). Empty: built-in table only.
   std::string policy_file;
   // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
