@@ -40,6 +40,10 @@ struct TensorDesc {
   // weights to pre-pack). On CUDA, run() receives the device copy through KernelArgs.
   const void* constant_data = nullptr;
   bool present = true;  // false for an absent optional input/output
+  // CPU, between two oneDNN convolutions only (runtime/layout_plan.h): the tensor is stored
+  // channels-last (N, spatial..., C, dense) instead of N, C, spatial..., so neither
+  // convolution reorders it. The dims stay logical (N, C, spatial...).
+  bool channels_last = false;
 
   int64_t numel() const {
     int64_t n = 1;

@@ -8,6 +8,7 @@
 #include "runtime/backend/backend.h"
 #include "runtime/backend/cpu_backend.h"
 #include "runtime/control_flow.h"
+#include "runtime/layout_plan.h"
 #include "runtime/node_label.h"
 #include "runtime/plan_split.h"
 
@@ -78,6 +79,14 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   }
 
   // Kernels.
+  const std::vector<char> channels_last = opt.backend->kind() == kernels::Backend::kCpu
+                                              ? plan_channels_last(g)
+                                              : std::vector<char>(g.values.size(), 0);
+  auto describe = [&](ValueId v) {
+    kernels::TensorDesc d = kernels::describe_value(g, v);
+    d.channels_last = v != kNoValue && channels_last[static_cast<size_t>(v)];
+    return d;
+  };
   std::vector<const kernels::KernelDef*> defs(g.nodes.size());
   plan->steps.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -93,12 +102,12 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     cfg.node = &n;
     cfg.num_threads = opt.threads;
     cfg.backend_handle = opt.backend->kernel_handle();
-    for (ValueId v : n.inputs) cfg.inputs.push_back(kernels::describe_value(g, v));
+    for (ValueId v : n.inputs) cfg.inputs.push_back(describe(v));
     for (ValueId v : n.outputs) {
       if (v != kNoValue && (!g.value(v).shape || !g.value(v).shape->is_static()))
         return internal_error(node_label(n) + ": output '" + g.value(v).name +
                               "' has no static shape after binding");
-      cfg.outputs.push_back(kernels::describe_value(g, v));
+      cfg.outputs.push_back(describe(v));
     }
     PlanStep& step = plan->steps[i];
     step.kernel = def->create();

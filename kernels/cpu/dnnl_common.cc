@@ -55,6 +55,18 @@ memory::desc plain_desc(const memory::dims& dims, memory::data_type dt) {
   return memory::desc(dims, dt, dense_strides(dims));
 }
 
+memory::desc channels_last_desc(const memory::dims& dims, memory::data_type dt) {
+  memory::dims strides(dims.size(), 1);
+  const memory::dim c = std::max<memory::dim>(dims[1], 1);
+  memory::dim step = c;  // C is innermost; the spatial dims follow in order, N outermost
+  for (size_t i = dims.size(); i-- > 2;) {
+    strides[i] = step;
+    step *= std::max<memory::dim>(dims[i], 1);
+  }
+  strides[0] = step;
+  return memory::desc(dims, dt, strides);
+}
+
 Status dnnl_failure(const std::string& what, const dnnl::error& e) {
   return backend_failure("oneDNN " + what + ": " + e.what() + " (dnnl_status " +
                          std::to_string(static_cast<int>(e.status)) + ")");

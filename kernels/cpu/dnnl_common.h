@@ -60,6 +60,8 @@ dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims);
 
 // A plain (row-major, dense) memory descriptor.
 dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
+// Dense channels-last: logical dims N, C, spatial... stored N, spatial..., C (nwc, nhwc, ndhwc).
+dnnl::memory::desc channels_last_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
 
 // Status for a failed oneDNN call: backend_failure naming `what` and oneDNN's message.
 Status dnnl_failure(const std::string& what, const dnnl::error& e);
