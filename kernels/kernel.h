@@ -41,9 +41,10 @@ struct TensorDesc {
   const void* constant_data = nullptr;
   bool present = true;  // false for an absent optional input/output
   // CPU, between two oneDNN convolutions only (runtime/layout_plan.h): the tensor is stored
-  // channels-last (N, spatial..., C, dense) instead of N, C, spatial..., so neither
+  // in the convolutions' own dense layout (kernels/cpu/dnnl_common.h, conv_activation_desc:
+  // channels-last, or 8-channel blocks on AVX2) instead of N, C, spatial..., so neither
   // convolution reorders it. The dims stay logical (N, C, spatial...).
-  bool channels_last = false;
+  bool conv_layout = false;
 
   int64_t numel() const {
     int64_t n = 1;

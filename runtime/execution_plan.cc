@@ -79,12 +79,12 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   }
 
   // Kernels.
-  const std::vector<char> channels_last = opt.backend->kind() == kernels::Backend::kCpu
-                                              ? plan_channels_last(g)
-                                              : std::vector<char>(g.values.size(), 0);
+  const std::vector<char> conv_layout = opt.backend->kind() == kernels::Backend::kCpu
+                                            ? plan_conv_layouts(g)
+                                            : std::vector<char>(g.values.size(), 0);
   auto describe = [&](ValueId v) {
     kernels::TensorDesc d = kernels::describe_value(g, v);
-    d.channels_last = v != kNoValue && channels_last[static_cast<size_t>(v)];
+    d.conv_layout = v != kNoValue && conv_layout[static_cast<size_t>(v)];
     return d;
   };
   std::vector<const kernels::KernelDef*> defs(g.nodes.size());

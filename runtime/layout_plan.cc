@@ -2,7 +2,7 @@
 
 namespace amp::runtime {
 
-std::vector<char> plan_channels_last(const graph::Graph& g) {
+std::vector<char> plan_conv_layouts(const graph::Graph& g) {
   using graph::OpType;
   std::vector<char> out(g.values.size(), 0);
   const std::vector<graph::NodeId> producer = graph::compute_producers(g);

@@ -1,18 +1,20 @@
-// Layout planning for the CPU backend: which activations are stored channels-last.
+// Layout planning for the CPU backend: which activations stay in the convolutions' layout.
 //
-// oneDNN's fastest convolutions on AVX-512 read and write channels-last (NHWC) tensors, so a
-// convolution whose input and output are the plain NCHW of the ONNX contract reorders both on
-// every run; measured on ultraface-version-slim-320, the reorders took as long as the
-// convolutions. A tensor that only convolutions touch need not be NCHW in between:
+// oneDNN's fast convolutions read and write their own layouts (channels-last for AVX-512's
+// brgconv, 8-channel blocks nChw8c for AVX2's jit kernels), so a convolution whose input and
+// output are the plain NCHW of the ONNX contract reorders both on every run; measured on
+// ultraface-version-slim-320, the reorders took as long as the convolutions. A tensor that
+// only convolutions touch need not be NCHW in between:
 //
-//   Conv --x--> Conv, Conv      x is written and read channels-last, no reorder on either side
+//   Conv --x--> Conv, Conv      x is written and read in the conv layout, no reorder at all
 //
-// Rule: a non-constant f32 value of rank 3 to 5 is channels-last when its producer is a Conv
-// and every use is input 0 (the data) of a Conv, and it is not a graph output (an output, a
-// value crossing a plan cut, or one read by any other kernel stays plain). NHWC is dense, so
-// sizes, the memory plan and in-place rules do not change; the conv kernel
-// (kernels/cpu/dnnl_conv.cc) takes the layout through TensorDesc::channels_last and reorders
-// only when its primitive prefers yet another layout (then no worse than before).
+// Rule: a non-constant f32 value of rank 3 to 5 keeps the conv layout when its producer is
+// a Conv and every use is input 0 (the data) of a Conv, and it is not a graph output (an
+// output, a value crossing a plan cut, or one read by any other kernel stays plain). The
+// layout is dense (kernels/cpu/dnnl_common.h, conv_activation_desc), so sizes, the memory
+// plan and in-place rules do not change; the conv kernel (kernels/cpu/dnnl_conv.cc) takes it
+// through TensorDesc::conv_layout and reorders only when its primitive prefers yet another
+// layout (then no worse than before).
 #pragma once
 
 #include <vector>
@@ -21,7 +23,7 @@
 
 namespace amp::runtime {
 
-// For each value of `g`: whether it is stored channels-last (the rule above).
-std::vector<char> plan_channels_last(const graph::Graph& g);
+// For each value of `g`: whether it is stored in the conv layout (the rule above).
+std::vector<char> plan_conv_layouts(const graph::Graph& g);
 
 }  // namespace amp::runtime

@@ -67,6 +67,21 @@ memory::desc channels_last_desc(const memory::dims& dims, memory::data_type dt) 
   return memory::desc(dims, dt, strides);
 }
 
+memory::desc conv_activation_desc(const memory::dims& dims, memory::data_type dt) {
+  using isa = dnnl::cpu_isa;
+  const isa cpu = dnnl::get_effective_cpu_isa();
+  const bool avx512 = cpu == isa::avx512_core || cpu == isa::avx512_core_vnni ||
+                      cpu == isa::avx512_core_bf16 || cpu == isa::avx512_core_amx;
+  if (!avx512 && dims.size() >= 3 && dims.size() <= 5 && dims[1] % 8 == 0) {
+    using tag = memory::format_tag;
+    const tag blocked = dims.size() == 3   ? tag::nCw8c
+                        : dims.size() == 4 ? tag::nChw8c
+                                           : tag::nCdhw8c;
+    return memory::desc(dims, dt, blocked);
+  }
+  return channels_last_desc(dims, dt);
+}
+
 Status dnnl_failure(const std::string& what, const dnnl::error& e) {
   return backend_failure("oneDNN " + what + ": " + e.what() + " (dnnl_status " +
                          std::to_string(static_cast<int>(e.status)) + ")");

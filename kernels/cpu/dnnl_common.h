@@ -62,6 +62,11 @@ dnnl::memory::dims dense_strides(const dnnl::memory::dims& dims);
 dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
 // Dense channels-last: logical dims N, C, spatial... stored N, spatial..., C (nwc, nhwc, ndhwc).
 dnnl::memory::desc channels_last_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
+// The dense layout oneDNN 2.6's f32 convolutions take on this CPU, for an activation kept
+// between two of them (runtime/layout_plan.h): 8-channel blocks (nChw8c) on a CPU without
+// AVX-512 when C is a multiple of 8 (so no padding: the size stays N*C*spatial), else
+// channels-last, which AVX-512's brgconv takes.
+dnnl::memory::desc conv_activation_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
 
 // Status for a failed oneDNN call: backend_failure naming `what` and oneDNN's message.
 Status dnnl_failure(const std::string& what, const dnnl::error& e);

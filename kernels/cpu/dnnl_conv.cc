@@ -6,10 +6,11 @@
 // implementation (blocked nChw16c-style layouts run 2-5x faster than the im2col GEMM it
 // uses for plain NCHW). Constant weights are reordered once, in prepare(); src and dst
 // are reordered between the caller's layout and the chosen one on every run, through the
-// workspace, and not at all when they agree. The caller's layout is plain NC[D]HW, or
-// channels-last for a tensor the runtime keeps so between two convolutions
-// (runtime/layout_plan.h): on AVX-512 oneDNN's brgconv takes channels-last, so a chain of
-// convolutions then runs without reorders (they cost as much as the convolutions).
+// workspace, and not at all when they agree. The caller's layout is plain NC[D]HW, or for a
+// tensor the runtime keeps between two convolutions (runtime/layout_plan.h) the layout
+// oneDNN's convolutions take on this CPU (conv_activation_desc: channels-last for AVX-512's
+// brgconv, 8-channel blocks for AVX2's jit convolutions), so a chain of convolutions runs
+// without reorders (they cost as much as the convolutions).
 //
 // Dtypes (the numerical contract: fp32 accumulation, one rounding on store):
 //   f32   native.
@@ -151,7 +152,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   conv_ = *p;
   dtype_ = cfg.inputs[0].dtype;
-  if ((cfg.inputs[0].channels_last || cfg.outputs[0].channels_last) &&
+  if ((cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout) &&
       (transpose_ || dtype_ != DType::kF32))
     return internal_error(op() + ": a channels-last tensor outside an f32 Conv");
   const TensorDesc& x = cfg.inputs[0];
@@ -220,15 +221,15 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
   memory::dims dst_dims = {conv_.n, conv_.m};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
-  // The caller's layouts: plain, or channels-last where the runtime keeps the tensor so
-  // between two convolutions (runtime/layout_plan.h; f32 only, so never staged).
-  auto caller_desc = [](const memory::dims& dims, dt type, bool channels_last) {
-    return channels_last ? channels_last_desc(dims, type) : plain_desc(dims, type);
+  // The caller's layouts: plain, or the convolutions' own where the runtime keeps the tensor
+  // so between two convolutions (runtime/layout_plan.h; f32 only, so never staged).
+  auto caller_desc = [](const memory::dims& dims, dt type, bool conv_layout) {
+    return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
   };
-  src_reorder_.prepare(caller_desc(to_dnnl_dims(x.dims), src_md_.data_type(), x.channels_last),
+  src_reorder_.prepare(caller_desc(to_dnnl_dims(x.dims), src_md_.data_type(), x.conv_layout),
                        src_md_, ws_);
-  dst_reorder_.prepare(
-      dst_md_, caller_desc(dst_dims, dst_md_.data_type(), cfg.outputs[0].channels_last), ws_);
+  dst_reorder_.prepare(dst_md_,
+                       caller_desc(dst_dims, dst_md_.data_type(), cfg.outputs[0].conv_layout), ws_);
   if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
   if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
   impl_ = dnnl_implementation(transpose_ ? "deconv" : "conv", pd, stage_src_, src_reorder_.active(),

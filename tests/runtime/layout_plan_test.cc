@@ -1,4 +1,4 @@
-// Channels-last activations between convolutions (runtime/layout_plan.h): which values the
+// Activations kept in the convolutions' layout (runtime/layout_plan.h): which values the
 // rule picks, and that an engine that keeps them so computes what the plain reference does
 // (test::run_graph, which never changes a layout).
 #include "runtime/layout_plan.h"
@@ -40,8 +40,8 @@ struct ConvNet {
   ValueId stem, dw, pw, side;  // the values the rule looks at
 };
 
-// x -> stem 3x3 (8) -> depthwise 3x3 stride 2 -> 1x1 (12) -> {3x3 (4) -> y0, Relu -> y1}
-//                   \-> 1x1 (8) side branch, Added to the depthwise output's consumer chain
+// x -> stem 3x3 (8) -> depthwise 3x3 stride 2 -> 1x1 (16) -> {3x3 (4) -> y0, Relu -> y1}
+//                   \-> 1x1 (16) stride 2, the side branch added to the 1x1's output
 ConvNet conv_net() {
   GraphBuilder b;
   unsigned seed = 1;
@@ -62,10 +62,10 @@ ConvNet conv_net() {
   ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
   net.stem = conv(x, 3, 8, 3, 1, 1);
   net.dw = conv(net.stem, 8, 8, 3, 2, 8);
-  net.side = conv(net.stem, 8, 12, 1, 2, 1);  // the stem feeds two convolutions
-  net.pw = conv(net.dw, 8, 12, 1, 1, 1);
+  net.side = conv(net.stem, 8, 16, 1, 2, 1);  // the stem feeds two convolutions
+  net.pw = conv(net.dw, 8, 16, 1, 1, 1);
   ValueId sum = b.node(OpType::kAdd, {net.pw, net.side});  // pw and side: read by an Add
-  b.output(conv(sum, 12, 4, 3, 1, 1));
+  b.output(conv(sum, 16, 4, 3, 1, 1));
   b.output(b.node(OpType::kRelu, {sum}));
   net.g = b.build();
   EXPECT_TRUE(graph::infer_shapes(net.g).is_ok());
@@ -74,7 +74,7 @@ ConvNet conv_net() {
 
 TEST(LayoutPlan, ValuesOnlyConvolutionsTouchAreChannelsLast) {
   const ConvNet net = conv_net();
-  const std::vector<char> cl = runtime::plan_channels_last(net.g);
+  const std::vector<char> cl = runtime::plan_conv_layouts(net.g);
   EXPECT_TRUE(cl[static_cast<size_t>(net.stem)]);   // read by two convolutions
   EXPECT_TRUE(cl[static_cast<size_t>(net.dw)]);     // read by one
   EXPECT_FALSE(cl[static_cast<size_t>(net.pw)]);    // read by an Add
