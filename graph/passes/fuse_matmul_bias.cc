@@ -48,7 +48,6 @@ ValueId new_value(Graph& g, const std::string& base, DType dtype) {
 }  // namespace
 
 Result<bool> FuseMatMulBias::run(Graph& g) {
-  const std::vector<NodeId> producer = compute_producers(g);
   const std::vector<std::vector<NodeId>> consumers = compute_consumers(g);
   std::vector<char> is_output(g.values.size(), 0);
   for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;

@@ -317,25 +317,32 @@ void load_scaled_f32(DType storage, const void* src, float scale, float* dst, in
 
 // ---- DnnlReorder ----------------------------------------------------------------------------
 
-void DnnlReorder::prepare(const memory::desc& from, const memory::desc& to, WorkspaceLayout& ws) {
+void DnnlReorder::prepare(const memory::desc& from, const memory::desc& to, WorkspaceLayout& ws,
+                          int threads) {
   active_ = !(from == to);
   if (!active_) return;
   from_ = from;
   to_ = to;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  dnnl::reorder::primitive_desc pd(dnnl_engine(), from, dnnl_engine(), to, attr);
-  prim_ = dnnl::reorder(pd);
-  scratch_ = pd.scratchpad_desc();
-  off_scratch_ = ws.add(scratch_.get_size());
+  auto make = [&](int n, dnnl::reorder& prim, memory::desc& scratch) {
+    ScopedMaxThreads scope(n);  // the team size is fixed here (class comment)
+    dnnl::reorder::primitive_desc pd(dnnl_engine(), from, dnnl_engine(), to, attr);
+    prim = dnnl::reorder(pd);
+    scratch = pd.scratchpad_desc();
+  };
+  make(std::max(1, threads), prim_, scratch_);
+  if (threads > 1) make(1, single_, scratch_single_);
+  off_scratch_ = ws.add(std::max(scratch_.get_size(), scratch_single_.get_size()));
 }
 
 void DnnlReorder::run(const void* src, void* dst, void* workspace, int threads) const {
+  const bool single = threads <= 1 && single_;
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, memory(from_, dnnl_engine(), const_cast<void*>(src))},
       {DNNL_ARG_DST, memory(to_, dnnl_engine(), dst)}};
-  add_scratchpad(args, scratch_, workspace, off_scratch_);
-  dnnl_execute(prim_, args, threads);
+  add_scratchpad(args, single ? scratch_single_ : scratch_, workspace, off_scratch_);
+  dnnl_execute(single ? single_ : prim_, args, threads);
 }
 
 // ---- DnnlWeights ----------------------------------------------------------------------------
@@ -395,8 +402,7 @@ Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memor
   if (convert_) converted_ = ws.add(static_cast<size_t>(numel_) * sizeof(float));
   if (reorder_) {
     packed_ = ws.add(target.get_size());
-    reorder_scratch_ = ws.add(scratch_desc.get_size());
-    reorder_scratch_desc_ = scratch_desc;
+    run_reorder_.prepare(user_desc_, target, ws, threads);
   }
   return Status::ok();
 }
@@ -411,11 +417,7 @@ const void* DnnlWeights::get(const void* user, void* workspace, int threads) con
   }
   if (!reorder_) return src;
   void* packed = WorkspaceLayout::at(workspace, packed_);
-  std::unordered_map<int, memory> args = {
-      {DNNL_ARG_SRC, memory(user_desc_, dnnl_engine(), const_cast<void*>(src))},
-      {DNNL_ARG_DST, memory(target_, dnnl_engine(), packed)}};
-  add_scratchpad(args, reorder_scratch_desc_, workspace, reorder_scratch_);
-  dnnl_execute(reorder_prim_, args, threads);
+  run_reorder_.run(src, packed, workspace, threads);
   return packed;
 }
 

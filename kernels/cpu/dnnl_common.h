@@ -103,6 +103,7 @@ class DnnlPrimitivePair {
   // Calls `create` under max-threads `threads` (and again under 1); returns the first
   // descriptor, which the kernel queries for layouts. Throws what `create` throws.
   dnnl::primitive_desc build(int threads, const std::function<dnnl::primitive_desc()>& create);
+  // The primitive for a run with `threads` threads.
   const dnnl::primitive& for_threads(int threads) const {
     return threads <= 1 && has_single_ ? single_ : full_;
   }
@@ -146,18 +147,23 @@ void store_from_f32(DType dst_type, const float* src, void* dst, int64_t n, int 
 // A reorder between two layouts of one tensor (a plain activation and the blocked layout
 // a primitive prefers), created in prepare() with its scratchpad in the workspace.
 // Inactive when the layouts are equal.
+// Like DnnlPrimitivePair, it is built for `threads` and again for one thread: oneDNN's jit
+// reorder fixes its team size when it is created, and a reorder that starts a team of two
+// in a run the thread governor gives one thread leaves a spinning OpenMP worker fighting a
+// busy neighbour for the core (measured: ppocr-cls at 1 thread, 0.9 -> 4-8 ms).
 class DnnlReorder {
  public:
   // Throws dnnl::error (call inside dnnl_guard).
-  void prepare(const dnnl::memory::desc& from, const dnnl::memory::desc& to, WorkspaceLayout& ws);
+  void prepare(const dnnl::memory::desc& from, const dnnl::memory::desc& to, WorkspaceLayout& ws,
+               int threads);
   bool active() const { return active_; }
   // Throws dnnl::error.
   void run(const void* src, void* dst, void* workspace, int threads) const;
 
  private:
   bool active_ = false;
-  dnnl::reorder prim_;
-  dnnl::memory::desc from_, to_, scratch_;
+  dnnl::reorder prim_, single_;  // for the prepared thread count, and for one thread
+  dnnl::memory::desc from_, to_, scratch_, scratch_single_;
   size_t off_scratch_ = static_cast<size_t>(-1);
 };
 
@@ -186,11 +192,10 @@ class DnnlWeights {
   int64_t numel_ = 0;
   dnnl::memory::desc user_desc_;  // the (converted) caller layout, compute dtype
   dnnl::memory::desc target_;
-  bool convert_ = false;  // storage dtype != compute dtype
-  bool reorder_ = false;  // user layout != target layout
-  dnnl::reorder reorder_prim_;
-  dnnl::memory::desc reorder_scratch_desc_;
-  size_t reorder_scratch_ = WorkspaceLayout::kNone;
+  bool convert_ = false;        // storage dtype != compute dtype
+  bool reorder_ = false;        // user layout != target layout
+  dnnl::reorder reorder_prim_;  // the one reorder of constant weights, in prepare()
+  DnnlReorder run_reorder_;     // variable weights, on every run
   size_t converted_ = WorkspaceLayout::kNone;
   size_t packed_ = WorkspaceLayout::kNone;
   dnnl::memory constant_;  // owns packed constant weights

@@ -154,7 +154,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   dtype_ = cfg.inputs[0].dtype;
   if ((cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout) &&
       (transpose_ || dtype_ != DType::kF32))
-    return internal_error(op() + ": a channels-last tensor outside an f32 Conv");
+    return internal_error(op() + ": a conv-layout tensor outside an f32 Conv");
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
   const std::vector<int64_t>& kernel = p->window.kernel;
@@ -227,9 +227,10 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
   };
   src_reorder_.prepare(caller_desc(to_dnnl_dims(x.dims), src_md_.data_type(), x.conv_layout),
-                       src_md_, ws_);
+                       src_md_, ws_, cfg.num_threads);
   dst_reorder_.prepare(dst_md_,
-                       caller_desc(dst_dims, dst_md_.data_type(), cfg.outputs[0].conv_layout), ws_);
+                       caller_desc(dst_dims, dst_md_.data_type(), cfg.outputs[0].conv_layout), ws_,
+                       cfg.num_threads);
   if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
   if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
   impl_ = dnnl_implementation(transpose_ ? "deconv" : "conv", pd, stage_src_, src_reorder_.active(),

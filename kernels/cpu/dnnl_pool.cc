@@ -120,7 +120,7 @@ class PoolKernel final : public Kernel {
   Status prepare_impl(const KernelConfig& cfg);
   // Creates the oneDNN primitive when it applies; false when the loop must run instead.
   bool try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
-                const graph::Window& w, const std::vector<int64_t>& pad_r);
+                const graph::Window& w, const std::vector<int64_t>& pad_r, int threads);
   Status run_impl(const KernelArgs& a) const;
 
   const bool max_;
@@ -128,14 +128,14 @@ class PoolKernel final : public Kernel {
   bool empty_ = false;
   bool use_dnnl_ = false;
   std::string impl_;  // implementation(); empty when the loop runs
-  dnnl::primitive prim_;
+  DnnlPrimitivePair prims_;
   memory::desc src_md_, dst_md_, scratch_md_;
   WorkspaceLayout ws_;
   size_t off_scratch_ = WorkspaceLayout::kNone;
 };
 
 bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
-                          const graph::Window& w, const std::vector<int64_t>& pad_r) {
+                          const graph::Window& w, const std::vector<int64_t>& pad_r, int threads) {
   const dt type = pool_.dtype == DType::kF32 ? dt::f32 : dt::bf16;
   memory::dims dil(w.rank()), pl(w.pad_begin.begin(), w.pad_begin.end());
   for (size_t i = 0; i < w.rank(); ++i) dil[i] = w.dilations[i] - 1;
@@ -152,12 +152,12 @@ bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<
                                      memory::dims(w.strides.begin(), w.strides.end()),
                                      memory::dims(w.kernel.begin(), w.kernel.end()), dil, pl,
                                      memory::dims(pad_r.begin(), pad_r.end()));
-    dnnl::pooling_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
-    prim_ = dnnl::primitive(pd);
+    const dnnl::primitive_desc pd = prims_.build(
+        threads, [&] { return dnnl::pooling_v2_forward::primitive_desc(d, attr, dnnl_engine()); });
     impl_ = dnnl_implementation("pool", pd, false, false, false);
-    src_md_ = pd.src_desc();
-    dst_md_ = pd.dst_desc();
-    scratch_md_ = pd.scratchpad_desc();
+    src_md_ = pd.query_md(dnnl::query::src_md);
+    dst_md_ = pd.query_md(dnnl::query::dst_md);
+    scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
   } catch (const dnnl::error&) {
     return false;  // oneDNN declines: the loop handles it
   }
@@ -184,7 +184,7 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
   }
   const bool dnnl_fits = (pool_.dtype == DType::kF32 || pool_.dtype == DType::kBF16) &&
                          !pool_.attrs.with_indices && !(pool_.attrs.count_include_pad && extended);
-  use_dnnl_ = dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r);
+  use_dnnl_ = dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r, cfg.num_threads);
   return Status::ok();
 }
 
@@ -205,7 +205,7 @@ Status PoolKernel::run_impl(const KernelArgs& a) const {
         {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(a.inputs[0]))},
         {DNNL_ARG_DST, memory(dst_md_, eng, a.outputs[0])}};
     add_scratchpad(args, scratch_md_, a.workspace, off_scratch_);
-    dnnl_execute(prim_, args, a.num_threads);
+    dnnl_execute(prims_.for_threads(a.num_threads), args, a.num_threads);
     return Status::ok();
   }
   int64_t* indices = pool_.attrs.with_indices ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
