@@ -5,7 +5,8 @@
 // Broadcasting: run() splits the output of a common BroadcastPlan (broadcast_plan.h) over
 // threads (parallel_for) and walks each chunk in contiguous output rows; each row picks a
 // loop specialised for strides (1, 1), (1, 0), (0, 1) that GCC vectorizes, with a general
-// strided loop as the fallback.
+// strided loop as the fallback. The row loops are compiled for AVX-512, AVX2 and the
+// baseline and picked at load for the CPU at hand (cpu_common.h, AMP_ISA_CLONES).
 #pragma once
 
 #include <algorithm>
@@ -61,10 +62,10 @@ void for_each_row(const BroadcastPlan& p, int64_t begin, int64_t end, Fn&& fn) {
 
 // out[i] = f(a[i * sa], b[i * sb]) for i < n, with the common stride pairs specialised.
 // f maps raw storage values to a raw output value. Safe when out aliases a or b with the
-// same stride (each element is read before it is written).
+// same stride (each element is read before it is written). Compiled per ISA (AMP_ISA_CLONES).
 template <typename A, typename B, typename O, typename F>
-inline void binary_row(const A* a, int64_t sa, const B* b, int64_t sb, O* out, int64_t n,
-                       const F& f) {
+AMP_ISA_CLONES void binary_row(const A* a, int64_t sa, const B* b, int64_t sb, O* out, int64_t n,
+                               const F& f) {
   if (sa == 1 && sb == 1) {
     for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b[i]);
   } else if (sa == 1 && sb == 0) {
@@ -89,11 +90,17 @@ void binary_loop(const BroadcastPlan& p, const A* a, const B* b, O* out, int thr
   });
 }
 
+// out[i] = f(in[i]) for i < n; in may equal out. Compiled per ISA (AMP_ISA_CLONES).
+template <typename I, typename O, typename F>
+AMP_ISA_CLONES void unary_row(const I* in, O* out, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) out[i] = f(in[i]);
+}
+
 // out[i] = f(in[i]) over n contiguous elements, split across `threads`; in may equal out.
 template <typename I, typename O, typename F>
 void unary_loop(const I* in, O* out, int64_t n, int threads, const F& f) {
   parallel_for(n, threads, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) out[i] = f(in[i]);
+    unary_row(in + begin, out + begin, end - begin, f);
   });
 }
 
