@@ -7,14 +7,21 @@
 // only convolutions touch need not be NCHW in between:
 //
 //   Conv --x--> Conv, Conv      x is written and read in the conv layout, no reorder at all
+//   Conv --a--> Add(a, b) --s--> Conv       likewise a, b and s (a residual block)
 //
-// Rule: a non-constant f32 value of rank 3 to 5 keeps the conv layout when its producer is
-// a Conv and every use is input 0 (the data) of a Conv, and it is not a graph output (an
-// output, a value crossing a plan cut, or one read by any other kernel stays plain). The
-// layout is dense (kernels/cpu/dnnl_common.h, conv_activation_desc), so sizes, the memory
-// plan and in-place rules do not change; the conv kernel (kernels/cpu/dnnl_conv.cc) takes it
-// through TensorDesc::conv_layout and reorders only when its primitive prefers yet another
-// layout (then no worse than before).
+// An elementwise node whose inputs all have its output's shape (or one element) computes
+// element i from elements i, whatever the layout, so it may sit between convolutions too.
+// Rule (a fixed point, largest set): a non-constant f32 value of rank 3 to 5 keeps the conv
+// layout when it is made by a Conv, or by such an elementwise node whose full-size inputs
+// all keep it; when every use is the data input of a Conv or such a node whose output keeps
+// it; and when it is no graph output (an output, a value crossing a plan cut, or one read by
+// any other kernel, e.g. a broadcast Mul or a pooling, stays plain). Algorithm: start from
+// every candidate, drop values that break a condition until none does (each round drops at
+// least one; O(rounds x edges)). The layout is dense (kernels/cpu/dnnl_common.h,
+// conv_activation_desc), so sizes, the memory plan and in-place rules do not change, and the
+// elementwise kernels run unchanged on same-shape inputs. The conv kernel
+// (kernels/cpu/dnnl_conv.cc) takes the layout through TensorDesc::conv_layout and reorders
+// only when its primitive prefers yet another layout (then no worse than before).
 #pragma once
 
 #include <vector>

@@ -37,12 +37,14 @@ TensorData random_tensor(std::vector<int64_t> dims, unsigned seed, float scale) 
 
 struct ConvNet {
   graph::Graph g;
-  ValueId stem, dw, pw, side;  // the values the rule looks at
+  ValueId stem, dw, scaled, pw, side, sum, act, head;  // the values the rule looks at
 };
 
-// x -> stem 3x3 (8) -> depthwise 3x3 stride 2 -> 1x1 (16) -> {3x3 (4) -> y0, Relu -> y1}
-//                   \-> 1x1 (16) stride 2, the side branch added to the 1x1's output
-ConvNet conv_net() {
+// x -> stem 3x3 (8) -> depthwise 3x3 stride 2 -> * scale[1,8,1,1] -> 1x1 (16) = pw
+//                   \-> 1x1 (16) stride 2 = side
+// sum = pw + side; act = Relu(sum) -> 3x3 (4) = head (output); with `side_output` also
+// Relu(side) as an output.
+ConvNet conv_net(bool side_output = false) {
   GraphBuilder b;
   unsigned seed = 1;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t stride,
@@ -62,29 +64,51 @@ ConvNet conv_net() {
   ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
   net.stem = conv(x, 3, 8, 3, 1, 1);
   net.dw = conv(net.stem, 8, 8, 3, 2, 8);
+  net.scaled =
+      b.node(OpType::kMul, {net.dw, b.constant("scale", random_tensor({1, 8, 1, 1}, 7, 1.0f))});
   net.side = conv(net.stem, 8, 16, 1, 2, 1);  // the stem feeds two convolutions
-  net.pw = conv(net.dw, 8, 16, 1, 1, 1);
-  ValueId sum = b.node(OpType::kAdd, {net.pw, net.side});  // pw and side: read by an Add
-  b.output(conv(sum, 16, 4, 3, 1, 1));
-  b.output(b.node(OpType::kRelu, {sum}));
+  net.pw = conv(net.scaled, 8, 16, 1, 1, 1);
+  net.sum = b.node(OpType::kAdd, {net.pw, net.side});
+  net.act = b.node(OpType::kRelu, {net.sum});
+  net.head = conv(net.act, 16, 4, 3, 1, 1);
+  b.output(net.head);
+  if (side_output) b.output(b.node(OpType::kRelu, {net.side}));
   net.g = b.build();
   EXPECT_TRUE(graph::infer_shapes(net.g).is_ok());
   return net;
 }
 
-TEST(LayoutPlan, ValuesOnlyConvolutionsTouchAreChannelsLast) {
+TEST(LayoutPlan, ValuesOnlyConvolutionsAndSameShapeElementwiseTouchKeepTheConvLayout) {
   const ConvNet net = conv_net();
-  const std::vector<char> cl = runtime::plan_conv_layouts(net.g);
-  EXPECT_TRUE(cl[static_cast<size_t>(net.stem)]);   // read by two convolutions
-  EXPECT_TRUE(cl[static_cast<size_t>(net.dw)]);     // read by one
-  EXPECT_FALSE(cl[static_cast<size_t>(net.pw)]);    // read by an Add
-  EXPECT_FALSE(cl[static_cast<size_t>(net.side)]);  // likewise
-  EXPECT_FALSE(cl[static_cast<size_t>(net.g.inputs[0])]);
-  for (ValueId out : net.g.outputs) EXPECT_FALSE(cl[static_cast<size_t>(out)]);
+  const std::vector<char> in = runtime::plan_conv_layouts(net.g);
+  auto kept = [&](ValueId v) { return in[static_cast<size_t>(v)] != 0; };
+  EXPECT_TRUE(kept(net.stem));     // read by two convolutions
+  EXPECT_FALSE(kept(net.dw));      // read by a broadcast Mul: it needs the channel index
+  EXPECT_FALSE(kept(net.scaled));  // made by that Mul from a plain input
+  EXPECT_TRUE(kept(net.pw));       // the residual block: Conv, Conv -> Add -> Relu -> Conv
+  EXPECT_TRUE(kept(net.side));
+  EXPECT_TRUE(kept(net.sum));
+  EXPECT_TRUE(kept(net.act));
+  EXPECT_FALSE(kept(net.head));  // a graph output
+  EXPECT_FALSE(kept(net.g.inputs[0]));
 }
 
-TEST(LayoutPlan, EngineMatchesThePlainReference) {
-  const ConvNet net = conv_net();
+TEST(LayoutPlan, AnElementwiseReaderWithAPlainOutputKeepsItsInputsPlain) {
+  const ConvNet net = conv_net(/*side_output=*/true);
+  const std::vector<char> in = runtime::plan_conv_layouts(net.g);
+  auto kept = [&](ValueId v) { return in[static_cast<size_t>(v)] != 0; };
+  EXPECT_TRUE(kept(net.stem));
+  // Relu(side) is an output, so side is plain; the Add then reads a plain input, so sum and
+  // pw are plain too, and act, made from plain sum, as well.
+  EXPECT_FALSE(kept(net.side));
+  EXPECT_FALSE(kept(net.sum));
+  EXPECT_FALSE(kept(net.pw));
+  EXPECT_FALSE(kept(net.act));
+}
+
+// Runs `net` through an Engine on the CPU (at 1 and 2 threads) and through the plain
+// reference, and compares every output.
+void check_engine_against_reference(const ConvNet& net) {
   const TensorData x = random_tensor({1, 3, 20, 20}, 99, 1.0f);
   auto expected = test::run_graph(net.g, {{"x", x}});
   ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
@@ -112,6 +136,13 @@ TEST(LayoutPlan, EngineMatchesThePlainReference) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(LayoutPlan, EngineMatchesThePlainReference) {
+  for (bool side_output : {false, true}) {
+    SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
+    check_engine_against_reference(conv_net(side_output));
+  }
 }
 
 }  // namespace
