@@ -2,6 +2,8 @@
 
 #include <cfloat>
 
+#include "graph/passes/pass_util.h"
+
 namespace amp::graph {
 namespace {
 
@@ -89,11 +91,7 @@ Result<bool> FuseActivation::run(Graph& g) {
     changed = true;
   }
   if (!changed) return false;
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!remove[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-  g.compact_values();
+  remove_marked_nodes(g, remove);
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "graph/ir/name_table.h"
+#include "graph/passes/pass_util.h"
 
 namespace amp::graph {
 namespace {
@@ -75,19 +76,11 @@ Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
     auto folded = fold(g, conv, bn);
     if (!folded) continue;
 
-    Value w;
-    w.name = names.fresh(conv.name + ".folded_weight");
-    w.dtype = DType::kF32;
-    w.shape = Shape::from_static(folded->first.dims());
-    w.constant = std::move(folded->first);
-    Value b;
-    b.name = names.fresh(conv.name + ".folded_bias");
-    b.dtype = DType::kF32;
-    b.shape = Shape::from_static(folded->second.dims());
-    b.constant = std::move(folded->second);
-    // Note: add_value may reallocate g.values; conv/bn are nodes, not values, so safe.
-    const ValueId wid = g.add_value(std::move(w));
-    const ValueId bid = g.add_value(std::move(b));
+    // add_constant may reallocate g.values; conv/bn are nodes, not values, so safe.
+    const ValueId wid =
+        add_constant(g, names, conv.name + ".folded_weight", std::move(folded->first));
+    const ValueId bid =
+        add_constant(g, names, conv.name + ".folded_bias", std::move(folded->second));
     conv.inputs.resize(3, kNoValue);
     conv.inputs[1] = wid;
     conv.inputs[2] = bid;
@@ -96,11 +89,7 @@ Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
     changed = true;
   }
   if (!changed) return false;
-  std::vector<Node> kept;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!remove[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-  g.compact_values();
+  remove_marked_nodes(g, remove);
   return true;
 }
 

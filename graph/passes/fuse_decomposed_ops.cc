@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "graph/passes/pass_util.h"
+
 namespace amp::graph {
 namespace {
 
@@ -28,8 +30,10 @@ bool commutative(OpType op) {
 
 class Matcher {
  public:
-  explicit Matcher(Graph& g)
+  // `names`: the value names of g, for the constants a match adds (O(1) each).
+  Matcher(Graph& g, NameTable& names)
       : g_(g),
+        names_(names),
         producer_(compute_producers(g)),
         consumers_(compute_consumers(g)),
         is_output_(g.values.size(), 0) {
@@ -37,6 +41,7 @@ class Matcher {
   }
 
   Graph& graph() const { return g_; }
+  NameTable& names() const { return names_; }
   NodeId id(const Node* n) const { return static_cast<NodeId>(n - g_.nodes.data()); }
 
   // The node that defines `v` when it is an `op` with one output, else nullptr.
@@ -120,6 +125,7 @@ class Matcher {
 
  private:
   Graph& g_;
+  NameTable& names_;
   std::vector<NodeId> producer_;
   std::vector<std::vector<NodeId>> consumers_;
   std::vector<char> is_output_;
@@ -129,23 +135,9 @@ class Matcher {
 
 // A constant gamma / beta usable as LayerNormalization's Scale / B for x: x's dtype, `d`
 // elements, all dims 1 but the last. Returned as a [d] value (a new one when reshaped).
-std::optional<ValueId> norm_param(Graph& g, ValueId p, DType dtype, int64_t d) {
-  if (p == kNoValue) return std::nullopt;
-  const Value& v = g.value(p);
-  if (!v.is_constant() || v.dtype != dtype || v.constant->numel() != d) return std::nullopt;
-  const auto& dims = v.constant->dims();
-  if (dims.empty() || dims.back() != d) return std::nullopt;
-  if (dims.size() == 1) return p;
-  const uint8_t* bytes = v.constant->bytes();
-  auto reshaped = TensorData::from_bytes(
-      dtype, {d}, std::vector<uint8_t>(bytes, bytes + v.constant->byte_size()));
-  if (!reshaped.is_ok()) return std::nullopt;
-  Value nv;
-  nv.name = g.unique_value_name(v.name + ".as_vector");
-  nv.dtype = dtype;
-  nv.shape = Shape({d});
-  nv.constant = std::move(*reshaped);
-  return g.add_value(std::move(nv));
+std::optional<ValueId> norm_param(const Matcher& m, ValueId p, DType dtype, int64_t d) {
+  if (p == kNoValue || m.graph().value(p).dtype != dtype) return std::nullopt;
+  return constant_as_vector(m.graph(), m.names(), p, d);
 }
 
 std::optional<Fusion> match_layer_norm(const Matcher& m, const Node& div) {
@@ -185,25 +177,22 @@ std::optional<Fusion> match_layer_norm(const Matcher& m, const Node& div) {
   ValueId y = div.outputs[0];
   std::optional<ValueId> gamma, beta;
   if (const Node* mul = m.sole_use(y, OpType::kMul)) {
-    gamma = norm_param(m.graph(), Matcher::other_operand(mul, y), dtype, width);
+    gamma = norm_param(m, Matcher::other_operand(mul, y), dtype, width);
     if (gamma) {
       f.nodes.push_back(m.id(mul));
       y = mul->outputs[0];
     }
   }
   if (const Node* add = gamma ? m.sole_use(y, OpType::kAdd) : nullptr) {
-    beta = norm_param(m.graph(), Matcher::other_operand(add, y), dtype, width);
+    beta = norm_param(m, Matcher::other_operand(add, y), dtype, width);
     if (beta) f.nodes.push_back(m.id(add));
   }
   if (!gamma) {
     if (dtype != DType::kF32) return std::nullopt;
-    Value ones;
-    ones.name = m.graph().unique_value_name(div.name + ".ones");
-    ones.dtype = DType::kF32;
-    ones.shape = Shape({width});
-    ones.constant = TensorData::from_vector<float>(
-        DType::kF32, {width}, std::vector<float>(static_cast<size_t>(width), 1.0f));
-    gamma = m.graph().add_value(std::move(ones));
+    gamma = add_constant(
+        m.graph(), m.names(), div.name + ".ones",
+        TensorData::from_vector<float>(DType::kF32, {width},
+                                       std::vector<float>(static_cast<size_t>(width), 1.0f)));
   }
   f.inputs = {x, *gamma};
   if (beta) f.inputs.push_back(*beta);
@@ -369,10 +358,11 @@ Result<bool> FuseDecomposedOps::run(Graph& g) {
   std::vector<char> claimed(g.nodes.size(), 0);
   const size_t values_before = g.values.size();
   {
-    Matcher m(g);
+    NameTable names = NameTable::values_of(g);
+    Matcher m(g, names);
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       if (claimed[i]) continue;
-      // Copied: a matcher may add constants to g.values, never nodes, so g.nodes[i] stays.
+      // By reference: a matcher adds constants to g.values, never nodes, so g.nodes[i] stays.
       std::optional<Fusion> f = match_any(m, g.nodes[i]);
       if (!f || !m.self_contained(*f, claimed)) continue;
       for (NodeId n : f->nodes) claimed[static_cast<size_t>(n)] = 1;
@@ -393,12 +383,7 @@ Result<bool> FuseDecomposedOps::run(Graph& g) {
     root.attrs = f.attrs;
     root.resolved = {};
   }
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!remove[i]) kept.push_back(std::move(g.nodes[i]));
-  g.nodes = std::move(kept);
-  g.compact_values();
+  remove_marked_nodes(g, remove);
   return true;
 }
 

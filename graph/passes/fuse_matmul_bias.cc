@@ -1,46 +1,31 @@
 #include "graph/passes/fuse_matmul_bias.h"
 
 #include <optional>
+#include <string>
 #include <vector>
+
+#include "graph/ir/name_table.h"
+#include "graph/passes/pass_util.h"
 
 namespace amp::graph {
 namespace {
 
-// The bias operand of `add` (the one that is not `y`) as a [n] constant value, or nullopt.
-std::optional<ValueId> bias_vector(Graph& g, const Node& add, ValueId y, int64_t n, size_t y_rank) {
+// The bias operand of `add` (the one that is not `y`) as a [n] constant of y's dtype that
+// broadcasts along y's last axis only, or nullopt.
+std::optional<ValueId> bias_vector(Graph& g, NameTable& names, const Node& add, ValueId y,
+                                   int64_t n, size_t y_rank) {
   if (add.inputs.size() != 2) return std::nullopt;
   const ValueId b = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
   if (b == y || (add.inputs[0] != y && add.inputs[1] != y)) return std::nullopt;
   const Value& bv = g.value(b);
-  if (!bv.is_constant() || bv.dtype != g.value(y).dtype || bv.constant->numel() != n)
+  if (!bv.is_constant() || bv.dtype != g.value(y).dtype || bv.constant->dims().size() > y_rank)
     return std::nullopt;
-  const auto& dims = bv.constant->dims();
-  if (dims.empty() || dims.size() > y_rank || dims.back() != n) return std::nullopt;
-  if (dims.size() == 1) return b;
-  const uint8_t* bytes = bv.constant->bytes();
-  auto vec = TensorData::from_bytes(bv.dtype, {n},
-                                    std::vector<uint8_t>(bytes, bytes + bv.constant->byte_size()));
-  if (!vec.is_ok()) return std::nullopt;
-  Value v;
-  v.name = g.unique_value_name(bv.name + ".as_vector");
-  v.dtype = bv.dtype;
-  v.shape = Shape({n});
-  v.constant = std::move(*vec);
-  return g.add_value(std::move(v));
+  return constant_as_vector(g, names, b, n);
 }
 
-ValueId shape_constant(Graph& g, const std::string& base, const std::vector<int64_t>& dims) {
+ValueId new_value(Graph& g, NameTable& names, const std::string& base, DType dtype) {
   Value v;
-  v.name = g.unique_value_name(base);
-  v.dtype = DType::kI64;
-  v.shape = Shape({static_cast<int64_t>(dims.size())});
-  v.constant = TensorData::vector_i64(dims);
-  return g.add_value(std::move(v));
-}
-
-ValueId new_value(Graph& g, const std::string& base, DType dtype) {
-  Value v;
-  v.name = g.unique_value_name(base);
+  v.name = names.fresh(base);
   v.dtype = dtype;
   return g.add_value(std::move(v));
 }
@@ -52,8 +37,10 @@ Result<bool> FuseMatMulBias::run(Graph& g) {
   std::vector<char> is_output(g.values.size(), 0);
   for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;
 
-  // The new node list: the old nodes (copied, so that unique_node_name still sees every
-  // name), a Gemm group in place of each fused MatMul, its Add dropped.
+  NameTable value_names = NameTable::values_of(g);
+  NameTable node_names = NameTable::nodes_of(g);
+  // The new node list: the old nodes, a Gemm group in place of each fused MatMul, its Add
+  // (and a moved activation) dropped.
   std::vector<Node> nodes;
   nodes.reserve(g.nodes.size());
   std::vector<char> drop(g.nodes.size(), 0);
@@ -62,7 +49,7 @@ Result<bool> FuseMatMulBias::run(Graph& g) {
   for (size_t i = 0; i < old_count; ++i) {
     if (drop[i]) continue;
     Node& mm = g.nodes[i];
-    auto keep = [&] { nodes.push_back(g.nodes[i]); };
+    auto keep = [&] { nodes.push_back(std::move(g.nodes[i])); };
     if (mm.op != OpType::kMatMul || mm.inputs.size() != 2 || mm.outputs.size() != 1 ||
         mm.attrs.has("fused_activation")) {
       keep();
@@ -95,7 +82,8 @@ Result<bool> FuseMatMulBias::run(Graph& g) {
     }
     out_dims.push_back(n);
     const DType dtype = av.dtype;
-    std::optional<ValueId> bias = unknown <= 1 ? bias_vector(g, add, y, n, rank) : std::nullopt;
+    std::optional<ValueId> bias =
+        unknown <= 1 ? bias_vector(g, value_names, add, y, n, rank) : std::nullopt;
     if (!bias) {
       keep();
       continue;
@@ -129,39 +117,39 @@ Result<bool> FuseMatMulBias::run(Graph& g) {
         drop[static_cast<size_t>(act)] = 1;
       }
     }
-    const ValueId a2 = new_value(g, mm_name + ".rows", dtype);
-    const ValueId y2 = new_value(g, mm_name + ".gemm", dtype);
+    const ValueId a2 = new_value(g, value_names, mm_name + ".rows", dtype);
+    const ValueId y2 = new_value(g, value_names, mm_name + ".gemm", dtype);
     Node to_rows;
-    to_rows.name = g.unique_node_name(mm_name + ".to_rows");
+    to_rows.name = node_names.fresh(mm_name + ".to_rows");
     to_rows.op = OpType::kReshape;
     to_rows.op_version = 14;
-    to_rows.inputs = {a, shape_constant(g, mm_name + ".rows_shape", {-1, k})};
+    to_rows.inputs = {
+        a, add_constant(g, value_names, mm_name + ".rows_shape", TensorData::vector_i64({-1, k}))};
     to_rows.outputs = {a2};
     gemm.inputs = {a2, w, *bias};
     gemm.outputs = {y2};
     Node back;
-    back.name = g.unique_node_name(mm_name + ".from_rows");
+    back.name = node_names.fresh(mm_name + ".from_rows");
     back.op = OpType::kReshape;
     back.op_version = 14;
-    back.outputs = {out};
     nodes.push_back(std::move(to_rows));
     nodes.push_back(std::move(gemm));
+    ValueId rows_out = y2;  // what the output Reshape reads: the Gemm's or the activation's
     if (act >= 0) {
-      Node moved = g.nodes[static_cast<size_t>(act)];
-      const ValueId y3 = new_value(g, moved.name + ".rows", dtype);
+      Node moved = std::move(g.nodes[static_cast<size_t>(act)]);
+      rows_out = new_value(g, value_names, moved.name + ".rows", dtype);
       moved.inputs = {y2};
-      moved.outputs = {y3};
+      moved.outputs = {rows_out};
       nodes.push_back(std::move(moved));
-      back.inputs = {y3, shape_constant(g, mm_name + ".out_shape", out_dims)};
-    } else {
-      back.inputs = {y2, shape_constant(g, mm_name + ".out_shape", out_dims)};
     }
+    back.inputs = {rows_out, add_constant(g, value_names, mm_name + ".out_shape",
+                                          TensorData::vector_i64(out_dims))};
+    back.outputs = {out};
     nodes.push_back(std::move(back));
   }
-  if (!changed) return false;
-  g.nodes = std::move(nodes);
-  g.compact_values();
-  return true;
+  g.nodes = std::move(nodes);  // every node was moved into `nodes`, changed or not
+  if (changed) g.compact_values();
+  return changed;
 }
 
 }  // namespace amp::graph

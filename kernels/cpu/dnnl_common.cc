@@ -176,30 +176,6 @@ dnnl::primitive_desc DnnlPrimitivePair::build(int threads,
   return pd;
 }
 
-}  // namespace amp::kernels::cpu
-
-namespace amp::kernels {
-
-std::string cpu_low_precision_slower(DType low) {
-  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-  if (low == DType::kBF16 && isa == dnnl::cpu_isa::avx512_core_amx) return "";
-  const char* name = isa == dnnl::cpu_isa::avx512_core_bf16   ? "avx512_core_bf16"
-                     : isa == dnnl::cpu_isa::avx512_core_vnni ? "avx512_core_vnni"
-                     : isa == dnnl::cpu_isa::avx512_core      ? "avx512_core"
-                     : isa == dnnl::cpu_isa::avx2_vnni        ? "avx2_vnni"
-                     : isa == dnnl::cpu_isa::avx2             ? "avx2"
-                                                              : "older than avx2";
-  if (low == DType::kF16)
-    return std::string("this CPU (oneDNN ISA ") + name +
-           ") computes fp16 convolutions and products through fp32";
-  return std::string("this CPU (oneDNN ISA ") + name +
-         ") has no AMX, so bf16 convolutions and products run no faster than fp32";
-}
-
-}  // namespace amp::kernels
-
-namespace amp::kernels::cpu {
-
 // ---- Fused activation ---------------------------------------------------------------------
 
 Status append_activation(dnnl::post_ops& po, const ew::Activation& act) {

@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <random>
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/test_models.h"
 
 namespace amp {
 namespace {
@@ -24,16 +24,6 @@ using graph::GraphBuilder;
 using graph::OpType;
 using graph::TensorData;
 using graph::ValueId;
-
-TensorData random_tensor(std::vector<int64_t> dims, unsigned seed, float scale) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = u(rng);
-  return TensorData::from_vector<float>(DType::kF32, std::move(dims), v);
-}
 
 struct ConvNet {
   graph::Graph g;
@@ -55,8 +45,9 @@ ConvNet conv_net(bool side_output = false) {
     a.set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
     a.set("group", group);
     ValueId w = b.constant("w" + std::to_string(seed),
-                           random_tensor({c_out, c_in / group, k, k}, seed, 0.4f));
-    ValueId bias = b.constant("b" + std::to_string(seed), random_tensor({c_out}, seed + 100, 0.1f));
+                           test::random_f32({c_out, c_in / group, k, k}, 0.4f, seed));
+    ValueId bias =
+        b.constant("b" + std::to_string(seed), test::random_f32({c_out}, 0.1f, seed + 100));
     ++seed;
     return b.node(OpType::kConv, {x, w, bias}, a);
   };
@@ -65,7 +56,7 @@ ConvNet conv_net(bool side_output = false) {
   net.stem = conv(x, 3, 8, 3, 1, 1);
   net.dw = conv(net.stem, 8, 8, 3, 2, 8);
   net.scaled =
-      b.node(OpType::kMul, {net.dw, b.constant("scale", random_tensor({1, 8, 1, 1}, 7, 1.0f))});
+      b.node(OpType::kMul, {net.dw, b.constant("scale", test::random_f32({1, 8, 1, 1}, 1.0f, 7))});
   net.side = conv(net.stem, 8, 16, 1, 2, 1);  // the stem feeds two convolutions
   net.pw = conv(net.scaled, 8, 16, 1, 1, 1);
   net.sum = b.node(OpType::kAdd, {net.pw, net.side});
@@ -109,7 +100,7 @@ TEST(LayoutPlan, AnElementwiseReaderWithAPlainOutputKeepsItsInputsPlain) {
 // Runs `net` through an Engine on the CPU (at 1 and 2 threads) and through the plain
 // reference, and compares every output.
 void check_engine_against_reference(const ConvNet& net) {
-  const TensorData x = random_tensor({1, 3, 20, 20}, 99, 1.0f);
+  const TensorData x = test::random_f32({1, 3, 20, 20}, 1.0f, 99);
   auto expected = test::run_graph(net.g, {{"x", x}});
   ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
 

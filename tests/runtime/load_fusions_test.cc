@@ -10,12 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "graph/ir/graph_builder.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/pipelines.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/test_models.h"
 
 namespace amp::graph {
 namespace {
@@ -24,16 +24,6 @@ std::vector<OpType> ops_of(const Graph& g) {
   std::vector<OpType> ops;
   for (const Node& n : g.nodes) ops.push_back(n.op);
   return ops;
-}
-
-TensorData random_input(const std::vector<int64_t>& dims, unsigned seed, float scale = 3.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& f : v) f = u(rng);
-  return TensorData::from_vector<float>(DType::kF32, dims, v);
 }
 
 ValueId scalar(GraphBuilder& b, const std::string& name, float v) {
@@ -54,7 +44,7 @@ ValueId vec(GraphBuilder& b, const std::string& name, std::vector<int64_t> dims,
 Graph expect_fused(Graph g, const std::vector<int64_t>& x_dims, const std::vector<OpType>& expected,
                    double tol = 2e-5) {
   EXPECT_TRUE(infer_shapes(g).is_ok());
-  const std::map<std::string, TensorData> in = {{"x", random_input(x_dims, 7)}};
+  const std::map<std::string, TensorData> in = {{"x", test::random_f32(x_dims, 3.0f, 7)}};
   auto before = test::run_graph(g, in);
   EXPECT_TRUE(before.is_ok()) << before.status().to_string();
   Graph fused = g;
@@ -192,13 +182,18 @@ TEST(FuseDecomposedOps, HardSwishAfterConvBecomesItsEpilogue) {
   EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "HardSwish");
 }
 
+// HardSigmoid(alpha 1/6, beta 1/2): x times it is HardSwish.
+Attributes hard_sigmoid_sixth() {
+  Attributes a;
+  a.set("alpha", 1.0f / 6.0f);
+  a.set("beta", 0.5f);
+  return a;
+}
+
 TEST(FuseDecomposedOps, HardSwishFromHardSigmoid) {
   GraphBuilder b;
   ValueId x = b.input("x", DType::kF32, {2, 12});
-  Attributes hs;
-  hs.set("alpha", 1.0f / 6.0f);
-  hs.set("beta", 0.5f);
-  ValueId y = b.node(OpType::kMul, {b.node(OpType::kHardSigmoid, {x}, hs), x});
+  ValueId y = b.node(OpType::kMul, {b.node(OpType::kHardSigmoid, {x}, hard_sigmoid_sixth()), x});
   b.output(y);
   expect_fused(b.build(), {2, 12}, {OpType::kHardSwish});
 }
@@ -207,10 +202,7 @@ TEST(FuseDecomposedOps, SqueezeExcitationScaleIsNoHardSwish) {
   // x * HardSigmoid(f(x)) scales by another value: not x * HardSigmoid(x).
   GraphBuilder b;
   ValueId x = b.input("x", DType::kF32, {2, 12});
-  Attributes hs;
-  hs.set("alpha", 1.0f / 6.0f);
-  hs.set("beta", 0.5f);
-  ValueId gate = b.node(OpType::kHardSigmoid, {b.node(OpType::kNeg, {x})}, hs);
+  ValueId gate = b.node(OpType::kHardSigmoid, {b.node(OpType::kNeg, {x})}, hard_sigmoid_sixth());
   b.output(b.node(OpType::kMul, {x, gate}));
   expect_fused(b.build(), {2, 12}, {OpType::kNeg, OpType::kHardSigmoid, OpType::kMul});
 }

@@ -24,6 +24,14 @@ std::string write(graph::Graph g, const std::filesystem::path& dir, const std::s
   return path;
 }
 
+Attributes ints(const std::string& name, std::vector<int64_t> v) {
+  Attributes a;
+  a.set(name, std::move(v));
+  return a;
+}
+
+}  // namespace
+
 TensorData random_f32(std::vector<int64_t> dims, float scale, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-scale, scale);
@@ -33,14 +41,6 @@ TensorData random_f32(std::vector<int64_t> dims, float scale, unsigned seed) {
   for (float& x : v) x = u(rng);
   return TensorData::from_vector(DType::kF32, std::move(dims), v);
 }
-
-Attributes ints(const std::string& name, std::vector<int64_t> v) {
-  Attributes a;
-  a.set(name, std::move(v));
-  return a;
-}
-
-}  // namespace
 
 std::string write_overflow_model(const std::filesystem::path& dir) {
   GraphBuilder b;

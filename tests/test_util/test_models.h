@@ -1,11 +1,19 @@
 // Small .amp models written on the fly for runtime tests (no ../shared needed). Each
-// function writes <dir>/<name>.amp and returns the path.
+// write_* function writes <dir>/<name>.amp and returns the path.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "graph/ir/tensor_data.h"
 
 namespace amp::test {
+
+// An f32 tensor of seeded uniform values in [-scale, scale] (mt19937): weights and inputs
+// that are the same on every machine.
+graph::TensorData random_f32(std::vector<int64_t> dims, float scale, unsigned seed);
 
 // y = MatMul(x [1, 4], W [4, 4] filled with 300). For x = 100 every output is 120000:
 // finite in fp32 and bf16, past fp16's 65504 (Inf) -- the MatMul is the node that overflows.

@@ -1,0 +1,38 @@
+#include "graph/passes/pass_util.h"
+
+namespace amp::graph {
+
+void remove_marked_nodes(Graph& g, const std::vector<char>& remove) {
+  std::vector<Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!remove[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+  g.compact_values();
+}
+
+ValueId add_constant(Graph& g, NameTable& names, const std::string& base, TensorData data) {
+  Value v;
+  v.name = names.fresh(base);
+  v.dtype = data.dtype();
+  v.shape = Shape::from_static(data.dims());
+  v.constant = std::move(data);
+  return g.add_value(std::move(v));
+}
+
+std::optional<ValueId> constant_as_vector(Graph& g, NameTable& names, ValueId v, int64_t n) {
+  if (v == kNoValue) return std::nullopt;
+  const Value& val = g.value(v);
+  if (!val.is_constant() || val.constant->numel() != n) return std::nullopt;
+  const std::vector<int64_t>& dims = val.constant->dims();
+  if (dims.empty() || dims.back() != n) return std::nullopt;  // numel == n: the rest are 1
+  if (dims.size() == 1) return v;
+  const uint8_t* bytes = val.constant->bytes();
+  auto vec = TensorData::from_bytes(val.dtype, {n},
+                                    std::vector<uint8_t>(bytes, bytes + val.constant->byte_size()));
+  if (!vec.is_ok()) return std::nullopt;
+  const std::string base = val.name + ".as_vector";  // before add_constant moves g.values
+  return add_constant(g, names, base, std::move(*vec));
+}
+
+}  // namespace amp::graph

@@ -1,0 +1,31 @@
+// Small graph edits the rewriting passes share (fusions, folding).
+//
+//   std::vector<char> remove(g.nodes.size(), 0);  // mark the nodes a rewrite replaced
+//   remove_marked_nodes(g, remove);                // drop them, then every unreferenced value
+//   NameTable names = NameTable::values_of(g);    // one per pass run: a name costs O(1)
+//   ValueId c = add_constant(g, names, "conv1.folded_bias", data);
+//   std::optional<ValueId> v = constant_as_vector(g, names, bias, n);  // [1, 1, n] -> [n]
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/ir/graph.h"
+#include "graph/ir/name_table.h"
+
+namespace amp::graph {
+
+// Removes the nodes whose `remove` entry is set, keeping the others' order, then the values
+// nothing references any more (Graph::compact_values: ids held outside become invalid).
+void remove_marked_nodes(Graph& g, const std::vector<char>& remove);
+
+// A new constant value named names.fresh(base), its dtype and static shape taken from `data`.
+ValueId add_constant(Graph& g, NameTable& names, const std::string& base, TensorData data);
+
+// The constant `v` read as a vector of `n` elements: itself when it is already [n], a new
+// [n] constant holding its bytes when its dims are all 1 but the last (n); nullopt for
+// anything else (not a constant, another element count or layout).
+std::optional<ValueId> constant_as_vector(Graph& g, NameTable& names, ValueId v, int64_t n);
+
+}  // namespace amp::graph

@@ -1,0 +1,25 @@
+// What this CPU's oneDNN runs fast (declared in cpu_kernels.h): the engine asks it whether
+// fp16 / bf16 would be any faster than fp32 here (runtime/backend/backend.h).
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "kernels/cpu/cpu_kernels.h"
+
+namespace amp::kernels {
+
+std::string cpu_low_precision_slower(DType low) {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  if (low == DType::kBF16 && isa == dnnl::cpu_isa::avx512_core_amx) return "";
+  const char* name = isa == dnnl::cpu_isa::avx512_core_bf16   ? "avx512_core_bf16"
+                     : isa == dnnl::cpu_isa::avx512_core_vnni ? "avx512_core_vnni"
+                     : isa == dnnl::cpu_isa::avx512_core      ? "avx512_core"
+                     : isa == dnnl::cpu_isa::avx2_vnni        ? "avx2_vnni"
+                     : isa == dnnl::cpu_isa::avx2             ? "avx2"
+                                                              : "older than avx2";
+  if (low == DType::kF16)
+    return std::string("this CPU (oneDNN ISA ") + name +
+           ") computes fp16 convolutions and products through fp32";
+  return std::string("this CPU (oneDNN ISA ") + name +
+         ") has no AMX, so bf16 convolutions and products run no faster than fp32";
+}
+
+}  // namespace amp::kernels
