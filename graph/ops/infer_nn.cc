@@ -255,7 +255,19 @@ Status infer_conv_transpose(const Node& node, const Inputs& in, Outputs& out, Op
   }
   std::vector<int64_t> output_shape;
   if (node.attrs.has("output_shape")) {
-    AMP_ASSIGN_OR_RETURN(output_shape, read_int_list(node, "output_shape", n, 1, 1));
+    // Spatial dims only (the ONNX tests), or the whole [N, C, spatial...] shape that some
+    // exporters write (ONNX Runtime takes both): the leading two are then ignored.
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> given, node.attrs.get_ints("output_shape"));
+    const size_t skip = given.size() == n + 2 ? 2 : 0;
+    if (given.size() != n + skip)
+      return invalid_model("attribute 'output_shape' has " + std::to_string(given.size()) +
+                           " entries, expected " + std::to_string(n) + " (spatial) or " +
+                           std::to_string(n + 2));
+    output_shape.assign(given.begin() + static_cast<std::ptrdiff_t>(skip), given.end());
+    for (int64_t d : output_shape)
+      if (d < 1)
+        return invalid_model("attribute 'output_shape' " + ints_to_string(given) +
+                             " has a spatial entry below 1");
   }
   AMP_ASSIGN_OR_RETURN(Shape result, window_output(*x.shape, m, win, [&](size_t i, int64_t size) {
                          std::optional<int64_t> given;

@@ -211,7 +211,8 @@ Status append_activation(dnnl::post_ops& po, const ew::Activation& act) {
       po.append_eltwise(1.0f, algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
       return Status::ok();
     case ew::ActivationKind::kClip:
-      po.append_eltwise(1.0f, algorithm::eltwise_clip, act.alpha, act.beta);
+      // ONNX: min > max clips everything to max; oneDNN rejects alpha > beta.
+      po.append_eltwise(1.0f, algorithm::eltwise_clip, std::min(act.alpha, act.beta), act.beta);
       return Status::ok();
   }
   return internal_error("unknown activation kind");

@@ -40,8 +40,10 @@ namespace {
 // Algorithms needing more scratch than this are skipped (FFT variants can ask for GiBs).
 constexpr size_t kMaxWorkspace = size_t{256} << 20;
 
-Geom3 to_geom3(const std::vector<int64_t>& sp) {
+// Sizes fill the missing leading axes with 1, offsets (pads, crop) with 0.
+Geom3 to_geom3(const std::vector<int64_t>& sp, int64_t fill) {
   Geom3 g;
+  for (int64_t& d : g.d) d = fill;
   for (size_t i = 0; i < sp.size(); ++i) g.d[3 - sp.size() + i] = sp[i];
   return g;
 }
@@ -286,8 +288,8 @@ Status ConvKernel::run(const KernelArgs& a) const {
     if (pad_input_) {
       void* padded = WorkspaceLayout::at(a.workspace, off_pad_);
       AMP_RETURN_IF_ERROR(launch_pad_copy(x, padded, dtype_size(dtype_), conv_.n * conv_.c,
-                                          to_geom3(conv_.window.in_spatial), to_geom3(padded_sp_),
-                                          to_geom3(pad_begin_), st));
+                                          to_geom3(conv_.window.in_spatial, 1),
+                                          to_geom3(padded_sp_, 1), to_geom3(pad_begin_, 0), st));
       x = padded;
     }
     AMP_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
@@ -300,8 +302,8 @@ Status ConvKernel::run(const KernelArgs& a) const {
         bwd_algo_, algo_ws, algo_ws_bytes_, &zero, y_desc_.get(), dst));
     if (staged_)
       return launch_crop_bias_activation(dst, a.outputs[0], dtype_, planes, conv_.m,
-                                         to_geom3(natural_sp_), to_geom3(out_sp_),
-                                         to_geom3(crop_offset_), bias, conv_.act, st);
+                                         to_geom3(natural_sp_, 1), to_geom3(out_sp_, 1),
+                                         to_geom3(crop_offset_, 0), bias, conv_.act, st);
   }
   if (!epilogue) return Status::ok();
   int64_t inner = 1;

@@ -282,7 +282,7 @@ void check_conv(Rng& rng, DType t, OpType op, const ConvCase& c, bool constants)
   if (!c.auto_pad.empty()) at.set("auto_pad", c.auto_pad);
   if (!c.output_padding.empty()) at.set("output_padding", c.output_padding);
   if (!c.output_shape.empty()) at.set("output_shape", c.output_shape);
-  set_activation(at, c.act, 0.1f);
+  set_activation(at, c.act, 0.1f, 0.6f);
   b.output(b.node(op, ins, at));
   std::ostringstream label;
   label << op_name(op) << " " << dtype_name(t) << " x " << dims_str(c.x) << " w " << dims_str(c.w)

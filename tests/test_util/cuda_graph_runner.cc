@@ -9,6 +9,7 @@
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/cuda_context.h"
 #include "kernels/cuda/cuda_kernels.h"
+#include "tests/test_util/graph_runner.h"
 
 namespace amp::test {
 namespace {
@@ -143,13 +144,7 @@ const kernels::KernelRegistry& cuda_registry() {
 Result<std::vector<graph::TensorData>> run_graph_cuda(
     graph::Graph g, const std::map<std::string, graph::TensorData>& inputs) {
   using namespace graph;
-  for (ValueId id : g.inputs) {
-    Value& v = g.value(id);
-    auto it = inputs.find(v.name);
-    if (it == inputs.end()) return invalid_input("missing input '" + v.name + "'");
-    v.shape = Shape::from_static(it->second.dims());
-  }
-  AMP_RETURN_IF_ERROR(infer_shapes(g));
+  AMP_RETURN_IF_ERROR(bind_inputs_and_fold(g, inputs));
 
   DeviceSession session;
   AMP_RETURN_IF_ERROR(session.open());
@@ -174,7 +169,10 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
   }
 
   std::vector<std::unique_ptr<kernels::Kernel>> keep;
-  for (const Node& n : g.nodes) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    AMP_ASSIGN_OR_RETURN(const std::optional<DataDependentDim> dynamic,
+                         size_data_dependent_output(g, static_cast<NodeId>(i)));
+    const Node& n = g.nodes[i];
     const std::string label = "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
     const DType kd = kernels::kernel_dtype(g, n);
     const kernels::KernelDef* def = cuda_registry().find(n.op, kernels::Backend::kCuda, kd);
@@ -209,8 +207,12 @@ Result<std::vector<graph::TensorData>> run_graph_cuda(
     args.workspace = ws.ptr;
     args.stream = stream;
     args.context_handles = session.context();
+    int64_t dynamic_size = -1;
+    if (dynamic) args.dynamic_size = &dynamic_size;
     AMP_RETURN_IF_ERROR(k->run(args).with_context(label));
     AMP_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    // The buffer keeps its bound's size; the kernel wrote the reported size compactly.
+    if (dynamic) AMP_RETURN_IF_ERROR(trim_data_dependent_output(g, n, *dynamic, dynamic_size));
     keep.push_back(std::move(k));
   }
 

@@ -25,16 +25,9 @@ const kernels::KernelRegistry& cpu_registry() {
   return reg;
 }
 
-Result<std::vector<graph::TensorData>> run_graph(
-    graph::Graph g, const std::map<std::string, graph::TensorData>& inputs,
-    kernels::Backend backend, int threads) {
+Status bind_inputs_and_fold(graph::Graph& g,
+                            const std::map<std::string, graph::TensorData>& inputs) {
   using namespace graph;
-  if (backend != kernels::Backend::kCpu) return unsupported("run_graph: only the CPU backend");
-  const kernels::KernelRegistry& reg = cpu_registry();
-
-  // Buffers per value: constants point at their data, others own storage.
-  std::vector<std::vector<uint8_t>> storage(g.values.size());
-  std::vector<void*> ptr(g.values.size(), nullptr);
   for (ValueId id : g.inputs) {
     Value& v = g.value(id);
     auto it = inputs.find(v.name);
@@ -44,8 +37,6 @@ Result<std::vector<graph::TensorData>> run_graph(
                            std::string(dtype_name(it->second.dtype())) + ", expected " +
                            std::string(dtype_name(v.dtype)));
     v.shape = Shape::from_static(it->second.dims());
-    storage[id].assign(it->second.bytes(), it->second.bytes() + it->second.byte_size());
-    ptr[id] = storage[id].data();
   }
   // Inputs whose values decide shapes (e.g. Reduce axes fed at run time) are bound as
   // constants, and shape arithmetic over the now-static shapes is folded, as the Engine does.
@@ -53,15 +44,52 @@ Result<std::vector<graph::TensorData>> run_graph(
   for (size_t k : shape_determining_inputs(g)) values[k] = inputs.at(g.value(g.inputs[k]).name);
   AMP_RETURN_IF_ERROR(bind_shape_input_values(g, values));
   AMP_RETURN_IF_ERROR(infer_shapes(g));
-  {
-    ConstantFolding fold(std::make_shared<kernels::KernelEvaluator>(reg));
-    AMP_RETURN_IF_ERROR(fold.run(g).status());
-    DeadCodeElimination dce;
-    AMP_RETURN_IF_ERROR(dce.run(g).status());
+  ConstantFolding fold(std::make_shared<kernels::KernelEvaluator>(cpu_registry()));
+  AMP_RETURN_IF_ERROR(fold.run(g).status());
+  DeadCodeElimination dce;
+  return dce.run(g).status();
+}
+
+Result<std::optional<graph::DataDependentDim>> size_data_dependent_output(graph::Graph& g,
+                                                                          graph::NodeId i) {
+  using namespace graph;
+  // Re-inferred first: a data-dependent node before it may have sized one of its inputs.
+  AMP_RETURN_IF_ERROR(infer_node(g, i));
+  const Node& n = g.nodes[i];
+  std::optional<DataDependentDim> dynamic;
+  if (has_trait(n.op, kDataDependent) && n.outputs[0] != kNoValue &&
+      !g.value(n.outputs[0]).shape->is_static()) {
+    AMP_ASSIGN_OR_RETURN(dynamic, data_dependent_dim(g, n));
+    g.value(n.outputs[0]).shape->dims[dynamic->axis] = Dim(dynamic->bound);
   }
-  // Folding may have renumbered values: rebuild the input buffers' pointers.
-  storage.assign(g.values.size(), {});
-  ptr.assign(g.values.size(), nullptr);
+  for (ValueId id : n.outputs) {
+    const Value* v = id == kNoValue ? nullptr : &g.value(id);
+    if (v && (!v->shape || !v->shape->is_static()))
+      return internal_error("node '" + n.name + "' (" + std::string(op_name(n.op)) + "): output '" +
+                            v->name + "' has no static shape");
+  }
+  return dynamic;
+}
+
+Status trim_data_dependent_output(graph::Graph& g, const graph::Node& n,
+                                  const graph::DataDependentDim& dynamic, int64_t size) {
+  if (size < 0 || size > dynamic.bound)
+    return internal_error("node '" + n.name + "': reported size " + std::to_string(size));
+  g.value(n.outputs[0]).shape->dims[dynamic.axis] = graph::Dim(size);
+  return Status::ok();
+}
+
+Result<std::vector<graph::TensorData>> run_graph(
+    graph::Graph g, const std::map<std::string, graph::TensorData>& inputs,
+    kernels::Backend backend, int threads) {
+  using namespace graph;
+  if (backend != kernels::Backend::kCpu) return unsupported("run_graph: only the CPU backend");
+  const kernels::KernelRegistry& reg = cpu_registry();
+  AMP_RETURN_IF_ERROR(bind_inputs_and_fold(g, inputs));
+
+  // Buffers per value: constants point at their data, others own storage.
+  std::vector<std::vector<uint8_t>> storage(g.values.size());
+  std::vector<void*> ptr(g.values.size(), nullptr);
   for (ValueId id : g.inputs) {
     const TensorData& t = inputs.at(g.value(id).name);
     storage[id].assign(t.bytes(), t.bytes() + t.byte_size());
@@ -71,18 +99,10 @@ Result<std::vector<graph::TensorData>> run_graph(
     if (g.values[i].is_constant()) ptr[i] = const_cast<uint8_t*>(g.values[i].constant->bytes());
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    // Re-inferred first: a data-dependent node before it may have sized one of its inputs.
-    AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
+    AMP_ASSIGN_OR_RETURN(const std::optional<DataDependentDim> dynamic,
+                         size_data_dependent_output(g, static_cast<NodeId>(i)));
     const Node& n = g.nodes[i];
     const std::string ctx = "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
-    // A data-dependent output (graph/ops/data_dependent.h) is prepared at its bound and
-    // trimmed to the size the kernel reports, as the runtime does.
-    std::optional<DataDependentDim> dynamic;
-    if (has_trait(n.op, kDataDependent) && n.outputs[0] != kNoValue &&
-        !g.value(n.outputs[0]).shape->is_static()) {
-      AMP_ASSIGN_OR_RETURN(dynamic, data_dependent_dim(g, n));
-      g.value(n.outputs[0]).shape->dims[dynamic->axis] = Dim(dynamic->bound);
-    }
     const DType kd = kernels::kernel_dtype(g, n);
     const kernels::KernelDef* def = reg.find(n.op, backend, kd);
     if (!def)
@@ -98,9 +118,6 @@ Result<std::vector<graph::TensorData>> run_graph(
       in_ptrs.push_back(id == kNoValue ? nullptr : ptr[id]);
     }
     for (ValueId id : n.outputs) {
-      const Value* v = id == kNoValue ? nullptr : &g.value(id);
-      if (v && (!v->shape || !v->shape->is_static()))
-        return internal_error(ctx + ": output '" + v->name + "' has no static shape");
       cfg.outputs.push_back(kernels::describe_value(g, id));
       if (id == kNoValue) {
         out_ptrs.push_back(nullptr);
@@ -122,10 +139,8 @@ Result<std::vector<graph::TensorData>> run_graph(
     if (dynamic) args.dynamic_size = &dynamic_size;
     AMP_RETURN_IF_ERROR(k->run(args).with_context(ctx));
     if (dynamic) {
-      Shape& shape = *g.value(n.outputs[0]).shape;
-      if (dynamic_size < 0 || dynamic_size > dynamic->bound)
-        return internal_error(ctx + ": reported size " + std::to_string(dynamic_size));
-      shape.dims[dynamic->axis] = Dim(dynamic_size);
+      AMP_RETURN_IF_ERROR(trim_data_dependent_output(g, n, *dynamic, dynamic_size));
+      const Shape& shape = *g.value(n.outputs[0]).shape;
       storage[n.outputs[0]].resize(static_cast<size_t>(*shape.numel()) *
                                    dtype_size(g.value(n.outputs[0]).dtype));
       ptr[n.outputs[0]] = storage[n.outputs[0]].data();

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "graph/ir/graph.h"
+#include "graph/ops/data_dependent.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 #include "tests/test_util/node_tests.h"
@@ -21,6 +23,21 @@ namespace amp::test {
 Result<std::vector<graph::TensorData>> run_graph(
     graph::Graph g, const std::map<std::string, graph::TensorData>& inputs,
     kernels::Backend backend = kernels::Backend::kCpu, int threads = 1);
+
+// The steps before a naive run, shared by the CPU and CUDA runners: binds the inputs' shapes
+// (and the values of inputs that decide shapes, such as Reshape's shape fed at run time),
+// infers shapes, folds constants on the CPU and drops dead nodes (values are renumbered).
+Status bind_inputs_and_fold(graph::Graph& g,
+                            const std::map<std::string, graph::TensorData>& inputs);
+
+// Re-infers node `i`'s outputs (an earlier data-dependent node may have sized its inputs);
+// a data-dependent output (graph/ops/data_dependent.h) is set to its bound, to be trimmed
+// by trim_data_dependent_output() to the size the kernel reports. An error when an output
+// still has no static shape.
+Result<std::optional<graph::DataDependentDim>> size_data_dependent_output(graph::Graph& g,
+                                                                          graph::NodeId i);
+Status trim_data_dependent_output(graph::Graph& g, const graph::Node& n,
+                                  const graph::DataDependentDim& dynamic, int64_t size);
 
 // The registry with every CPU kernel (built once).
 const kernels::KernelRegistry& cpu_registry();

@@ -1,6 +1,7 @@
 #include "tests/test_util/op_sweep.h"
 
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -252,8 +253,14 @@ SweepReport sweep_registry(const kernels::KernelRegistry& registry, kernels::Bac
       if (named || (every && names.count(f.case_name))) expected.push_back(f);
     }
     ConformanceReport r = check_cases(mode, cases, expected, [&](const NodeTestCase& c) {
-      Result<std::string> why = run_case(loaded.at(c.name), dtype, backend, run);
-      return why.is_ok() ? *why : why.status().to_string();
+      // An exception is a bug of its own (the runtime reports errors as Status), named
+      // with its case rather than ending the whole sweep.
+      try {
+        Result<std::string> why = run_case(loaded.at(c.name), dtype, backend, run);
+        return why.is_ok() ? *why : why.status().to_string();
+      } catch (const std::exception& e) {
+        return std::string("threw ") + e.what();
+      }
     });
     for (const std::string& p : r.problems) report.problems.push_back(mode + ": " + p);
     report.mode_names.push_back(mode);

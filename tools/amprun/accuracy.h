@@ -15,8 +15,8 @@ struct Accuracy {
   double max_rel_err = 0;    // |a - e| / max(|e|, 1e-6)
   double cosine = 1;         // cosine similarity of the flattened tensors
   double argmax_agree = -1;  // fraction of rows (last axis) whose argmax matches; -1 if n/a
-  bool pass = true;          // every element within atol + rtol * |e| (exact for integers)
-  std::string problem;       // shape/dtype mismatch, NaN, ...
+  bool pass = true;  // every element within atol * max(1, max|e|) + rtol * |e| (exact for integers)
+  std::string problem;  // shape/dtype mismatch, NaN, ...
 };
 
 Accuracy compare_outputs(const std::string& name, const amp::Tensor& expected,

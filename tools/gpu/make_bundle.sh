@@ -83,6 +83,9 @@ if [[ -d $SHARED_MODELS ]]; then
     d=$(basename "$(dirname "$m")")
     mkdir -p "$STAGE/models/$d"
     cp "$m" "$STAGE/models/$d/model.onnx"
+    # Its sample inputs: check.sh runs amprun on them (they fix symbolic dims).
+    [[ -d $(dirname "$m")/test_data_set_0 ]] &&
+      cp -r "$(dirname "$m")/test_data_set_0" "$STAGE/models/$d/"
   done
 fi
 
@@ -97,9 +100,16 @@ if [[ -f $SHARED/onnx-node-tests-index.json ]]; then
   python3 - "$REPO/graph/ops/op_types.def" "$SHARED" "$STAGE/shared" <<'PY'
 import json, re, shutil, sys, os
 ops = set(re.findall(r"^AMP_OP\((\w+),", open(sys.argv[1]).read(), re.M))
+ops.add("Upsample")  # imported as Resize (graph/onnx/onnx_importer.cc onnx_op_type)
 src, dst = sys.argv[2], sys.argv[3]
+# The superset of what tests/test_util/node_tests.cc select_node_tests() can pick: cases
+# of our ops, "_expanded" function bodies (any primary op) and the control-flow cases
+# (primary_op null); the test itself then filters on every op and dtype.
+def wanted(case):
+    return (case.get("primary_op") in ops or case.get("expanded") is True
+            or case.get("primary_op") is None)
 for case in json.load(open(os.path.join(src, "onnx-node-tests-index.json"))):
-    if case.get("primary_op") in ops and os.path.isdir(os.path.join(src, "onnx-node-tests", case["case"])):
+    if wanted(case) and os.path.isdir(os.path.join(src, "onnx-node-tests", case["case"])):
         shutil.copytree(os.path.join(src, "onnx-node-tests", case["case"]),
                         os.path.join(dst, "onnx-node-tests", case["case"]))
 PY

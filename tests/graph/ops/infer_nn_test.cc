@@ -128,6 +128,10 @@ TEST(InferConvTranspose, SpecExamples) {
   ASSERT_OK(t.run(OpType::kConvTranspose, {x, w},
                   attrs({{"strides", Ints{3, 2}}, {"output_shape", Ints{10, 8}}})));
   EXPECT_EQ(t.shape(), "[1,2,10,8]");
+  // Some exporters write the whole [N, C, H, W] (ONNX Runtime takes both forms).
+  ASSERT_OK(t.run(OpType::kConvTranspose, {x, w},
+                  attrs({{"strides", Ints{3, 2}}, {"output_shape", Ints{1, 2, 10, 8}}})));
+  EXPECT_EQ(t.shape(), "[1,2,10,8]");
   ASSERT_OK(t.run(OpType::kConvTranspose, {x, w},
                   attrs({{"strides", Ints{3, 2}}, {"output_padding", Ints{1, 1}}})));
   EXPECT_EQ(t.shape(), "[1,2,10,8]");
@@ -170,7 +174,7 @@ TEST(InferConvTranspose, Errors) {
                "exceed the output"));
   EXPECT_TRUE(
       contains(t.error(OpType::kConvTranspose, {x1, w}, attrs({{"output_shape", Ints{10}}})),
-               "'output_shape' has 1 entries, expected 2"));
+               "'output_shape' has 1 entries, expected 2 (spatial) or 4"));
 }
 
 // --- Pools ----------------------------------------------------------------------------

@@ -171,6 +171,7 @@ const std::vector<ActCase>& act_cases() {
       {"Relu", 0, 0, ew::ActivationKind::kRelu},
       {"LeakyRelu", 0.1f, 0, ew::ActivationKind::kLeakyRelu},
       {"Clip", -0.5f, 0.75f, ew::ActivationKind::kClip},
+      {"Clip", 0.5f, -0.25f, ew::ActivationKind::kClip},  // min > max: everything is max
       {"Sigmoid", 0, 0, ew::ActivationKind::kSigmoid},
       {"Tanh", 0, 0, ew::ActivationKind::kTanh},
       {"HardSigmoid", 0.3f, 0.4f, ew::ActivationKind::kHardSigmoid},
