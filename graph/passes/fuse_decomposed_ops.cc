@@ -92,6 +92,14 @@ class Matcher {
     return kNoValue;
   }
 
+  // The Transpose defining `v` when its perm is `perm`, else nullptr.
+  const Node* transpose(ValueId v, const std::vector<int64_t>& perm) const {
+    const Node* t = def(v, OpType::kTranspose);
+    if (!t || t->inputs.size() != 1) return nullptr;
+    auto p = t->attrs.get_ints("perm");
+    return p.is_ok() && *p == perm ? t : nullptr;
+  }
+
   // ReduceMean of `x` over its last axis only, keepdims.
   bool last_axis_mean(const Node* n, ValueId x) const {
     if (!n || n->inputs.size() != 2 || n->inputs[0] != x) return false;
@@ -335,6 +343,172 @@ std::optional<Fusion> match_hard_swish(const Matcher& m, const Node& anchor) {
   return f;
 }
 
+// ---- Attention ------------------------------------------------------------------------------
+
+// Two dims known equal: the same size, or the same named symbol (two unnamed unknown dims
+// are not known equal).
+bool same_dim(const Dim& a, const Dim& b) {
+  return a.is_static() ? a == b : !a.symbol.empty() && a == b;
+}
+
+// The heads split of a 3-D x: Reshape(x [B, S, H*D]) -> [B, S, H, D] with H and D static.
+struct HeadSplit {
+  const Node* reshape = nullptr;
+  ValueId x = kNoValue;
+  int64_t heads = 0, size = 0;
+};
+
+std::optional<HeadSplit> head_split(const Matcher& m, ValueId v) {
+  const Node* r = m.def(v, OpType::kReshape);
+  if (!r || r->inputs.empty()) return std::nullopt;
+  const Value& x = m.graph().value(r->inputs[0]);
+  const Value& y = m.graph().value(v);
+  if (!x.shape || !y.shape || x.shape->rank() != 3 || y.shape->rank() != 4) return std::nullopt;
+  const auto& xd = x.shape->dims;
+  const auto& yd = y.shape->dims;
+  if (!same_dim(xd[0], yd[0]) || !same_dim(xd[1], yd[1]) || !yd[2].is_static() ||
+      !yd[3].is_static() || !xd[2].is_static() || yd[2].value * yd[3].value != xd[2].value)
+    return std::nullopt;
+  return HeadSplit{r, r->inputs[0], yd[2].value, yd[3].value};
+}
+
+// Q [B, H, Sq, D] = Transpose(split(q), 0 2 1 3); likewise V.
+std::optional<HeadSplit> heads_of(const Matcher& m, ValueId v, std::vector<NodeId>& nodes) {
+  const Node* t = m.transpose(v, {0, 2, 1, 3});
+  if (!t) return std::nullopt;
+  std::optional<HeadSplit> s = head_split(m, t->inputs[0]);
+  if (s) nodes.insert(nodes.end(), {m.id(s->reshape), m.id(t)});
+  return s;
+}
+
+// K^T [B, H, D, Skv] = Transpose(split(k), 0 2 3 1), or the two transposes PyTorch's
+// permute(0, 2, 1, 3).transpose(-1, -2) exports to.
+std::optional<HeadSplit> keys_transposed(const Matcher& m, ValueId v, std::vector<NodeId>& nodes) {
+  if (const Node* t = m.transpose(v, {0, 2, 3, 1})) {
+    std::optional<HeadSplit> s = head_split(m, t->inputs[0]);
+    if (s) nodes.insert(nodes.end(), {m.id(s->reshape), m.id(t)});
+    return s;
+  }
+  const Node* t2 = m.transpose(v, {0, 1, 3, 2});
+  if (!t2) return std::nullopt;
+  std::optional<HeadSplit> s = heads_of(m, t2->inputs[0], nodes);
+  if (s) nodes.push_back(m.id(t2));
+  return s;
+}
+
+// Scaled dot-product attention as exporters write it (BERT-style, anchored at Softmax):
+//   Q = Transpose(Reshape(q, [B,S,H,D]), 0213)   K^T = Transpose(Reshape(k), 0231)
+//   V = Transpose(Reshape(v), 0213)
+//   y = Reshape(Transpose(MatMul(Softmax(MatMul(Q, K^T) [/ c | * c] [+ mask]), V), 0213),
+//               [B, S, H*Dv])
+// becomes y = Attention(q, k, v[, mask]; q_num_heads = kv_num_heads = H, scale = 1/c or c
+// or 1). The mask must be as long as the keys in its last dim (Attention masks the keys
+// beyond a shorter mask, where Add would broadcast it).
+std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
+  const Graph& g = m.graph();
+  const Value& probs = g.value(softmax.outputs[0]);
+  if (softmax.inputs.size() != 1 || !probs.shape || probs.shape->rank() != 4) return std::nullopt;
+  auto axis = softmax.attrs.get_int("axis", softmax.op_version >= 13 ? -1 : 1);
+  if (!axis.is_ok() || (*axis != -1 && *axis != 3)) return std::nullopt;
+
+  Fusion f;
+  // Backwards from `s`: [Div | Mul by a scalar] <- MatMul(Q, K^T); nodes in graph order.
+  struct Scores {
+    double scale = 1.0;
+    std::vector<NodeId> nodes;
+    std::optional<HeadSplit> q, k;
+  };
+  auto scores_from = [&m](ValueId s) -> std::optional<Scores> {
+    Scores r;
+    std::optional<NodeId> scaling;
+    if (const Node* div = m.def(s, OpType::kDiv); div && div->inputs.size() == 2) {
+      const std::optional<double> c = m.scalar_value(div->inputs[1]);
+      if (!c || *c == 0.0) return std::nullopt;
+      r.scale = 1.0 / *c;
+      scaling = m.id(div);
+      s = div->inputs[0];
+    } else if (const Node* mul = m.def(s, OpType::kMul); mul && mul->inputs.size() == 2) {
+      const int c_side = m.scalar_value(mul->inputs[1]) ? 1 : 0;
+      const std::optional<double> c = m.scalar_value(mul->inputs[c_side]);
+      if (!c) return std::nullopt;
+      r.scale = *c;
+      scaling = m.id(mul);
+      s = mul->inputs[1 - c_side];
+    }
+    const Node* qk = m.def(s, OpType::kMatMul);
+    if (!qk || qk->inputs.size() != 2) return std::nullopt;
+    r.q = heads_of(m, qk->inputs[0], r.nodes);
+    r.k = keys_transposed(m, qk->inputs[1], r.nodes);
+    if (!r.q || !r.k || r.q->heads != r.k->heads || r.q->size != r.k->size) return std::nullopt;
+    r.nodes.push_back(m.id(qk));
+    if (scaling) r.nodes.push_back(*scaling);
+    return r;
+  };
+  std::optional<Scores> sc;
+  ValueId mask = kNoValue;
+  if (const Node* add = m.def(softmax.inputs[0], OpType::kAdd); add && add->inputs.size() == 2) {
+    // Either operand may be the scores (HF's mask is itself a Mul); the mask is the other
+    // and must already be as long as the keys.
+    for (int side = 0; side < 2 && !sc; ++side) {
+      sc = scores_from(add->inputs[side]);
+      mask = add->inputs[1 - side];
+    }
+    if (!sc) return std::nullopt;
+    const Value& mv = g.value(mask);
+    const Value& sv = g.value(add->outputs[0]);
+    if (!mv.shape || !sv.shape || sv.shape->rank() != 4 || mv.shape->rank() == 0 ||
+        mv.shape->rank() > 4 || mv.dtype != sv.dtype ||
+        !same_dim(mv.shape->dims.back(), sv.shape->dims.back()))
+      return std::nullopt;
+    sc->nodes.push_back(m.id(add));
+  } else {
+    sc = scores_from(softmax.inputs[0]);
+    if (!sc) return std::nullopt;
+  }
+  const std::optional<HeadSplit>& q = sc->q;
+  const std::optional<HeadSplit>& k = sc->k;
+  f.nodes = sc->nodes;
+  f.nodes.push_back(m.id(&softmax));
+
+  // Forwards: MatMul(P, V) -> Transpose 0213 -> Reshape [B, S, H*Dv].
+  const Node* pv = m.sole_use(softmax.outputs[0], OpType::kMatMul);
+  if (!pv || pv->inputs.size() != 2 || pv->inputs[0] != softmax.outputs[0]) return std::nullopt;
+  std::optional<HeadSplit> v = heads_of(m, pv->inputs[1], f.nodes);
+  if (!v || v->heads != q->heads) return std::nullopt;
+  f.nodes.push_back(m.id(pv));
+  const Node* merge = m.sole_use(pv->outputs[0], OpType::kTranspose);
+  if (!merge || merge->inputs.size() != 1) return std::nullopt;
+  auto perm = merge->attrs.get_ints("perm");
+  if (!perm.is_ok() || *perm != std::vector<int64_t>{0, 2, 1, 3}) return std::nullopt;
+  f.nodes.push_back(m.id(merge));
+  const Node* out = m.sole_use(merge->outputs[0], OpType::kReshape);
+  if (!out) return std::nullopt;
+  const Value& y = g.value(out->outputs[0]);
+  const Value& qx = g.value(q->x);
+  if (!y.shape || y.shape->rank() != 3 || !same_dim(y.shape->dims[0], qx.shape->dims[0]) ||
+      !same_dim(y.shape->dims[1], qx.shape->dims[1]) ||
+      !(y.shape->dims[2] == Dim(v->heads * v->size)))
+    return std::nullopt;
+  f.nodes.push_back(m.id(out));
+  // One batch, keys and values of one length, one dtype: what Attention's inference asks.
+  const Value& kx = g.value(k->x);
+  const Value& vx = g.value(v->x);
+  if (!same_dim(kx.shape->dims[0], qx.shape->dims[0]) ||
+      !same_dim(vx.shape->dims[0], qx.shape->dims[0]) ||
+      !same_dim(kx.shape->dims[1], vx.shape->dims[1]) || kx.dtype != qx.dtype ||
+      vx.dtype != qx.dtype || !is_float(qx.dtype))
+    return std::nullopt;
+
+  f.op = OpType::kAttention;
+  f.op_version = 23;
+  f.inputs = {q->x, k->x, v->x};
+  if (mask != kNoValue) f.inputs.push_back(mask);
+  f.attrs.set("q_num_heads", q->heads);
+  f.attrs.set("kv_num_heads", k->heads);
+  f.attrs.set("scale", static_cast<float>(sc->scale));
+  return f;
+}
+
 std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
   switch (n.op) {
     case OpType::kDiv:
@@ -346,6 +520,8 @@ std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
     case OpType::kClip:
     case OpType::kHardSigmoid:
       return match_hard_swish(m, n);
+    case OpType::kSoftmax:
+      return match_attention(m, n);
     default:
       return std::nullopt;
   }

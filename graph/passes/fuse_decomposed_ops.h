@@ -11,15 +11,22 @@
 //                       (x^3 as Pow(x, 3) or x * x * x)
 //   HardSwish           x * Clip(x + 3, 0, 6) / 6             (/ 6 also * (1/6))
 //                       x * HardSigmoid(x; alpha 1/6, beta 1/2)
+//   Attention           Reshape(Transpose(MatMul(Softmax(MatMul(Q, K^T) [/ c | * c]
+//                       [+ mask]), V), 0213), [B, S, H*Dv]) with Q, K^T, V the heads of
+//                       3-D q, k, v: Transpose(Reshape(x, [B, S, H, D]), 0213), K^T by
+//                       perm 0231 or by 0213 then 0132 (PyTorch's permute + transpose);
+//                       becomes Attention(q, k, v[, mask]) with q/kv_num_heads H and scale
+//                       1/c, c or 1 (the mask as long as the keys in its last axis)
 // The trailing "* 0.5" of Gelu may come first or last: (x * 0.5) * (1 + ...) and
 // (x * (1 + ...)) * 0.5 both match; every Add and Mul matches with its operands swapped.
 //
 // Algorithm: one scan in node order. Each pattern is anchored at its most distinctive node
-// (Div / Erf / Tanh / Clip / HardSigmoid) and matched backwards to x through the producers
-// and forwards to its last node through sole consumers. A match is applied only when every
-// value it computes except the last node's output is used by the match alone and is not a
+// (Div / Erf / Tanh / Clip / HardSigmoid / Softmax) and matched backwards to x through the
+// producers and forwards to its last node through sole consumers. A match is applied only when
+// every value it computes except the last node's output is used by the match alone and is not a
 // graph output (the fused op does not produce it), every scalar constant is within 1e-4
-// (relative) of the value the formula needs, and none of its nodes is in an earlier match.
+// (relative) of the value the formula needs (Attention takes its scale as written), and
+// none of its nodes is in an earlier match.
 // The last node keeps its name and output and becomes the fused op; the other nodes go.
 // Runs before FuseActivation, so a HardSwish after a Conv then becomes its epilogue.
 #pragma once

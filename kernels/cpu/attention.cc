@@ -1,7 +1,15 @@
-// Attention (opset 23/24) on the CPU, the algorithm of kernels/common/attention_plan.h: one
-// query row at a time, its T scores and Dv accumulators in a per-thread slice of the
-// workspace, fp32 arithmetic (f64 for f64). A first version: plain loops, no blocking, no oneDNN;
-// the scores of one row stay in L1/L2 for the usual lengths.
+// Attention (opset 23/24) on the CPU, the algorithm of kernels/common/attention_plan.h, fp32
+// arithmetic (f64 for f64) whatever the storage type.
+//
+// Blocked by (batch, query head): a task first copies its kv head's keys transposed,
+// K^T [D, T], and its values, V [T, Dv], into a per-thread slice of the workspace in the
+// compute type; then each query row's scores are D axpy steps over a contiguous row of K^T
+// and its output T axpy steps over rows of V. Every inner loop runs over contiguous memory
+// with no cross-lane reduction, so the compiler vectorizes it per ISA (AMP_ISA_CLONES),
+// where a dot product per key would be a scalar reduction. The copies cost (D + Dv) T per
+// task against the Sq (D + Dv) T multiply-adds they feed. When K^T and V would not fit in
+// kMaxBlockElements per thread (very long keys), each row reads K and V in place instead
+// (row_direct: one dot product per key, the first version's loop).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,6 +23,30 @@
 namespace amp::kernels::cpu {
 namespace {
 
+// s[j] = sum_d q[d] kt[d][j] for j < T: D passes over contiguous rows of K^T.
+template <typename C>
+AMP_ISA_CLONES void attention_scores(const C* __restrict__ q, const C* __restrict__ kt, int64_t dk,
+                                     int64_t total, C* __restrict__ s) {
+  for (int64_t j = 0; j < total; ++j) s[j] = C(0);
+  for (int64_t d = 0; d < dk; ++d) {
+    const C qd = q[d];
+    const C* __restrict__ row = kt + d * total;
+    for (int64_t j = 0; j < total; ++j) s[j] += qd * row[j];
+  }
+}
+
+// acc[d] = sum_j p[j] v[j][d] for d < Dv: T passes over contiguous rows of V.
+template <typename C>
+AMP_ISA_CLONES void attention_weighted_sum(const C* __restrict__ p, const C* __restrict__ v,
+                                           int64_t total, int64_t dv, C* __restrict__ acc) {
+  for (int64_t d = 0; d < dv; ++d) acc[d] = C(0);
+  for (int64_t j = 0; j < total; ++j) {
+    const C w = p[j];
+    const C* __restrict__ row = v + j * dv;
+    for (int64_t d = 0; d < dv; ++d) acc[d] += w * row[d];
+  }
+}
+
 template <typename T>
 class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   using C = compute_t<T>;
@@ -26,7 +58,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
   size_t workspace_bytes() const override {
-    return static_cast<size_t>(threads_) * static_cast<size_t>(row_scratch()) * sizeof(C);
+    return static_cast<size_t>(threads_) * static_cast<size_t>(thread_scratch()) * sizeof(C);
   }
 
   Status run(const KernelArgs& a) const override {
@@ -43,16 +75,23 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     }
     T* y = a.output<T>(0);
     T* qk = setup_.want_qk ? a.output<T>(3) : nullptr;
-    const int64_t rows = setup_.batch * setup_.q_heads * setup_.q_len;
-    const int chunks = static_cast<int>(std::min<int64_t>({threads_, a.num_threads, rows}));
+    // Tasks: (batch, query head) pairs when blocked, else single query rows.
+    const int64_t pairs = setup_.batch * setup_.q_heads;
+    const int64_t tasks = blocked() ? pairs : pairs * setup_.q_len;
+    const int chunks = static_cast<int>(std::min<int64_t>({threads_, a.num_threads, tasks}));
     C* scratch = static_cast<C*>(a.workspace);
     parallel_for(
         std::max(chunks, 1), chunks,
         [&](int64_t c0, int64_t c1) {
           for (int64_t c = c0; c < c1; ++c) {
-            C* s = scratch + c * row_scratch();
-            for (int64_t r = rows * c / chunks; r < rows * (c + 1) / chunks; ++r)
-              row(r, q, k, v, past_k, past_v, mask, nonpad, y, qk, s);
+            C* s = scratch + c * thread_scratch();
+            for (int64_t t = tasks * c / chunks; t < tasks * (c + 1) / chunks; ++t) {
+              if (blocked()) {
+                head_block(t, q, k, v, past_k, past_v, mask, nonpad, y, qk, s);
+              } else {
+                row_direct(t, q, k, v, past_k, past_v, mask, nonpad, y, qk, s);
+              }
+            }
           }
         },
         /*grain=*/1);
@@ -60,8 +99,72 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
  private:
-  // One row's scores, then its output accumulators.
-  int64_t row_scratch() const { return setup_.total + setup_.v_head_size; }
+  static constexpr int64_t kMaxBlockElements = int64_t{1} << 22;  // 16 MiB of fp32 per thread
+
+  int64_t block_elements() const { return (setup_.head_size + setup_.v_head_size) * setup_.total; }
+  bool blocked() const { return block_elements() <= kMaxBlockElements; }
+
+  // Per thread: K^T and V when blocked, then one row's scores, output accumulators and query.
+  int64_t thread_scratch() const {
+    return (blocked() ? block_elements() : 0) + setup_.total + setup_.v_head_size +
+           setup_.head_size;
+  }
+
+  // Scores and bias of query row (b, h, i), softmax-normalized in s[0, T); writes the
+  // requested qk_matmul_output row. `dots` holds the raw dot products on entry.
+  void softmax_row(int64_t b, int64_t h, int64_t i, const void* mask, const int64_t* nonpad,
+                   T* qk_row, C* s) const {
+    const C scale = static_cast<C>(setup_.scale);
+    const bool biased = setup_.has_mask || setup_.causal || setup_.has_nonpad;
+    C max = -C(INFINITY);
+    for (int64_t j = 0; j < setup_.total; ++j) {
+      C sj = attention_softcap(s[j] * scale, setup_.softcap);
+      if (qk_row && setup_.qk_output_mode <= 1) qk_row[j] = from_compute<T>(sj);
+      if (biased) sj += attention_bias<C>(setup_, mask, nonpad, b, h, i, j);
+      if (qk_row && setup_.qk_output_mode == 2) qk_row[j] = from_compute<T>(sj);
+      s[j] = sj;
+      max = std::max(max, sj);
+    }
+    const bool none = max == -C(INFINITY);  // every key masked: the row attends to nothing
+    C sum = C(0);
+    for (int64_t j = 0; j < setup_.total; ++j) {
+      s[j] = none ? C(0) : std::exp(s[j] - max);
+      sum += s[j];
+    }
+    const C inv = none ? C(0) : C(1) / sum;
+    for (int64_t j = 0; j < setup_.total; ++j) {
+      s[j] *= inv;
+      if (qk_row && setup_.qk_output_mode == 3) qk_row[j] = from_compute<T>(s[j]);
+    }
+  }
+
+  // Every query row of (batch, query head) task t over K^T and V copied into `w`.
+  void head_block(int64_t t, const T* q, const T* k, const T* v, const T* past_k, const T* past_v,
+                  const void* mask, const int64_t* nonpad, T* y, T* qk, C* w) const {
+    const int64_t h = t % setup_.q_heads, b = t / setup_.q_heads, kvh = h / setup_.group();
+    const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
+    C* kt = w;                // [D, T]
+    C* vc = kt + dk * total;  // [T, Dv]
+    C* s = vc + total * dv;   // [T]
+    C* acc = s + total;       // [Dv]
+    C* qc = acc + dv;         // [D]
+    for (int64_t j = 0; j < total; ++j) {
+      const T* kr = kv_row(past_k, k, setup_.k, dk, b, kvh, j);
+      for (int64_t d = 0; d < dk; ++d) kt[d * total + j] = to_compute(kr[d]);
+      const T* vr = kv_row(past_v, v, setup_.v, dv, b, kvh, j);
+      for (int64_t d = 0; d < dv; ++d) vc[j * dv + d] = to_compute(vr[d]);
+    }
+    for (int64_t i = 0; i < setup_.q_len; ++i) {
+      const T* qr = q + setup_.q.at(b, h, i);
+      for (int64_t d = 0; d < dk; ++d) qc[d] = to_compute(qr[d]);
+      attention_scores(qc, kt, dk, total, s);
+      const int64_t r = (b * setup_.q_heads + h) * setup_.q_len + i;
+      softmax_row(b, h, i, mask, nonpad, qk ? qk + r * total : nullptr, s);
+      attention_weighted_sum(s, vc, total, dv, acc);
+      T* yr = y + setup_.y.at(b, h, i);
+      for (int64_t d = 0; d < dv; ++d) yr[d] = from_compute<T>(acc[d]);
+    }
+  }
 
   // present = past (if any) then the new keys/values, [B, Hkv, T, size].
   void write_present(const T* past, const T* now, const HeadStrides& st, int64_t size,
@@ -85,38 +188,21 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     return now + st.at(b, h, j - setup_.past_len);
   }
 
-  void row(int64_t r, const T* q, const T* k, const T* v, const T* past_k, const T* past_v,
-           const void* mask, const int64_t* nonpad, T* y, T* qk, C* s) const {
+  // Query row r read against K and V in place (no copies): one dot product per key.
+  void row_direct(int64_t r, const T* q, const T* k, const T* v, const T* past_k, const T* past_v,
+                  const void* mask, const int64_t* nonpad, T* y, T* qk, C* s) const {
     const int64_t i = r % setup_.q_len;
     const int64_t h = (r / setup_.q_len) % setup_.q_heads;
     const int64_t b = r / (setup_.q_len * setup_.q_heads);
     const int64_t kvh = h / setup_.group();
     const T* qr = q + setup_.q.at(b, h, i);
-    const C scale = static_cast<C>(setup_.scale);
-    T* qk_row = qk ? qk + r * setup_.total : nullptr;
-    C max = -C(INFINITY);
     for (int64_t j = 0; j < setup_.total; ++j) {
       const T* kr = kv_row(past_k, k, setup_.k, setup_.head_size, b, kvh, j);
       C dot = C(0);
       for (int64_t d = 0; d < setup_.head_size; ++d) dot += to_compute(qr[d]) * to_compute(kr[d]);
-      C sj = attention_softcap(dot * scale, setup_.softcap);
-      if (qk_row && setup_.qk_output_mode <= 1) qk_row[j] = from_compute<T>(sj);
-      sj += attention_bias<C>(setup_, mask, nonpad, b, h, i, j);
-      if (qk_row && setup_.qk_output_mode == 2) qk_row[j] = from_compute<T>(sj);
-      s[j] = sj;
-      max = std::max(max, sj);
+      s[j] = dot;
     }
-    const bool none = max == -C(INFINITY);  // every key masked: the row attends to nothing
-    C sum = C(0);
-    for (int64_t j = 0; j < setup_.total; ++j) {
-      s[j] = none ? C(0) : std::exp(s[j] - max);
-      sum += s[j];
-    }
-    const C inv = none ? C(0) : C(1) / sum;
-    for (int64_t j = 0; j < setup_.total; ++j) {
-      s[j] *= inv;
-      if (qk_row && setup_.qk_output_mode == 3) qk_row[j] = from_compute<T>(s[j]);
-    }
+    softmax_row(b, h, i, mask, nonpad, qk ? qk + r * setup_.total : nullptr, s);
     C* acc = s + setup_.total;
     std::fill(acc, acc + setup_.v_head_size, C(0));
     for (int64_t j = 0; j < setup_.total; ++j) {

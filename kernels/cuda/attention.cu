@@ -1,16 +1,32 @@
 // Attention (opset 23/24) on the GPU, the algorithm of kernels/common/attention_plan.h with the
-// CPU's semantics (kernels/cpu/attention.cc), in four plain launches: the present key/value
-// caches, the scores (one thread per (query row, key), into the workspace, fp32 or f64), the
-// softmax (one thread per row), and the output (one thread per (row, value element)). A first
-// version for correctness: no tiling, no tensor cores, the scores of every row in the
-// workspace (rows x T compute values).
+// CPU's semantics (kernels/cpu/attention.cc). Two paths:
+//
+// GEMM path (fp32 / fp16 / bf16 storage, no past key/value, no qk_matmul_output): the two
+// products run on cuBLAS (tensor cores for fp16 / bf16, fp32 accumulation), one batched
+// call each over every (batch, query head) pair, with a row softmax between them:
+//   1. a small kernel writes the pair's matrix pointers (Q, K, V, Y rows of any layout,
+//      3-D [B, S, H*D] or 4-D [B, H, S, D], grouped-query kv heads) into the workspace;
+//   2. S = scale * Q K^T       cublasGemmBatchedEx, S in fp32 [pairs, Sq, T]
+//   3. P = softmax(softcap(S) + bias) per row, one warp a row, written in the storage type
+//      (in place for fp32); a row whose every key is masked gets P = 0
+//   4. Y = P V                 cublasGemmBatchedEx, Y in the storage type
+// Pointer arrays rather than strided batches: the 3-D layout's (batch, head) offsets are
+// not one stride. Workspace: cuBLAS's own, the pointers, S and P (pairs * Sq * T each).
+//
+// Direct path (everything else: f64, a past, qk_matmul_output): four plain launches (the
+// present key/value caches, the scores with one thread per (query row, key), the softmax
+// with one thread per row, the output with one thread per (row, value element)).
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "kernels/common/attention_plan.h"
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_family.h"
 #include "kernels/cuda/cuda_kernels.h"
 #include "kernels/cuda/cuda_launch.h"
+#include "kernels/cuda/cudnn_check.h"
+#include "kernels/cuda/cudnn_common.h"
 #include "kernels/cuda/reduce_util.h"
 
 namespace amp::kernels::cuda {
@@ -109,18 +125,111 @@ __global__ void output_kernel(AttentionPlan p, const C* __restrict__ s, const T*
   }
 }
 
+// ---- GEMM path ----
+
+// The matrices of every (batch, query head) pair for the two batched products.
+struct PairPointers {
+  void** q;
+  void** k;
+  void** v;
+  void** s;
+  void** p;
+  void** y;
+};
+
+__global__ void pair_pointers_kernel(AttentionPlan p, const char* q, const char* k, const char* v,
+                                     char* s, char* probs, char* y, int64_t elem,
+                                     int64_t probs_elem, PairPointers out) {
+  const int64_t pairs = p.batch * p.q_heads, rows = p.q_len * p.total;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < pairs;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t b = t / p.q_heads, h = t % p.q_heads, kvh = h / (p.q_heads / p.kv_heads);
+    out.q[t] = const_cast<char*>(q + p.q.at(b, h, 0) * elem);
+    out.k[t] = const_cast<char*>(k + p.k.at(b, kvh, 0) * elem);
+    out.v[t] = const_cast<char*>(v + p.v.at(b, kvh, 0) * elem);
+    out.s[t] = s + t * rows * static_cast<int64_t>(sizeof(float));
+    out.p[t] = probs + t * rows * probs_elem;
+    out.y[t] = y + p.y.at(b, h, 0) * elem;
+  }
+}
+
+// One warp per score row: P = softmax(softcap(S) + bias), P in the storage type (it may
+// alias S when that is fp32: each element is read before it is written, by its own lane).
+template <typename T>
+__global__ void row_softmax_kernel(AttentionPlan p, const void* mask,
+                                   const int64_t* __restrict__ nonpad, float* s, T* probs) {
+  const int64_t rows = p.batch * p.q_heads * p.q_len;
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (int64_t r = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) / 32; r < rows;
+       r += warps) {
+    const int64_t i = r % p.q_len;
+    const int64_t h = (r / p.q_len) % p.q_heads;
+    const int64_t b = r / (p.q_len * p.q_heads);
+    float* sr = s + r * p.total;
+    float max = -INFINITY;
+    for (int64_t j = lane; j < p.total; j += 32) {
+      const float v =
+          attention_softcap(sr[j], p.softcap) + attention_bias<float>(p, mask, nonpad, b, h, i, j);
+      sr[j] = v;
+      max = fmaxf(max, v);
+    }
+    for (int o = 16; o > 0; o /= 2) max = fmaxf(max, __shfl_xor_sync(0xffffffffu, max, o));
+    const bool none = max == -INFINITY;  // every key masked: the row attends to nothing
+    float sum = 0.0f;
+    for (int64_t j = lane; j < p.total; j += 32) {
+      const float e = none ? 0.0f : expf(sr[j] - max);
+      sr[j] = e;
+      sum += e;
+    }
+    for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    const float inv = none ? 0.0f : 1.0f / sum;
+    T* pr = probs + r * p.total;
+    for (int64_t j = lane; j < p.total; j += 32) pr[j] = from_compute<T>(sr[j] * inv);
+  }
+}
+
 template <typename T>
 class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   using C = compute_t<T>;
+  static constexpr size_t kCublasWorkspace = size_t{4} << 20;
 
  public:
+  Status prepare_params(const KernelConfig& cfg) override {
+    gemm_ = false;
+    if constexpr (!std::is_same_v<C, float>) {
+      return Status::ok();  // f64: the direct path
+    } else {
+      AMP_ASSIGN_OR_RETURN(const cuda::DeviceHandles* dev, device_handles(cfg));
+      allow_tf32_ = dev->allow_tf32;
+      dtype_ = cfg.inputs[0].dtype;
+      const int64_t limit = std::numeric_limits<int>::max();
+      const int64_t pairs = setup_.batch * setup_.q_heads;
+      gemm_ = !setup_.has_past && !setup_.want_qk && pairs > 0 && setup_.q_len > 0 &&
+              setup_.total > 0 && setup_.head_size > 0 && setup_.v_head_size > 0 &&
+              pairs <= limit && setup_.q_len <= limit && setup_.total <= limit &&
+              setup_.head_size <= limit && setup_.q.s <= limit && setup_.k.s <= limit &&
+              setup_.v.s <= limit && setup_.y.s <= limit;
+      if (!gemm_) return Status::ok();
+      ws_ = WorkspaceLayout();
+      off_cublas_ = ws_.add(kCublasWorkspace);
+      off_pointers_ = ws_.add(static_cast<size_t>(pairs) * 6 * sizeof(void*));
+      const size_t scores = static_cast<size_t>(pairs * setup_.q_len * setup_.total);
+      off_scores_ = ws_.add(scores * sizeof(float));
+      off_probs_ = std::is_same_v<T, float> ? off_scores_ : ws_.add(scores * sizeof(T));
+      return Status::ok();
+    }
+  }
+
   size_t workspace_bytes() const override {
+    if (gemm_) return ws_.total();
     return static_cast<size_t>(setup_.batch * setup_.q_heads * setup_.q_len * setup_.total) *
            sizeof(C);
   }
 
   Status run(const KernelArgs& a) const override {
     cudaStream_t st = stream_of(a);
+    if (gemm_) return run_gemm(a, st);
     const T* past_k = setup_.has_past ? a.input<T>(4) : nullptr;
     const T* past_v = setup_.has_past ? a.input<T>(5) : nullptr;
     if (setup_.want_present) {
@@ -147,6 +256,56 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
           setup_, s, a.input<T>(2), past_v, a.output<T>(0));
     return launch_status("attention");
   }
+
+ private:
+  Status run_gemm(const KernelArgs& a, cudaStream_t st) const {
+    AMP_ASSIGN_OR_RETURN(const cuda::ContextHandles* ctx, context_handles(a));
+    if (!ctx->cublas) return internal_error("Attention: no cuBLAS handle in the context");
+    const int64_t pairs = setup_.batch * setup_.q_heads;
+    void** ptr = reinterpret_cast<void**>(WorkspaceLayout::at(a.workspace, off_pointers_));
+    const PairPointers pp{
+        ptr, ptr + pairs, ptr + 2 * pairs, ptr + 3 * pairs, ptr + 4 * pairs, ptr + 5 * pairs};
+    float* scores = reinterpret_cast<float*>(WorkspaceLayout::at(a.workspace, off_scores_));
+    T* probs = reinterpret_cast<T*>(WorkspaceLayout::at(a.workspace, off_probs_));
+    const int64_t elem = static_cast<int64_t>(sizeof(T));
+    pair_pointers_kernel<<<grid_for(pairs), kThreads, 0, st>>>(
+        setup_, static_cast<const char*>(a.inputs[0]), static_cast<const char*>(a.inputs[1]),
+        static_cast<const char*>(a.inputs[2]), reinterpret_cast<char*>(scores),
+        reinterpret_cast<char*>(probs), static_cast<char*>(a.outputs[0]), elem, elem, pp);
+    AMP_RETURN_IF_ERROR(launch_status("attention pointers"));
+
+    cublasHandle_t h = ctx->cublas;
+    AMP_CUBLAS_RETURN_IF_ERROR(
+        cublasSetWorkspace(h, WorkspaceLayout::at(a.workspace, off_cublas_), kCublasWorkspace));
+    const cudaDataType_t type = cuda_type(dtype_);
+    const cublasComputeType_t compute =
+        std::is_same_v<T, float> && allow_tf32_ ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const int sq = static_cast<int>(setup_.q_len), total = static_cast<int>(setup_.total);
+    const int dk = static_cast<int>(setup_.head_size), dv = static_cast<int>(setup_.v_head_size);
+    const float scale = static_cast<float>(setup_.scale), one = 1.0f, zero = 0.0f;
+    // Column-major views of the row-major matrices: S^T [T, Sq] = (K [T, D]) (Q^T [D, Sq]).
+    AMP_CUBLAS_RETURN_IF_ERROR(cublasGemmBatchedEx(
+        h, CUBLAS_OP_T, CUBLAS_OP_N, total, sq, dk, &scale, pp.k, type,
+        static_cast<int>(setup_.k.s), pp.q, type, static_cast<int>(setup_.q.s), &zero, pp.s,
+        CUDA_R_32F, total, static_cast<int>(pairs), compute, CUBLAS_GEMM_DEFAULT));
+    const int64_t rows = pairs * setup_.q_len;
+    row_softmax_kernel<T><<<blocks_for(rows * 32, kThreads), kThreads, 0, st>>>(
+        setup_, setup_.has_mask ? a.inputs[3] : nullptr,
+        setup_.has_nonpad ? a.input<int64_t>(6) : nullptr, scores, probs);
+    AMP_RETURN_IF_ERROR(launch_status("attention softmax"));
+    // Y^T [Dv, Sq] = (V^T [Dv, T]) (P^T [T, Sq]).
+    AMP_CUBLAS_RETURN_IF_ERROR(cublasGemmBatchedEx(
+        h, CUBLAS_OP_N, CUBLAS_OP_N, dv, sq, total, &one, pp.v, type, static_cast<int>(setup_.v.s),
+        pp.p, type, total, &zero, pp.y, type, static_cast<int>(setup_.y.s), static_cast<int>(pairs),
+        compute, CUBLAS_GEMM_DEFAULT));
+    return Status::ok();
+  }
+
+  bool gemm_ = false;
+  bool allow_tf32_ = false;
+  DType dtype_ = DType::kF32;
+  WorkspaceLayout ws_;
+  size_t off_cublas_ = 0, off_pointers_ = 0, off_scores_ = 0, off_probs_ = 0;
 };
 
 }  // namespace

@@ -67,6 +67,14 @@ Result<ContextHandles*> create_context_handles(cudaStream_t stream) {
     cudnnDestroy(h->cudnn);
     return backend_failure("cublasLtCreate failed: status " + std::to_string(static_cast<int>(bs)));
   }
+  bs = cublasCreate(&h->cublas);
+  if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(h->cublas, stream);
+  if (bs != CUBLAS_STATUS_SUCCESS) {
+    if (h->cublas) cublasDestroy(h->cublas);
+    cublasLtDestroy(h->cublaslt);
+    cudnnDestroy(h->cudnn);
+    return backend_failure("cublasCreate failed: status " + std::to_string(static_cast<int>(bs)));
+  }
   return h.release();
 }
 
@@ -74,6 +82,7 @@ void destroy_context_handles(ContextHandles* h) {
   if (!h) return;
   if (h->cudnn) cudnnDestroy(h->cudnn);
   if (h->cublaslt) cublasLtDestroy(h->cublaslt);
+  if (h->cublas) cublasDestroy(h->cublas);
   delete h;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -32,6 +33,9 @@ struct ContextHandles {
   cudaStream_t stream = nullptr;
   cudnnHandle_t cudnn = nullptr;  // cudnnSetStream(cudnn, stream) done by the runtime
   cublasLtHandle_t cublaslt = nullptr;
+  // cuBLAS (not Lt) for its pointer-array batched GEMM (Attention's two products over
+  // (batch, head) pairs that no single stride describes); bound to `stream`.
+  cublasHandle_t cublas = nullptr;
 };
 
 // Creation / destruction with every return code checked (implemented in cuda_context.cc).

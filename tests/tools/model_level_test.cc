@@ -93,7 +93,8 @@ TEST_F(ModelLevelTest, BertWithFusedLayerNormAndGelu) {
 // compute what the .amp files do; the PyTorch form loads with every LayerNorm and GELU
 // fused (graph/passes/fuse_decomposed_ops.h): 5 LayerNormalization, no Erf, ReduceMean or
 // Sqrt left; each of the 12 Linear layers is one Gemm (fuse_matmul_bias.h) and the GELUs are
-// the epilogues of two of them; the 4 attention products stay MatMuls.
+// the epilogues of two of them; each layer's attention (its two products, scale, mask and
+// softmax, and the head transposes) is one Attention node.
 TEST_F(ModelLevelTest, BertOnnxExportRunsLikeTheAmpFile) {
   const fs::path in = bert_inputs(dir_);
   for (const std::string model : {"demo_bert_pytorch", "demo_bert_fused"}) {
@@ -115,11 +116,13 @@ TEST_F(ModelLevelTest, BertOnnxExportRunsLikeTheAmpFile) {
     std::map<std::string, int> ops;
     for (std::string line; std::getline(log, line);)
       for (const char* op :
-           {"LayerNormalization", "Gemm", "MatMul", "Gelu", "Erf", "ReduceMean", "Sqrt"})
+           {"LayerNormalization", "Gemm", "MatMul", "Attention", "Softmax", "Transpose", "Gelu",
+            "Erf", "ReduceMean", "Sqrt"})
         if (line.find(std::string(" ") + op + " (") != std::string::npos) ++ops[op];
     EXPECT_EQ(ops["LayerNormalization"], 5);
     EXPECT_EQ(ops["Gemm"], 12);
-    EXPECT_EQ(ops["MatMul"], 4);
+    EXPECT_EQ(ops["Attention"], 2);
+    EXPECT_EQ(ops["MatMul"] + ops["Softmax"] + ops["Transpose"], 0);
     EXPECT_EQ(ops["Gelu"] + ops["Erf"] + ops["ReduceMean"] + ops["Sqrt"], 0);
   }
 }

@@ -6,7 +6,9 @@
 #      at fp32, fp16 and bf16 on the CUDA backend, fp16/bf16 compared against fp32,
 #   3. prints one short table: op tests passed, each model's median latency per precision,
 #      the fp16 speed-up over fp32, and accuracy against fp32 (worst cosine, worst max
-#      relative error over the outputs).
+#      relative error over the outputs),
+#   4. profiles the demo transformer on CUDA (amprun --profile --profile-json) and checks
+#      the Chrome trace has one event per executed node.
 # It finishes in under 6 minutes (each step has a timeout; models are skipped with a note
 # when the budget runs out) and exits 0 only when every test and every run succeeded.
 #
@@ -252,6 +254,26 @@ print("\nmedian latency over 50 runs after 10 warm-ups, batch as in the model (s
 print("accuracy: worst cosine / worst max relative error over the outputs against fp32; '!' = beyond amprun's tolerance")
 EOF
 
+# ---- 3b. Profiling on CUDA: amprun --profile / --profile-json on the demo transformer ----
+PROFILE_RC=0
+if [[ -f $MODEL_DIR/demo_transformer.amp ]]; then
+  say "amprun --profile --profile-json (cuda, demo_transformer fp16)"
+  amp_run 60 "$B/bin/amprun" --model "$MODEL_DIR/demo_transformer.amp" --backend cuda \
+    --precision fp16 --warmup 3 --iterations 10 --profile \
+    --profile-json "$RESULTS/profile_cuda.json" > "$RESULTS/profile_cuda.log" 2>&1 || PROFILE_RC=$?
+  sed -n '/=== Profile/,/^$/p' "$RESULTS/profile_cuda.log" | head -n 14
+  # A valid Chrome trace with one complete event per executed node.
+  "$PY" - "$RESULTS/profile_cuda.json" <<'EOF2' || PROFILE_RC=1
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = [e for e in t["traceEvents"] if e.get("ph") == "X"]
+assert ev, "no complete events"
+assert all(e["dur"] >= 0 for e in ev), "negative duration"
+print(f"  profile trace: {len(ev)} node events, {sum(e['dur'] for e in ev):.1f} us in nodes")
+EOF2
+  [[ $PROFILE_RC -eq 0 ]] || say "CUDA profiling failed (exit $PROFILE_RC)"
+fi
+
 # ---- 4. Optionally, the PyTorch comparison in the same call (one device loan) ----
 TORCH_RC=0
 if [[ ${AMP_CHECK_TORCH:-0} == 1 ]]; then
@@ -273,5 +295,5 @@ if [[ -n ${OUT:-} && -d ${OUT:-} ]]; then
   cp "$RESULTS/cuda_tests.log" "$OUT/" 2>/dev/null || true
 fi
 say "done in $(($(date +%s) - START_S)) s (work folder $WORK)"
-if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 ]]; then exit 1; fi
+if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 || $PROFILE_RC -ne 0 ]]; then exit 1; fi
 exit 0

@@ -1,0 +1,182 @@
+// Attention on the GPU (kernels/cuda/attention.cu) against the CPU kernel: the cuBLAS GEMM
+// path (fp32 / fp16 / bf16; 3-D and 4-D layouts, grouped-query heads, float and bool masks,
+// causal masking, a fully masked row, softcap, lengths that fill no tile) and the direct
+// path (f64, a past key/value). Each case is a one-node graph run on both backends by the
+// test runners, with outputs poisoned before the run.
+//
+// Tolerances: both accumulate in fp32; the GPU rounds the probabilities to the storage
+// type before the second product (as flash attention does), the CPU keeps them in fp32, so
+// f16 / bf16 differ by a few ulps of the output type.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "graph/ir/graph_builder.h"
+#include "runtime/common/half.h"
+#include "tests/test_util/cuda_graph_runner.h"
+#include "tests/test_util/graph_runner.h"
+#include "tests/test_util/node_tests.h"
+#include "tests/test_util/require_gpu.h"
+
+namespace amp {
+namespace {
+
+using graph::Attributes;
+using graph::GraphBuilder;
+using graph::OpType;
+using graph::TensorData;
+using graph::ValueId;
+
+// Uniform in [-1, 1) in `t` (f32, f64, f16, bf16).
+TensorData random_tensor(DType t, const std::vector<int64_t>& dims, std::mt19937& gen) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = u(gen);
+  if (t == DType::kF64) return TensorData::from_vector<double>(t, dims, v);
+  if (t == DType::kF32) return TensorData::from_vector<float>(t, dims, {v.begin(), v.end()});
+  std::vector<uint16_t> bits(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    bits[i] = t == DType::kF16 ? float_to_half_bits(static_cast<float>(v[i]))
+                               : float_to_bf16_bits(static_cast<float>(v[i]));
+  return TensorData::from_vector<uint16_t>(t, dims, bits);
+}
+
+struct AttnCase {
+  std::string label;
+  std::vector<int64_t> q, k, v;  // 3-D [B, S, H*D] (with heads) or 4-D [B, H, S, D]
+  int64_t q_heads = 0, kv_heads = 0;
+  std::string mask;  // "", "float", "bool", "float_all_masked_row"
+  std::vector<int64_t> mask_dims;
+  bool causal = false;
+  float softcap = 0.0f;
+  float scale = 0.0f;  // 0: the default 1/sqrt(D)
+  bool past = false;   // 4-D past_key / past_value of 3 positions (the direct path)
+};
+
+void check_case(const AttnCase& c, DType t, unsigned seed) {
+  std::mt19937 gen(seed);
+  GraphBuilder b;
+  std::map<std::string, TensorData> in;
+  auto input = [&](const std::string& name, TensorData data) {
+    const ValueId id = b.input(name, data.dtype(), graph::Shape::from_static(data.dims()));
+    in[name] = std::move(data);
+    return id;
+  };
+  std::vector<ValueId> ins = {input("q", random_tensor(t, c.q, gen)),
+                              input("k", random_tensor(t, c.k, gen)),
+                              input("v", random_tensor(t, c.v, gen))};
+  if (!c.mask.empty()) {
+    int64_t n = 1;
+    for (int64_t d : c.mask_dims) n *= d;
+    if (c.mask == "bool") {
+      std::vector<uint8_t> m(static_cast<size_t>(n));
+      for (size_t i = 0; i < m.size(); ++i) m[i] = (i * 7 + 3) % 5 != 0;  // some keys hidden
+      ins.push_back(input("mask", TensorData::from_vector<uint8_t>(DType::kBool, c.mask_dims, m)));
+    } else {
+      std::vector<float> m(static_cast<size_t>(n));
+      for (size_t i = 0; i < m.size(); ++i) m[i] = (i % 4 == 1) ? -INFINITY : 0.25f * (i % 3);
+      // The first row of the mask hides every key: that row attends to nothing (zeros).
+      if (c.mask == "float_all_masked_row")
+        for (int64_t j = 0; j < c.mask_dims.back(); ++j) m[static_cast<size_t>(j)] = -INFINITY;
+      TensorData f = TensorData::from_vector<float>(DType::kF32, c.mask_dims, m);
+      if (t != DType::kF32) {
+        const std::vector<double> d = f.to_f64_vector();
+        std::vector<uint16_t> bits(d.size());
+        for (size_t i = 0; i < d.size(); ++i)
+          bits[i] = t == DType::kF16 ? float_to_half_bits(static_cast<float>(d[i]))
+                                     : float_to_bf16_bits(static_cast<float>(d[i]));
+        f = t == DType::kF64 ? TensorData::from_vector<double>(t, c.mask_dims, d)
+                             : TensorData::from_vector<uint16_t>(t, c.mask_dims, bits);
+      }
+      ins.push_back(input("mask", std::move(f)));
+    }
+  }
+  if (c.past) {
+    if (c.mask.empty()) ins.push_back(graph::kNoValue);
+    std::vector<int64_t> pk = {c.k[0], c.k[1], 3, c.k[3]}, pv = {c.v[0], c.v[1], 3, c.v[3]};
+    ins.push_back(input("past_k", random_tensor(t, pk, gen)));
+    ins.push_back(input("past_v", random_tensor(t, pv, gen)));
+  }
+  Attributes at;
+  if (c.q_heads) at.set("q_num_heads", c.q_heads);
+  if (c.kv_heads) at.set("kv_num_heads", c.kv_heads);
+  if (c.causal) at.set("is_causal", int64_t{1});
+  if (c.softcap > 0) at.set("softcap", c.softcap);
+  if (c.scale > 0) at.set("scale", c.scale);
+  b.output(b.node(OpType::kAttention, ins, at));
+  const graph::Graph g = b.build();
+
+  std::ostringstream label;
+  label << c.label << " " << dtype_name(t) << " seed " << seed;
+  auto cpu = test::run_graph(g, in);
+  ASSERT_TRUE(cpu.is_ok()) << label.str() << ": CPU: " << cpu.status().to_string();
+  auto gpu = test::run_graph_cuda(g, in);
+  ASSERT_TRUE(gpu.is_ok()) << label.str() << ": CUDA: " << gpu.status().to_string();
+  const double tol = t == DType::kBF16 ? 3e-2 : t == DType::kF16 ? 4e-3 : 1e-4;
+  const std::string diff = test::compare_tensors((*cpu)[0], (*gpu)[0], tol, tol);
+  EXPECT_TRUE(diff.empty()) << label.str() << ": " << diff;
+}
+
+const std::vector<AttnCase>& cases() {
+  static const std::vector<AttnCase> all = {
+      // BERT-like, 3-D, HF's additive mask [B, 1, 1, T].
+      {"3-D float mask",
+       {2, 37, 4 * 64},
+       {2, 37, 4 * 64},
+       {2, 37, 4 * 64},
+       4,
+       4,
+       "float",
+       {2, 1, 1, 37}},
+      // Cross attention (T != Sq), grouped-query heads, Dv != D, 4-D, causal.
+      {"4-D GQA causal", {2, 4, 19, 32}, {2, 2, 45, 32}, {2, 2, 45, 48}, 0, 0, "", {}, true},
+      // Bool mask [Sq, T], softcap, explicit scale.
+      {"3-D bool mask softcap",
+       {1, 33, 2 * 16},
+       {1, 70, 2 * 16},
+       {1, 70, 2 * 16},
+       2,
+       2,
+       "bool",
+       {33, 70},
+       false,
+       30.0f,
+       0.3f},
+      // A fully masked row gives zeros (not NaN).
+      {"4-D all-masked row",
+       {1, 2, 5, 16},
+       {1, 2, 9, 16},
+       {1, 2, 9, 16},
+       0,
+       0,
+       "float_all_masked_row",
+       {1, 1, 5, 9}},
+  };
+  return all;
+}
+
+TEST(CudaAttention, GemmPathMatchesTheCpuKernel) {
+  AMP_REQUIRE_GPU();
+  const unsigned seed = std::random_device{}();
+  for (const AttnCase& c : cases())
+    for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) check_case(c, t, seed);
+}
+
+TEST(CudaAttention, DirectPathForF64AndAPast) {
+  AMP_REQUIRE_GPU();
+  const unsigned seed = std::random_device{}();
+  check_case(cases()[1], DType::kF64, seed);
+  AttnCase past = {"4-D past", {1, 2, 4, 16}, {1, 2, 6, 16}, {1, 2, 6, 16}};
+  past.past = true;
+  for (DType t : {DType::kF32, DType::kF16}) check_case(past, t, seed);
+}
+
+}  // namespace
+}  // namespace amp
