@@ -26,6 +26,8 @@ const char* precision_name(Precision p) {
       return "fp16";
     case Precision::kBf16:
       return "bf16";
+    case Precision::kAuto:
+      return "auto";
   }
   return "?";
 }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -16,6 +17,7 @@
 #include "graph/passes/pipelines.h"
 #include "graph/serialize/amp_reader.h"
 #include "runtime/backend/backend_factory.h"
+#include "runtime/calibration.h"
 #include "runtime/execution_context.h"
 
 namespace amp {
@@ -158,6 +160,9 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   AMP_RETURN_IF_ERROR(graph::run_runtime_passes(e->graph));
   e->timings.passes = ms_since(t);
 
+  // The AMP planner keeps graph inputs as they are: their infos serve calibration too.
+  for (graph::ValueId v : e->graph.inputs) e->input_infos.push_back(info_of(e->graph.value(v)));
+
   // amp
   t = Clock::now();
   AMP_RETURN_IF_ERROR(e->plan_precision());
@@ -177,7 +182,6 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   AMP_RETURN_IF_ERROR(e->backend_->upload_weights(e->graph));
   e->timings.upload = ms_since(t);
 
-  for (graph::ValueId v : e->graph.inputs) e->input_infos.push_back(info_of(e->graph.value(v)));
   for (graph::ValueId v : e->graph.outputs) e->output_infos.push_back(info_of(e->graph.value(v)));
 
   // memory: plan now when every input dim is static and no input value decides shapes.
@@ -204,6 +208,12 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
 
 Status EngineImpl::plan_precision() {
   precision = options.precision;
+  // Calibration data is checked whatever the plan (a bad sample is an error, not ignored);
+  // it is run only for a low-precision plan.
+  const bool calibrated = !options.calibration.empty() || !options.calibration_dirs.empty();
+  std::vector<std::vector<NamedTensor>> calibration_tensors;
+  std::vector<runtime::CalibrationSample> samples;
+  if (calibrated) AMP_RETURN_IF_ERROR(read_calibration(calibration_tensors, samples));
   if (options.precision == Precision::kFp32) {
     if (!options.policy_file.empty())
       return invalid_argument("a policy file was given but precision is fp32; choose fp16 or bf16");
@@ -227,6 +237,13 @@ Status EngineImpl::plan_precision() {
     AMP_RETURN_IF_ERROR(graph::load_amp_policy_file(options.policy_file, policy));
   policy.target = low;
   policy.keep_io_types = options.keep_io_types;
+  if (calibrated) {
+    AMP_RETURN_IF_ERROR(calibrate(samples, policy));
+  } else if (options.precision == Precision::kAuto) {
+    precision_note =
+        "auto without calibration data: the fp16 plan (Options::calibration / amprun --calib "
+        "lets the nodes whose values overflow fp16 run bf16)";
+  }
   if (options.precision_callback) {
     auto cb = options.precision_callback;
     policy.callback = [cb](const graph::Node& n) -> std::optional<graph::AmpColor> {
@@ -249,6 +266,53 @@ Status EngineImpl::plan_precision() {
   precision_json = graph::precision_report_json(report);
   precision_dot = graph::precision_report_dot(graph, report);
   amp_report = std::move(report);
+  return Status::ok();
+}
+
+Status EngineImpl::read_calibration(std::vector<std::vector<NamedTensor>>& named,
+                                    std::vector<runtime::CalibrationSample>& samples) const {
+  // Every sample as named tensors, checked like a run's inputs (names, dtypes, dims).
+  for (const auto& sample : options.calibration) {
+    std::vector<NamedTensor> s;
+    for (const auto& [name, tensor] : sample) s.push_back({name, tensor});
+    named.push_back(std::move(s));
+  }
+  AMP_ASSIGN_OR_RETURN(
+      std::vector<std::vector<Tensor>> loaded,
+      runtime::load_calibration_dirs(options.calibration_dirs, input_infos.size()));
+  for (std::vector<Tensor>& sample : loaded) {
+    std::vector<NamedTensor> s;
+    for (size_t i = 0; i < sample.size(); ++i)
+      s.push_back({input_infos[i].name, std::move(sample[i])});
+    named.push_back(std::move(s));
+  }
+  for (size_t k = 0; k < named.size(); ++k) {
+    auto ordered = match_inputs(named[k]);
+    if (!ordered.is_ok())
+      return ordered.status().with_context("calibration sample " + std::to_string(k));
+    samples.push_back(std::move(*ordered));
+  }
+  return Status::ok();
+}
+
+Status EngineImpl::calibrate(const std::vector<runtime::CalibrationSample>& samples,
+                             graph::AmpPolicy& policy) {
+  const auto t0 = Clock::now();
+  AMP_ASSIGN_OR_RETURN(runtime::ValueRanges ranges,
+                       runtime::observe_value_ranges(graph, samples, threads));
+  const runtime::RangeTarget target =
+      options.precision == Precision::kAuto   ? runtime::RangeTarget::kAuto
+      : options.precision == Precision::kBf16 ? runtime::RangeTarget::kBf16
+                                              : runtime::RangeTarget::kFp16;
+  policy.node_hints = runtime::range_hints(graph, ranges, target);
+  int bf16 = 0, fp32 = 0;
+  for (const auto& [name, hint] : policy.node_hints) (hint.dtype == DType::kBF16 ? bf16 : fp32)++;
+  char buf[160];
+  std::snprintf(buf, sizeof(buf),
+                "calibration: %zu sample(s), %zu values observed in %.1f ms; %d node(s) kept "
+                "fp32, %d moved to bf16",
+                samples.size(), ranges.size(), ms_since(t0), fp32, bf16);
+  precision_note = buf;
   return Status::ok();
 }
 

@@ -21,6 +21,7 @@
 #include "graph/passes/amp/amp_planner.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/backend/backend.h"
+#include "runtime/calibration.h"
 #include "runtime/common/status.h"
 #include "runtime/execution_plan.h"
 
@@ -65,6 +66,13 @@ class EngineImpl {
 
  private:
   Status plan_precision();
+  // Options::calibration and calibration_dirs as checked samples (`named` holds the tensors
+  // the samples point to).
+  Status read_calibration(std::vector<std::vector<NamedTensor>>& named,
+                          std::vector<runtime::CalibrationSample>& samples) const;
+  // The samples' value ranges -> policy.node_hints (runtime/calibration.h).
+  Status calibrate(const std::vector<runtime::CalibrationSample>& samples,
+                   graph::AmpPolicy& policy);
   Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for_key(
       const runtime::PlanKey& key,
       const std::vector<std::optional<graph::TensorData>>& shape_values) const;

@@ -79,9 +79,10 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   }
 
   // Kernels.
-  const std::vector<char> conv_layout = opt.backend->kind() == kernels::Backend::kCpu
-                                            ? plan_conv_layouts(g)
-                                            : std::vector<char>(g.values.size(), 0);
+  const std::vector<char> conv_layout =
+      opt.backend->kind() == kernels::Backend::kCpu && !opt.plain_layouts
+          ? plan_conv_layouts(g)
+          : std::vector<char>(g.values.size(), 0);
   auto describe = [&](ValueId v) {
     kernels::TensorDesc d = kernels::describe_value(g, v);
     d.conv_layout = v != kNoValue && conv_layout[static_cast<size_t>(v)];

@@ -63,6 +63,9 @@ class Backend;
 struct PlanBuildOptions {
   const Backend* backend = nullptr;
   int threads = 1;
+  // Every tensor in its plain layout (no CPU conv layout plan, runtime/layout_plan.h), so
+  // a StepObserver reads each value's elements in order (calibration).
+  bool plain_layouts = false;
 };
 
 struct ExecutionPlan;

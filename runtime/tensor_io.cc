@@ -7,19 +7,27 @@
 
 #include "graph/onnx/onnx_tensor.h"
 #include "runtime/common/status.h"
+#include "runtime/tensor_pb.h"
 
 namespace amp {
 
-Tensor load_tensor_pb(const std::string& path) {
+namespace runtime {
+
+Result<Tensor> read_tensor_pb(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error(ErrorCode::kNotFound, "cannot open tensor file '" + path + "'");
+  if (!f) return not_found("cannot open tensor file '" + path + "'");
   std::stringstream ss;
   ss << f.rdbuf();
   onnx::TensorProto proto;
-  if (!proto.ParseFromString(ss.str()))
-    throw Error(ErrorCode::kInvalidModel, "'" + path + "' is not a TensorProto");
-  graph::TensorData t = value_or_throw(graph::onnx_import::decode_tensor(proto, path, {}));
+  if (!proto.ParseFromString(ss.str())) return invalid_model("'" + path + "' is not a TensorProto");
+  AMP_ASSIGN_OR_RETURN(graph::TensorData t, graph::onnx_import::decode_tensor(proto, path, {}));
   return Tensor::from_bytes(t.dtype(), t.dims(), t.bytes(), t.byte_size());
+}
+
+}  // namespace runtime
+
+Tensor load_tensor_pb(const std::string& path) {
+  return value_or_throw(runtime::read_tensor_pb(path));
 }
 
 void save_tensor_pb(const std::string& path, const Tensor& tensor, const std::string& name) {

@@ -17,6 +17,7 @@
 // (built when AMP_HAVE_CUDA). create_backend() (backend_factory.h) picks one.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,16 +25,22 @@
 #include "amp/engine.h"
 #include "graph/ir/graph.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/backend/numerics_check.h"
 #include "runtime/common/status.h"
 #include "runtime/execution_plan.h"
 #include "runtime/profiler.h"
 
 namespace amp::runtime {
 
+// Called after each step with host views of its outputs (calibration, runtime/calibration.h).
+using StepObserver = std::function<void(const graph::Graph& g, const graph::Node& node,
+                                        const std::vector<HostTensorView>& outputs)>;
+
 struct RunConfig {
-  int threads = 1;                  // CPU threads a run may use
-  bool check_numerics = false;      // Options::check_numerics
-  RunProfiler* profiler = nullptr;  // set: time every step (runtime/profiler.h)
+  int threads = 1;                         // CPU threads a run may use
+  bool check_numerics = false;             // Options::check_numerics
+  RunProfiler* profiler = nullptr;         // set: time every step (runtime/profiler.h)
+  const StepObserver* observer = nullptr;  // set: the CPU executor reports every step
 };
 
 class Executor {

@@ -100,6 +100,7 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
     if (!st.is_ok()) return st.with_context(node_label(n));
     if (check)
       AMP_RETURN_IF_ERROR(check_step_numerics(g, n, inputs_finite, views(plan, step.outputs)));
+    if (config.observer) (*config.observer)(g, n, views(plan, step.outputs));
   }
   const auto t2 = Clock::now();
 

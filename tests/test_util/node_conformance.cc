@@ -62,6 +62,7 @@ Tolerance tolerance_for(const ModeSpec& s, const std::string& case_name) {
     case Precision::kFp16:
       return {1e-2, 2e-3};
     case Precision::kBf16:
+    case Precision::kAuto:  // its bf16 nodes
       return {5e-2, 2e-2};
     case Precision::kFp32:
       break;

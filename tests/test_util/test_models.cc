@@ -66,6 +66,25 @@ std::string write_inplace_overflow_model(const std::filesystem::path& dir) {
   return write(b.build(), dir, "inplace_overflow");
 }
 
+std::string write_hot_matmul_model(const std::filesystem::path& dir) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({8, 64}));
+  std::vector<float> w1(64 * 64);
+  for (size_t i = 0; i < 64; ++i)
+    for (size_t j = 0; j < 64; ++j)
+      w1[i * 64 + j] = 1000.0f + 30.0f * static_cast<float>((i * 7 + j * 3) % 51);
+  auto h = b.node(OpType::kMatMul,
+                  {x, b.constant("W1", TensorData::from_vector(DType::kF32, {64, 64}, w1))}, {},
+                  "hot_matmul");
+  h = b.node(OpType::kMul, {h, b.constant("k", TensorData::scalar_f32(1e-3f))}, {}, "scale");
+  h = b.node(OpType::kRelu, {h}, {}, "relu");
+  auto y = b.node(OpType::kMatMul, {h, b.constant("W2", random_f32({64, 16}, 0.1f, 5))}, {},
+                  "out_matmul");
+  b.rename(y, "y");
+  b.output(y);
+  return write(b.build(), dir, "hot_matmul");
+}
+
 std::string write_expand_model(const std::filesystem::path& dir) {
   GraphBuilder b;
   auto x = b.input("x", DType::kF32, Shape({1}));

@@ -24,6 +24,13 @@ std::string write_overflow_model(const std::filesystem::path& dir);
 // check that looked at its input after the fact would see Inf there and blame propagation.
 std::string write_inplace_overflow_model(const std::filesystem::path& dir);
 
+// A feed-forward block whose first product overflows fp16 on its real inputs (x in
+// [0.5, 1.5], as T5's feed-forward layers do on real text): x [8, 64] -> MatMul(W1, entries
+// 1000..2500: outputs ~1.1e5) "hot_matmul" -> Mul 1e-3 "scale" -> Relu -> MatMul(W2 [64, 16],
+// seeded in [-0.1, 0.1]) "out_matmul" -> y [8, 16]. Everything after the first MatMul is
+// ordinary in size.
+std::string write_hot_matmul_model(const std::filesystem::path& dir);
+
 // y = Expand(x [1] f32, shape) with `shape` an i64 [2] graph input: the values of `shape`
 // decide every size in the plan.
 std::string write_expand_model(const std::filesystem::path& dir);

@@ -41,6 +41,41 @@ void expect_key(const json& j, const std::string& key, json::value_t type) {
     EXPECT_EQ(v.type(), type) << key << " is " << v.type_name();
 }
 
+// --calib and --precision auto: the product that overflows fp16 on the calibration data runs
+// bf16, the rest fp16; the report counts nodes by dtype and says what calibration decided.
+TEST_F(AmprunTest, CalibratedAutoPrecision) {
+  const std::string model = amp::test::write_hot_matmul_model(dir_);
+  const fs::path set = dir_ / "calib" / "test_data_set_0";
+  fs::create_directories(set);
+  std::vector<float> x(8 * 64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f + static_cast<float>(i % 11) / 10.0f;
+  amp::save_tensor_pb((set / "input_0.pb").string(), amp::Tensor::from(x, {8, 64}), "x");
+  const fs::path report = dir_ / "calib.json";
+  const int rc =
+      run("--model " + model + " --backend cpu --precision auto" +
+              " --emulate-low-precision 1 --calib " + (dir_ / "calib").string() + " --inputs " +
+              set.string() + " --compare-precision fp32 --warmup 0 --iterations 2 --json-report " +
+              report.string(),
+          dir_ / "log.txt");
+  std::ifstream log_file(dir_ / "log.txt");
+  const std::string log((std::istreambuf_iterator<char>(log_file)), {});
+  ASSERT_EQ(rc, 0) << log;
+  EXPECT_NE(log.find("calibration: hot_matmul (MatMul) bf16"), std::string::npos) << log;
+  std::ifstream f(report);
+  const json j = json::parse(f);
+  EXPECT_EQ(j["precision"], "auto");
+  EXPECT_EQ(j["precision_plan"]["nodes_by_dtype"]["bf16"], 2) << j.dump();
+  EXPECT_EQ(j["precision_plan"]["nodes_by_dtype"]["f16"], 2) << j.dump();
+
+  EXPECT_NE(run("--model " + model + " --backend cpu --precision fp16 --calib " +
+                    (dir_ / "nowhere").string(),
+                dir_ / "log.txt"),
+            0);
+  std::ifstream bad(dir_ / "log.txt");
+  const std::string msg((std::istreambuf_iterator<char>(bad)), {});
+  EXPECT_NE(msg.find("is not a directory"), std::string::npos) << msg;
+}
+
 TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   const fs::path report = dir_ / "report.json";
   const int rc = run("--model " + (dir_ / "demo_transformer.amp").string() +

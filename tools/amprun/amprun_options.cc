@@ -10,6 +10,7 @@ std::optional<amp::Precision> parse_precision(const std::string& s) {
   if (s == "fp32" || s == "f32") return amp::Precision::kFp32;
   if (s == "fp16" || s == "f16") return amp::Precision::kFp16;
   if (s == "bf16") return amp::Precision::kBf16;
+  if (s == "auto") return amp::Precision::kAuto;
   return std::nullopt;
 }
 
@@ -47,7 +48,12 @@ const char* usage_text() {
   return R"(usage: amprun --model PATH [options]
 
   --model PATH                 .amp or .onnx model
-  --precision fp32|fp16|bf16   default: fp16 on CUDA, fp32 on CPU
+  --precision fp32|fp16|bf16|auto
+                               default: fp16 on CUDA, fp32 on CPU; auto: fp16, bf16 where
+                               the --calib data overflows fp16
+  --calib DIR                  calibration samples (input_N.pb, or test_data_set_* folders;
+                               repeatable): nodes whose values fp16 cannot hold stay fp32
+                               (bf16 under auto)
   --backend auto|cpu|cuda      default auto (CUDA when a GPU is visible)
   --policy FILE.json           AMP overrides (see README "Policy file")
   --shape NAME=1x3x224x224     bind symbolic dims (repeatable)
@@ -114,7 +120,7 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
       if (!(v = need(i, f))) return std::nullopt;
       auto p = parse_precision(v);
       if (!p) {
-        error = f + " must be fp32, fp16 or bf16, got '" + v + "'";
+        error = f + " must be fp32, fp16, bf16 or auto, got '" + v + "'";
         return std::nullopt;
       }
       (f == "--precision" ? a.precision : a.compare_precision) = *p;
@@ -131,6 +137,9 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         error = "--backend must be auto, cpu or cuda, got '" + s + "'";
         return std::nullopt;
       }
+    } else if (f == "--calib") {
+      if (!(v = need(i, f))) return std::nullopt;
+      a.calibration_dirs.push_back(v);
     } else if (f == "--policy") {
       if (!(v = need(i, f))) return std::nullopt;
       a.policy = v;

@@ -16,6 +16,7 @@ struct Args {
   std::optional<amp::Precision> precision;  // default: fp16 on CUDA, fp32 on CPU
   amp::BackendKind backend = amp::BackendKind::kAuto;
   std::string policy;
+  std::vector<std::string> calibration_dirs;  // --calib DIR (repeatable)
   std::map<std::string, std::vector<int64_t>> shapes;
   std::string inputs_dir;
   std::string compare_dir;

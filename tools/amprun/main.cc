@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "amp/engine.h"
 #include "amp/tensor_io.h"
@@ -31,6 +32,7 @@ void default_tolerances(amp::Precision p, double& rtol, double& atol) {
       rtol = 1e-2, atol = 1e-3;
       return;
     case amp::Precision::kBf16:
+    case amp::Precision::kAuto:  // its bf16 nodes
       rtol = 5e-2, atol = 1e-2;
       return;
   }
@@ -114,6 +116,7 @@ int run(const amprun::Args& args) {
   opt.adaptive_threads = args.adaptive_threads;
   opt.emulate_low_precision = args.emulate_low_precision;
   opt.policy_file = args.policy;
+  opt.calibration_dirs = args.calibration_dirs;
   opt.input_shapes = args.shapes;
   opt.keep_io_types = args.keep_io_types;
   opt.check_numerics = false;  // --check-numerics runs once on an engine of its own (below)
@@ -221,6 +224,31 @@ int run(const amprun::Args& args) {
     for (const auto& f : plan["fallbacks"])
       std::printf("  fallback: %s (%s): %s\n", f["node"].get<std::string>().c_str(),
                   f["op"].get<std::string>().c_str(), f["reason"].get<std::string>().c_str());
+    // Per dtype (a calibrated plan mixes f16 and bf16), and what calibration decided.
+    std::map<std::string, int> by_dtype;
+    std::vector<std::string> calibrated;
+    for (const auto& n : plan["plan"]) {
+      if (n["color"] == "-") continue;
+      ++by_dtype[n["dtype"].get<std::string>()];
+      const std::string reason = n["reason"].get<std::string>();
+      const size_t at = reason.find("calibration: ");
+      if (at != std::string::npos)
+        calibrated.push_back(n["node"].get<std::string>() + " (" + n["op"].get<std::string>() +
+                             ") " + n["dtype"].get<std::string>() + ": " + reason.substr(at + 13));
+    }
+    std::string dtypes;
+    for (const auto& [dt, count] : by_dtype)
+      dtypes += (dtypes.empty() ? "" : ", ") + std::to_string(count) + " " + dt;
+    std::printf("  nodes by dtype: %s\n", dtypes.c_str());
+    pp["nodes_by_dtype"] = by_dtype;
+    constexpr size_t kShown = 10;
+    for (size_t i = 0; i < calibrated.size() && i < kShown; ++i)
+      std::printf("  calibration: %s\n", calibrated[i].c_str());
+    if (calibrated.size() > kShown)
+      std::printf("  calibration: ... and %zu more (--json-report / --dump-plan)\n",
+                  calibrated.size() - kShown);
+    if (!engine.precision_note().empty())
+      std::printf("  note: %s\n", engine.precision_note().c_str());
   } else {
     pp = {{"nodes", 0},
           {"nodes_low", 0},
@@ -287,6 +315,7 @@ int run(const amprun::Args& args) {
     amp::Options ref_opt = opt;
     ref_opt.precision = *args.compare_precision;
     ref_opt.policy_file.clear();
+    ref_opt.calibration_dirs.clear();
     amp::Engine ref = amp::Engine::load(args.model, ref_opt);
     std::vector<amp::Tensor> ref_out = ref.run(inputs);
     std::vector<amprun::Accuracy> acc;

@@ -44,7 +44,8 @@ class PlanBuilder {
         // not collide with a source value "x.f16" copied over later.
         value_names_(NameTable::values_of(src)),
         node_names_(NameTable::nodes_of(src)),
-        fits_(src, policy.target) {}
+        fits_(src, policy.target),
+        fits_other_(src, policy.target == DType::kF16 ? DType::kBF16 : DType::kF16) {}
 
   Result<Graph> build() {
     out_.metadata = src_.metadata;
@@ -170,7 +171,12 @@ class PlanBuilder {
     return src_.value(v).dtype;
   }
 
-  bool follows_low(const Node& n) const {
+  ConstantFitCache& fits_for(DType low) const { return low == low_ ? fits_ : fits_other_; }
+
+  // FOLLOW: whether every float input is low (a constant: fits `low`), so that the node runs
+  // in `low` too. Inputs of the other low type (a hinted neighbour) count as low: the node
+  // then casts them to `low`.
+  bool follows_low(const Node& n, DType low) const {
     bool any_float = false;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const ValueId v = n.inputs[k];
@@ -179,8 +185,8 @@ class PlanBuilder {
       if (!is_float(sv.dtype)) continue;
       any_float = true;
       if (sv.is_constant()) {
-        if (!fits_.fits(v)) return false;
-      } else if (planned_dtype(v) != low_) {
+        if (!fits_for(low).fits(v)) return false;
+      } else if (!is_low_float(planned_dtype(v))) {
         return false;
       }
     }
@@ -188,7 +194,11 @@ class PlanBuilder {
   }
 
   Status plan_node(const Node& n) {
-    ColorDecision d = check_node(src_, n, low_, &fits_);
+    // A calibration hint picks this node's low type, or pins it fp32 (below).
+    const auto hint = policy_.node_hints.find(n.name);
+    const bool hinted = hint != policy_.node_hints.end();
+    const DType low = hinted && is_low_float(hint->second.dtype) ? hint->second.dtype : low_;
+    ColorDecision d = check_node(src_, n, low, &fits_for(low));
     AmpNodeReport rep;
     rep.node = n.name;
     rep.op = std::string(op_name(n.op));
@@ -203,20 +213,28 @@ class PlanBuilder {
     } else {
       std::string reason = d.reason;
       AmpColor c = apply_overrides(n, d.color, reason, pinned);
+      if (hinted && !pinned) {
+        if (hint->second.dtype == DType::kF32) {
+          c = AmpColor::kNever;
+          reason = "calibration: " + hint->second.reason;
+        } else if (c != AmpColor::kNever) {
+          reason += "; calibration: " + hint->second.reason;
+        }
+      }
       rep.color = color_text(c);
-      bool want_low = c == AmpColor::kAlways || (c == AmpColor::kFollow && follows_low(n));
+      bool want_low = c == AmpColor::kAlways || (c == AmpColor::kFollow && follows_low(n, low));
       if (c == AmpColor::kFollow)
         reason += want_low ? ": inputs low" : ": an input is fp32 or out of range";
-      if (want_low && has_kernel_ && !has_kernel_(n, low_)) {
-        const std::string why = "no " + std::string(dtype_name(low_)) + " kernel for " + rep.op;
+      if (want_low && has_kernel_ && !has_kernel_(n, low)) {
+        const std::string why = "no " + std::string(dtype_name(low)) + " kernel for " + rep.op;
         if (pinned && c == AmpColor::kAlways)
           return unsupported("AMP policy pins node '" + n.name + "' (" + rep.op + ") to " +
-                             std::string(dtype_name(low_)) + ", but the backend has " + why);
+                             std::string(dtype_name(low)) + ", but the backend has " + why);
         want_low = false;
         rep.fallback = true;
         reason += "; fallback: " + why;
       }
-      exec = want_low ? low_ : DType::kF32;
+      exec = want_low ? low : DType::kF32;
       rep.reason = reason;
       ++report_.nodes_total;
       if (want_low) ++report_.nodes_low;
@@ -293,7 +311,8 @@ class PlanBuilder {
   std::vector<ValueId> produced_;
   NameTable value_names_;
   NameTable node_names_;
-  mutable ConstantFitCache fits_;  // per source constant: fits the low type (a memo)
+  mutable ConstantFitCache fits_;        // per source constant: fits the target (a memo)
+  mutable ConstantFitCache fits_other_;  // the same for the other low type (hinted nodes)
 };
 
 int64_t weights_bytes(const Graph& g) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,6 +38,14 @@ struct AmpPolicy {
   std::vector<std::pair<std::string, AmpColor>> node_overrides;  // name or glob (*, ?)
   // Highest precedence: return a color to pin the node, nullopt to leave it.
   std::function<std::optional<AmpColor>(const Node&)> callback;
+  // Per-node precision from observed data (runtime/calibration.h), by node name: kF32 keeps
+  // the node fp32 (color NEVER), kF16 / kBF16 is the low type it computes in when it runs
+  // low (instead of `target`). A user's pin (op_types, nodes, callback) wins over a hint.
+  struct NodeHint {
+    DType dtype = DType::kF32;
+    std::string reason;  // for the report: "observed 1.8e5 > 65504 / 4 headroom"
+  };
+  std::map<std::string, NodeHint> node_hints;
 };
 
 // Parses a policy file's text into `policy` (fields not in the text keep their values).

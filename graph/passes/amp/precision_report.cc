@@ -66,7 +66,10 @@ void emit_graph(std::ostringstream& os, const Graph& g, const ReportIndex& by_na
     auto it = by_name.find(report_prefix + n.name);
     const bool inserted = it == by_name.end();
     if (!inserted && it->second->color != "-")
-      color = is_low_float(it->second->dtype) ? "palegreen" : "lightcoral";
+      // Three colors: fp16, bf16 (a calibrated plan mixes them), fp32.
+      color = it->second->dtype == DType::kF16    ? "palegreen"
+              : it->second->dtype == DType::kBF16 ? "lightskyblue"
+                                                  : "lightcoral";
     os << "  " << id << " [label=\"" << escape(n.name) << "\\n"
        << op_name(n.op) << " " << dtype_name(dt) << "\", fillcolor=" << color
        << (inserted ? ", shape=ellipse, fontsize=9" : "") << "];\n";

@@ -13,10 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "amp/tensor.h"
+
 namespace amp {
 
 enum class BackendKind { kAuto, kCpu, kCuda };
-enum class Precision { kFp32, kFp16, kBf16 };
+// kAuto: fp16, with bf16 for the nodes whose calibrated values fp16 cannot hold (fp32 where
+// bf16 cannot either); without calibration data, the fp16 plan.
+enum class Precision { kFp32, kFp16, kBf16, kAuto };
 
 const char* backend_kind_name(BackendKind b);
 const char* precision_name(Precision p);
@@ -40,6 +44,13 @@ struct Options {
   bool emulate_low_precision = false;
   // AMP policy overrides (JSON; see README "Policy file"). Empty: built-in table only.
   std::string policy_file;
+  // Calibration data: inputs the model sees in use, one map (input name -> tensor) per sample.
+  // At load each runs once in fp32 (on the CPU) and the planner reads the value ranges: with
+  // fp16 a node whose values would overflow fp16 (or flush to zero) stays fp32, with kAuto
+  // it runs bf16 (runtime/calibration.h). Never changes an fp32 engine.
+  std::vector<std::map<std::string, Tensor>> calibration;
+  // Directories of calibration samples: input_<i>.pb files, or test_data_set_* folders of them.
+  std::vector<std::string> calibration_dirs;
   // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
   std::function<NodePrecision(const NodeInfo&)> precision_callback;
   // Keep graph inputs/outputs in the model's dtypes (true), or let fp16/bf16 outputs out

@@ -77,6 +77,58 @@ TEST(AmpPlanner, AlwaysFollowAlwaysStaysLowWithTwoCasts) {
   EXPECT_EQ(g.value(g.outputs[0]).dtype, DType::kF32);
 }
 
+// Calibration hints (AmpPolicy::node_hints): a node's own low type, or fp32.
+//   x --MatMul(W1) "mm1"--> a --Relu "relu"--> b --MatMul(W2) "mm2"--> y
+Graph hinted_chain() {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 8});
+  ValueId a = b.node(OpType::kMatMul, {x, b.constant("W1", weights({8, 8}))}, {}, "mm1");
+  ValueId r = b.node(OpType::kRelu, {a}, {}, "relu");
+  ValueId y = b.node(OpType::kMatMul, {r, b.constant("W2", weights({8, 4}))}, {}, "mm2");
+  b.rename(y, "y");
+  b.output(y);
+  return finish(b);
+}
+
+TEST(AmpPlanner, HintsMixBf16AndFp16WithACastBetween) {
+  Graph g = hinted_chain();
+  AmpPolicy p;
+  p.node_hints["mm1"] = {DType::kBF16, "observed 1.0e5"};
+  p.node_hints["relu"] = {DType::kBF16, "observed 1.0e5"};
+  AmpReport rep = plan(g, p);
+  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:bf16", "MatMul:bf16", "Relu:bf16",
+                                                  "Cast:f16", "MatMul:f16", "Cast:f32"}));
+  EXPECT_EQ(rep.nodes_low, 3);
+  ASSERT_EQ(rep.nodes.size(), 3u);
+  EXPECT_EQ(rep.nodes[0].dtype, DType::kBF16);
+  EXPECT_NE(rep.nodes[0].reason.find("calibration: observed 1.0e5"), std::string::npos);
+  // W1 is stored in bf16 only.
+  for (const Value& v : g.values) {
+    if (v.is_constant() && v.name.rfind("W1", 0) == 0) {
+      EXPECT_EQ(v.dtype, DType::kBF16);
+    }
+  }
+  const std::string dot = precision_report_dot(g, rep);
+  EXPECT_NE(dot.find("lightskyblue"), std::string::npos);  // bf16
+  EXPECT_NE(dot.find("palegreen"), std::string::npos);     // f16
+}
+
+TEST(AmpPlanner, Fp32HintKeepsTheNodeAndItsFollowersFp32ButAUserPinWins) {
+  Graph g = hinted_chain();
+  AmpPolicy p;
+  p.node_hints["mm1"] = {DType::kF32, "observed 2.0e5 > 65504 / 4"};
+  AmpReport rep = plan(g, p);
+  EXPECT_EQ(plan_of(g), (std::vector<std::string>{"MatMul:f32", "Relu:f32", "Cast:f16",
+                                                  "MatMul:f16", "Cast:f32"}));
+  EXPECT_EQ(rep.nodes[0].color, "NEVER");
+  EXPECT_EQ(rep.nodes[0].reason, "calibration: observed 2.0e5 > 65504 / 4");
+
+  Graph pinned = hinted_chain();
+  p.node_overrides.push_back({"mm1", AmpColor::kAlways});
+  plan(pinned, p);
+  EXPECT_EQ(plan_of(pinned)[1], "MatMul:f16");
+}
+
 // One low value feeding three NEVER consumers is cast to f32 once.
 //   x -> MatMul -> m -+-> Exp
 //                     +-> Log

@@ -1,0 +1,199 @@
+#include "runtime/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+
+#include "graph/ops/shape_inputs.h"
+#include "runtime/backend/backend_factory.h"
+#include "runtime/common/half.h"
+#include "runtime/control_flow.h"
+#include "runtime/execution_plan.h"
+#include "runtime/tensor_pb.h"
+
+namespace amp::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kFp16Max = 65504.0;
+constexpr double kBf16Max = 3.3895313892515355e38;
+constexpr double kFp16Flush = 5.9604644775390625e-08;  // 2^-24: below it fp16 holds 0
+
+double element(const HostTensorView& t, size_t i) {
+  switch (t.dtype) {
+    case DType::kF32:
+      return static_cast<const float*>(t.data)[i];
+    case DType::kF64:
+      return static_cast<const double*>(t.data)[i];
+    case DType::kF16:
+      return half_bits_to_float(static_cast<const uint16_t*>(t.data)[i]);
+    case DType::kBF16:
+      return bf16_bits_to_float(static_cast<const uint16_t*>(t.data)[i]);
+    default:
+      return 0.0;
+  }
+}
+
+void fold(ValueRange& r, const HostTensorView& t) {
+  if (!t.data || !is_float(t.dtype)) return;
+  r.elements += static_cast<int64_t>(t.numel);
+  for (size_t i = 0; i < t.numel; ++i) {
+    const double x = element(t, i);
+    if (!std::isfinite(x)) {
+      ++r.non_finite;
+      continue;
+    }
+    const double a = std::fabs(x);
+    if (a == 0.0) continue;
+    ++r.nonzero;
+    r.max_abs = std::max(r.max_abs, a);
+    if (a < kFp16Flush) ++r.underflow;
+  }
+}
+
+HostTensorView view_of(const Tensor& t) {
+  return HostTensorView{t.dtype(), t.raw_data(), static_cast<size_t>(t.numel())};
+}
+
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g", x);
+  return buf;
+}
+
+}  // namespace
+
+Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
+                                         const std::vector<CalibrationSample>& samples,
+                                         int threads) {
+  if (samples.empty()) return invalid_argument("calibration: no samples were given");
+  Options cpu;
+  cpu.backend = BackendKind::kCpu;
+  AMP_ASSIGN_OR_RETURN(BackendChoice choice, create_backend(cpu));
+  AMP_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, choice.backend->create_executor());
+  PlanBuildOptions popt;
+  popt.backend = choice.backend.get();
+  popt.threads = std::max(1, threads);
+  popt.plain_layouts = true;  // the observer reads every value's elements in order
+  const std::vector<size_t> shape_inputs = graph::shape_determining_inputs(g);
+
+  ValueRanges ranges;
+  const StepObserver observe = [&ranges](const graph::Graph& pg, const graph::Node& n,
+                                         const std::vector<HostTensorView>& outputs) {
+    for (size_t k = 0; k < outputs.size() && k < n.outputs.size(); ++k)
+      if (n.outputs[k] != graph::kNoValue) fold(ranges[pg.value(n.outputs[k]).name], outputs[k]);
+  };
+  RunConfig config;
+  config.threads = popt.threads;
+  config.observer = &observe;
+  for (size_t s = 0; s < samples.size(); ++s) {
+    const std::string which = "calibration sample " + std::to_string(s);
+    if (samples[s].size() != g.inputs.size())
+      return invalid_argument(which + ": " + std::to_string(samples[s].size()) +
+                              " inputs, the model has " + std::to_string(g.inputs.size()));
+    for (size_t i = 0; i < samples[s].size(); ++i) {
+      const HostTensorView v = view_of(*samples[s][i]);
+      const int64_t bad = first_non_finite(v);
+      const std::string& name = g.value(g.inputs[i]).name;
+      if (bad >= 0)
+        return invalid_argument(which + ": input '" + name + "' holds Inf/NaN at element " +
+                                std::to_string(bad) + " (calibration needs real, finite data)");
+      fold(ranges[name], v);
+    }
+    std::vector<std::optional<graph::TensorData>> values;
+    AMP_ASSIGN_OR_RETURN(PlanKey key, plan_key_for(samples[s], shape_inputs, values));
+    auto plan = build_execution_plan(g, key, values, popt);
+    if (!plan.is_ok()) return plan.status().with_context(which);
+    auto ran = run_plan_chain(*plan, samples[s], *executor, config);
+    if (!ran.is_ok()) return ran.status().with_context(which);
+  }
+  return ranges;
+}
+
+std::map<std::string, graph::AmpPolicy::NodeHint> range_hints(const graph::Graph& g,
+                                                              const ValueRanges& ranges,
+                                                              RangeTarget target) {
+  std::map<std::string, graph::AmpPolicy::NodeHint> hints;
+  for (const graph::Node& n : g.nodes) {
+    double worst = 0;
+    std::string worst_value, flushed_value;
+    auto look = [&](graph::ValueId id) {
+      if (id == graph::kNoValue) return;
+      const graph::Value& v = g.value(id);
+      if (v.is_constant() || !is_float(v.dtype)) return;
+      const auto it = ranges.find(v.name);
+      if (it == ranges.end()) return;
+      const ValueRange& r = it->second;
+      if (r.max_abs > worst) {
+        worst = r.max_abs;
+        worst_value = v.name;
+      }
+      if (r.nonzero > 0 && static_cast<double>(r.underflow) > kUnderflowShare * r.nonzero)
+        flushed_value = v.name;
+    };
+    for (graph::ValueId id : n.inputs) look(id);
+    for (graph::ValueId id : n.outputs) look(id);
+
+    const std::string observed =
+        "observed |x| " + short_number(worst) + " at '" + worst_value + "'";
+    if (target == RangeTarget::kBf16) {
+      if (worst > kBf16Max / kHeadroom)
+        hints[n.name] = {DType::kF32,
+                         observed + " > bf16 max / " + short_number(kHeadroom) + " headroom: fp32"};
+      continue;
+    }
+    const bool overflow = worst > kFp16Max / kHeadroom;
+    if (!overflow && flushed_value.empty()) continue;
+    const std::string why = overflow
+                                ? observed + " > 65504 / " + short_number(kHeadroom) + " headroom"
+                                : "over " + short_number(kUnderflowShare * 100) + "% of '" +
+                                      flushed_value + "' below 2^-24 (zero in fp16)";
+    if (target == RangeTarget::kAuto && worst <= kBf16Max / kHeadroom)
+      hints[n.name] = {DType::kBF16, why + ": bf16"};
+    else
+      hints[n.name] = {DType::kF32, why + ": fp32"};
+  }
+  return hints;
+}
+
+Result<std::vector<std::vector<Tensor>>> load_calibration_dirs(const std::vector<std::string>& dirs,
+                                                               size_t input_count) {
+  std::vector<std::vector<Tensor>> samples;
+  auto load_sample = [&](const fs::path& dir) -> Status {
+    std::vector<Tensor> sample;
+    for (size_t i = 0; i < input_count; ++i) {
+      const fs::path file = dir / ("input_" + std::to_string(i) + ".pb");
+      if (!fs::exists(file))
+        return not_found("calibration: '" + file.string() + "' does not exist (the model has " +
+                         std::to_string(input_count) + " inputs)");
+      AMP_ASSIGN_OR_RETURN(Tensor t, read_tensor_pb(file.string()));
+      sample.push_back(std::move(t));
+    }
+    samples.push_back(std::move(sample));
+    return Status::ok();
+  };
+  for (const std::string& d : dirs) {
+    const fs::path dir(d);
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return not_found("calibration: '" + d + "' is not a directory");
+    if (fs::exists(dir / "input_0.pb")) {
+      AMP_RETURN_IF_ERROR(load_sample(dir));
+      continue;
+    }
+    std::vector<fs::path> sets;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+        sets.push_back(e.path());
+    if (sets.empty())
+      return not_found("calibration: '" + d +
+                       "' holds neither input_0.pb nor test_data_set_* directories");
+    std::sort(sets.begin(), sets.end());
+    for (const fs::path& s : sets) AMP_RETURN_IF_ERROR(load_sample(s));
+  }
+  return samples;
+}
+
+}  // namespace amp::runtime

@@ -1,0 +1,185 @@
+// Calibrated AMP (runtime/calibration.h): a model whose fp16 plan overflows on its real
+// inputs is fixed by the overflow guard (fp16: the hot nodes stay fp32) and by auto (they
+// run bf16); calibration never changes fp32; bad calibration data is a clear error. On the
+// CPU with emulate_low_precision, so the fp16 / bf16 plans run here.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "amp/engine.h"
+#include "amp/tensor_io.h"
+#include "tests/test_util/test_models.h"
+
+namespace amp {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Calibration : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("amp_calibration_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    model_ = test::write_hot_matmul_model(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // x [8, 64] in [0.5, 1.5]: the inputs the model sees in use.
+  static Tensor sample(unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.5f, 1.5f);
+    std::vector<float> v(8 * 64);
+    for (float& x : v) x = u(rng);
+    return Tensor::from(v, {8, 64});
+  }
+
+  static Options low(Precision p) {
+    Options opt;
+    opt.backend = BackendKind::kCpu;
+    opt.precision = p;
+    opt.emulate_low_precision = true;
+    return opt;
+  }
+
+  static std::vector<float> run(const std::string& model, const Options& opt, const Tensor& x) {
+    return Engine::load(model, opt).run({{"x", x}})[0].to_float_vector();
+  }
+
+  // node -> dtype in the engine's precision report.
+  static std::map<std::string, std::string> dtypes(const Engine& e) {
+    std::map<std::string, std::string> out;
+    const nlohmann::json report = nlohmann::json::parse(e.precision_report_json());
+    for (const auto& n : report["plan"])
+      out[n["node"].get<std::string>()] = n["dtype"].get<std::string>();
+    return out;
+  }
+
+  fs::path dir_;
+  std::string model_;
+};
+
+double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+  double dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    dot += double(a[i]) * b[i];
+    na += double(a[i]) * a[i];
+    nb += double(b[i]) * b[i];
+  }
+  return dot / std::sqrt(na * nb);
+}
+
+bool all_finite(const std::vector<float>& v) {
+  for (float x : v)
+    if (!std::isfinite(x)) return false;
+  return true;
+}
+
+TEST_F(Calibration, OverflowGuardKeepsTheHotNodesFp32) {
+  const Tensor x = sample(1);
+  const std::vector<float> ref = run(model_, low(Precision::kFp32), x);
+  ASSERT_TRUE(all_finite(ref));
+  // Plain fp16: the first product overflows, Inf/NaN come out.
+  EXPECT_FALSE(all_finite(run(model_, low(Precision::kFp16), x)));
+
+  Options opt = low(Precision::kFp16);
+  opt.calibration = {{{"x", sample(2)}}, {{"x", sample(3)}}};
+  const Engine e = Engine::load(model_, opt);
+  const std::vector<float> got = e.run({{"x", x}})[0].to_float_vector();
+  ASSERT_TRUE(all_finite(got));
+  EXPECT_GE(cosine(ref, got), 0.9999);
+  const auto d = dtypes(e);
+  EXPECT_EQ(d.at("hot_matmul"), "f32");
+  EXPECT_EQ(d.at("scale"), "f32");  // reads the hot value: casting it to fp16 overflows too
+  EXPECT_EQ(d.at("out_matmul"), "f16");
+  const std::string report = e.precision_report_json();
+  EXPECT_NE(report.find("calibration: observed |x|"), std::string::npos) << report;
+  EXPECT_NE(e.precision_note().find("2 sample(s)"), std::string::npos) << e.precision_note();
+}
+
+TEST_F(Calibration, AutoRunsTheHotNodesBf16) {
+  const Tensor x = sample(1);
+  const std::vector<float> ref = run(model_, low(Precision::kFp32), x);
+  Options opt = low(Precision::kAuto);
+  opt.calibration = {{{"x", sample(2)}}};
+  const Engine e = Engine::load(model_, opt);
+  const std::vector<float> got = e.run({{"x", x}})[0].to_float_vector();
+  ASSERT_TRUE(all_finite(got));
+  EXPECT_GE(cosine(ref, got), 0.999);
+  const auto d = dtypes(e);
+  EXPECT_EQ(d.at("hot_matmul"), "bf16");
+  EXPECT_EQ(d.at("scale"), "bf16");
+  EXPECT_EQ(d.at("out_matmul"), "f16");
+  // The DOT shows the three precisions in three colors.
+  const std::string dot = e.precision_report_dot();
+  EXPECT_NE(dot.find("lightskyblue"), std::string::npos);
+  EXPECT_NE(dot.find("palegreen"), std::string::npos);
+
+  // Without calibration data auto is the fp16 plan, and says so.
+  const Engine plain = Engine::load(model_, low(Precision::kAuto));
+  EXPECT_NE(plain.precision_note().find("without calibration"), std::string::npos);
+  EXPECT_EQ(dtypes(plain).at("hot_matmul"), "f16");
+}
+
+TEST_F(Calibration, NeverChangesFp32AndReadsSampleDirectories) {
+  const Tensor x = sample(1);
+  Options opt = low(Precision::kFp32);
+  const std::vector<float> ref = run(model_, opt, x);
+  opt.calibration = {{{"x", sample(2)}}};
+  EXPECT_EQ(run(model_, opt, x), ref);
+
+  // test_data_set_* folders of input_0.pb, as the ONNX test data lays them out.
+  for (int s = 0; s < 2; ++s) {
+    const fs::path set = dir_ / "calib" / ("test_data_set_" + std::to_string(s));
+    fs::create_directories(set);
+    save_tensor_pb((set / "input_0.pb").string(), sample(10 + s), "x");
+  }
+  Options fp16 = low(Precision::kFp16);
+  fp16.calibration_dirs = {(dir_ / "calib").string()};
+  const Engine e = Engine::load(model_, fp16);
+  EXPECT_TRUE(all_finite(e.run({{"x", x}})[0].to_float_vector()));
+  EXPECT_NE(e.precision_note().find("2 sample(s)"), std::string::npos) << e.precision_note();
+}
+
+TEST_F(Calibration, BadCalibrationDataIsAClearError) {
+  auto error_of = [&](const Options& opt) {
+    try {
+      Engine::load(model_, opt);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  Options opt = low(Precision::kFp16);
+  opt.calibration = {{{"input", sample(2)}}};
+  std::string msg = error_of(opt);
+  EXPECT_NE(msg.find("calibration sample 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown input 'input'"), std::string::npos) << msg;
+
+  opt.calibration = {{{"x", Tensor::from(std::vector<float>(4, 1.f), {2, 2})}}};
+  msg = error_of(opt);
+  EXPECT_NE(msg.find("calibration sample 0"), std::string::npos) << msg;
+
+  std::vector<float> nan(8 * 64, 1.f);
+  nan[5] = NAN;
+  opt.calibration = {{{"x", Tensor::from(nan, {8, 64})}}};
+  msg = error_of(opt);
+  EXPECT_NE(msg.find("Inf/NaN at element 5"), std::string::npos) << msg;
+
+  opt.calibration.clear();
+  opt.calibration_dirs = {(dir_ / "missing").string()};
+  msg = error_of(opt);
+  EXPECT_NE(msg.find("is not a directory"), std::string::npos) << msg;
+  fs::create_directories(dir_ / "empty");
+  opt.calibration_dirs = {(dir_ / "empty").string()};
+  msg = error_of(opt);
+  EXPECT_NE(msg.find("neither input_0.pb"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace amp
