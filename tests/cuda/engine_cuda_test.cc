@@ -119,6 +119,44 @@ TEST_F(EngineCuda, RealModelsMatchTheirReferences) {
   EXPECT_GE(count, 1);
 }
 
+// Calibrated auto precision on the GPU: the product that overflows fp16 on the calibration
+// data runs bf16 (cuBLASLt), the rest fp16, and nothing overflows; the plain fp16 plan
+// overflows.
+TEST_F(EngineCuda, CalibratedAutoRunsTheHotProductInBf16) {
+  AMP_REQUIRE_GPU();
+  const std::string path = test::write_hot_matmul_model(dir_);
+  auto sample = [](unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(0.5f, 1.5f);
+    std::vector<float> v(8 * 64);
+    for (float& x : v) x = u(rng);
+    return Tensor::from(v, {8, 64});
+  };
+  const Tensor x = sample(1);
+  auto finite = [](const Tensor& t) {
+    for (float v : t.to_float_vector())
+      if (!std::isfinite(v)) return false;
+    return true;
+  };
+  EXPECT_FALSE(finite(Engine::load(path, cuda_options(Precision::kFp16)).run({{"x", x}})[0]));
+  Options opt = cuda_options(Precision::kAuto);
+  opt.calibration = {{{"x", sample(2)}}};
+  const Engine e = Engine::load(path, opt);
+  const std::vector<Tensor> out = e.run({{"x", x}});
+  EXPECT_TRUE(finite(out[0]));
+  const std::vector<Tensor> ref = Engine::load(path, cuda_options()).run({{"x", x}});
+  const std::vector<float> r = ref[0].to_float_vector(), o = out[0].to_float_vector();
+  double dot = 0, nr = 0, no = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    dot += double(r[i]) * o[i];
+    nr += double(r[i]) * r[i];
+    no += double(o[i]) * o[i];
+  }
+  EXPECT_GT(dot / std::sqrt(nr * no), 0.999);
+  const std::string report = e.precision_report_json();
+  EXPECT_NE(report.find("\"dtype\": \"bf16\""), std::string::npos) << report;
+}
+
 TEST_F(EngineCuda, MatchesTheCpuBackendOnASmallCnn) {
   AMP_REQUIRE_GPU();
   const std::string path = test::write_small_cnn(dir_);

@@ -9,9 +9,11 @@
 //
 // Tolerances: both backends compute in fp32 and round once, so they differ only by
 // summation order: f32 rtol 1e-4, f16 2e-3 (two f16 ulps), bf16 1.6e-2 (two bf16 ulps),
-// integers exact.
+// integers exact; sums and means that cancel get an absolute slack (check_reduce).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <sstream>
@@ -161,8 +163,24 @@ void check_reduce(Rng& rng, OpType op, DType t, const std::vector<int64_t>& dims
         << (axes ? dims_str(*axes) : "absent") << " keepdims " << keepdims << " noop " << noop
         << " seed " << rng.seed();
   const double lo = integral ? -50 : -2, hi = integral ? 50 : 2;
+  // A sum of n terms of either sign can cancel to far below its terms: the two summation
+  // orders then differ by ~ulp(term) * sqrt(n), not by rtol of the (small) result. So
+  // sums and means get an absolute slack of rtol * |term| * sqrt(n) (/ n for a mean).
+  Tol tol = tol_for(t);
+  if (!integral && (op == OpType::kReduceSum || op == OpType::kReduceMean)) {
+    int64_t n = 1;
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (!axes || axes->empty()) {
+      if (!noop)
+        for (int64_t d : dims) n *= d;
+    } else {
+      for (int64_t a : *axes) n *= dims[static_cast<size_t>(a < 0 ? a + rank : a)];
+    }
+    const double slack = tol.rtol * hi * std::sqrt(static_cast<double>(n));
+    tol.atol = std::max(tol.atol, op == OpType::kReduceMean ? slack / n : slack);
+  }
   expect_gpu_matches_cpu(label.str(), b.build(), {{"x", rng.tensor(t, dims, lo, hi, integral)}},
-                         tol_for(t));
+                         tol);
 }
 
 TEST(CudaReduction, ReduceFloatShapesAndAxes) {

@@ -32,7 +32,8 @@
 # check is meant to be ONE call:
 #   run(command="AMP_CHECK_TORCH=1 tools/gpu/check.sh", carry=["build-gpu"], timeout_s=560)
 # AMP_CHECK_TORCH=1 runs tools/gpu/compare_torch.py after the table with the time left of
-# AMP_TOTAL_BUDGET_S (default 520) and batches AMP_TORCH_BATCHES (default 1,8,32).
+# AMP_TOTAL_BUDGET_S (default 520) and batches AMP_TORCH_BATCHES (default 1,8,32);
+# AMP_TORCH_PROFILE_BATCH=B also prints amprun --profile's slowest fp16 nodes at batch B.
 # Environment: AMP_CHECK_BUDGET_S (default 330, tests + amprun), AMP_SHARED_MODELS, OUT (results are
 # copied there when set: the device tool brings $OUT back).
 set -euo pipefail
@@ -283,7 +284,8 @@ if [[ ${AMP_CHECK_TORCH:-0} == 1 ]]; then
   else
     say "compare_torch.py with ${torch_budget}s"
     timeout --kill-after=10 $((torch_budget + 20)) "$PY" "$REPO/tools/gpu/compare_torch.py" \
-      --bundle "$BUNDLE" --budget-s "$torch_budget" --batches "${AMP_TORCH_BATCHES:-1,8,32}" ||
+      --bundle "$BUNDLE" --budget-s "$torch_budget" --batches "${AMP_TORCH_BATCHES:-1,8,32}" \
+      --profile-batch "${AMP_TORCH_PROFILE_BATCH:-0}" ||
       TORCH_RC=$?
     [[ $TORCH_RC -eq 0 ]] || say "compare_torch.py exited with $TORCH_RC"
   fi

@@ -48,6 +48,8 @@ def parse_args():
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--iterations", type=int, default=50)
     p.add_argument("--models", default="resnet50,bert_base")
+    p.add_argument("--profile-batch", type=int, default=0,
+                   help="at this batch, also print amprun --profile's slowest fp16 nodes")
     return p.parse_args()
 
 
@@ -208,13 +210,37 @@ def time_amprun(amprun, ld_path, model_path, precision, warmup, iters, timeout, 
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, "timeout"
+        return None, "timeout", None
     if not os.path.exists(report):
         tail = (p.stdout + p.stderr).strip().splitlines()[-3:]
-        return None, f"exit {p.returncode}: " + " | ".join(tail)
+        return None, f"exit {p.returncode}: " + " | ".join(tail), None
     with open(report) as f:
         r = json.load(f)
-    return (r.get("latency_ms") or {}).get("median"), None
+    # What one run spent copying the inputs in and the outputs out (host <-> device through
+    # pinned staging): PyTorch's timings start with the inputs on the GPU, so the table
+    # also shows amprun without them.
+    b = r.get("run_breakdown_ms") or {}
+    copies = (b.get("h2d") or 0) + (b.get("d2h") or 0)
+    return (r.get("latency_ms") or {}).get("median"), None, copies
+
+
+def profile_amprun(amprun, ld_path, model_path, timeout, top=14):
+    """amprun --profile (fp16, CUDA): the slowest nodes, to see where a gap to PyTorch is."""
+    env = dict(os.environ, LD_LIBRARY_PATH=ld_path)
+    cmd = [amprun, "--model", model_path, "--backend", "cuda", "--precision", "fp16",
+           "--warmup", "3", "--iterations", "5", "--profile"]
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print("  (profile timed out)")
+        return
+    lines = p.stdout.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("=== Profile")), None)
+    if start is None:
+        print("  (no profile in amprun's output)")
+        return
+    for line in lines[start:start + 3 + top]:
+        print("  " + line[:150])
 
 
 def fmt(v):
@@ -272,12 +298,17 @@ def main():
                     if left < 15:
                         row[key] = "skip"
                         continue
-                    row[key], err = time_amprun(amprun, ld_path, onnx_path, prec, args.warmup,
-                                                args.iterations, min(180, left - 5), results_dir,
-                                                f"{name}_b{b}")
+                    row[key], err, *copies = time_amprun(
+                        amprun, ld_path, onnx_path, prec, args.warmup, args.iterations,
+                        min(180, left - 5), results_dir, f"{name}_b{b}")
+                    if copies and isinstance(row[key], (int, float)):
+                        row[key + "_copies"] = copies[0]
                     if err:
                         row[key] = "FAIL"
                         note += f" amprun {prec}: {err[:160]};"
+                if b == args.profile_batch and time_left(args) > 40:
+                    log(f"amprun --profile {name} batch {b} fp16:")
+                    profile_amprun(amprun, ld_path, onnx_path, min(120, time_left(args) - 10))
             except Exception as e:  # noqa: BLE001
                 row["a32"] = row["a16"] = "noexp"
                 note += f" {str(e)[:200]};"
@@ -303,6 +334,16 @@ def main():
         if note:
             print(f"{'':<17}note: {note}")
     print("\nratios > 1: AMPRT is faster. torch16/graph16 = torch.autocast(float16), eager / CUDA graph.")
+    print("\namprun without its host <-> device copies (inputs in, outputs out; PyTorch's timings")
+    print("start and end on the GPU):")
+    for name, b, r, note in rows:
+        g = r.get
+        def net(key):
+            v, c = g(key), g(key + "_copies")
+            return v - c if isinstance(v, (int, float)) and isinstance(c, (int, float)) else None
+        n32, n16 = net("a32"), net("a16")
+        print(f"{name:<10} {b:>5} | amp32 {fmt(n32)} (copies {fmt(g('a32_copies'))}) | amp16 {fmt(n16)} "
+              f"(copies {fmt(g('a16_copies'))}) | g32/a32 {ratio(g('g32'), n32)} g16/a16 {ratio(g('g16'), n16)}")
     out = os.environ.get("OUT")
     if out and os.path.isdir(out):
         with open(os.path.join(out, "compare_torch.json"), "w") as f:
