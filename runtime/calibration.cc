@@ -66,29 +66,45 @@ std::string short_number(double x) {
 
 }  // namespace
 
-Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
-                                         const std::vector<CalibrationSample>& samples,
-                                         int threads) {
-  if (samples.empty()) return invalid_argument("calibration: no samples were given");
+Result<std::unique_ptr<CpuGraphRunner>> CpuGraphRunner::create(int threads) {
   Options cpu;
   cpu.backend = BackendKind::kCpu;
   AMP_ASSIGN_OR_RETURN(BackendChoice choice, create_backend(cpu));
-  AMP_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, choice.backend->create_executor());
-  PlanBuildOptions popt;
-  popt.backend = choice.backend.get();
-  popt.threads = std::max(1, threads);
-  popt.plain_layouts = true;  // the observer reads every value's elements in order
-  const std::vector<size_t> shape_inputs = graph::shape_determining_inputs(g);
+  std::unique_ptr<CpuGraphRunner> r(new CpuGraphRunner());
+  AMP_ASSIGN_OR_RETURN(r->executor_, choice.backend->create_executor());
+  r->backend_ = std::move(choice.backend);
+  r->threads_ = std::max(1, threads);
+  return r;
+}
 
+Result<std::vector<Tensor>> CpuGraphRunner::run(const graph::Graph& g,
+                                                const CalibrationSample& inputs,
+                                                const StepObserver* observer) {
+  PlanBuildOptions popt;
+  popt.backend = backend_.get();
+  popt.threads = threads_;
+  popt.plain_layouts = true;  // an observer reads every value's elements in order
+  std::vector<std::optional<graph::TensorData>> values;
+  AMP_ASSIGN_OR_RETURN(PlanKey key,
+                       plan_key_for(inputs, graph::shape_determining_inputs(g), values));
+  AMP_ASSIGN_OR_RETURN(auto plan, build_execution_plan(g, key, values, popt));
+  RunConfig config;
+  config.threads = threads_;
+  config.observer = observer;
+  return run_plan_chain(plan, inputs, *executor_, config);
+}
+
+Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
+                                         const std::vector<CalibrationSample>& samples, int threads,
+                                         std::vector<std::vector<Tensor>>* outputs) {
+  if (samples.empty()) return invalid_argument("calibration: no samples were given");
+  AMP_ASSIGN_OR_RETURN(std::unique_ptr<CpuGraphRunner> runner, CpuGraphRunner::create(threads));
   ValueRanges ranges;
   const StepObserver observe = [&ranges](const graph::Graph& pg, const graph::Node& n,
                                          const std::vector<HostTensorView>& outputs) {
     for (size_t k = 0; k < outputs.size() && k < n.outputs.size(); ++k)
       if (n.outputs[k] != graph::kNoValue) fold(ranges[pg.value(n.outputs[k]).name], outputs[k]);
   };
-  RunConfig config;
-  config.threads = popt.threads;
-  config.observer = &observe;
   for (size_t s = 0; s < samples.size(); ++s) {
     const std::string which = "calibration sample " + std::to_string(s);
     if (samples[s].size() != g.inputs.size())
@@ -103,12 +119,9 @@ Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
                                 std::to_string(bad) + " (calibration needs real, finite data)");
       fold(ranges[name], v);
     }
-    std::vector<std::optional<graph::TensorData>> values;
-    AMP_ASSIGN_OR_RETURN(PlanKey key, plan_key_for(samples[s], shape_inputs, values));
-    auto plan = build_execution_plan(g, key, values, popt);
-    if (!plan.is_ok()) return plan.status().with_context(which);
-    auto ran = run_plan_chain(*plan, samples[s], *executor, config);
+    auto ran = runner->run(g, samples[s], &observe);
     if (!ran.is_ok()) return ran.status().with_context(which);
+    if (outputs) outputs->push_back(std::move(*ran));
   }
   return ranges;
 }

@@ -21,12 +21,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "amp/tensor.h"
 #include "graph/ir/graph.h"
 #include "graph/passes/amp/amp_policy.h"
+#include "runtime/backend/backend.h"
 #include "runtime/common/status.h"
 
 namespace amp::runtime {
@@ -45,12 +47,29 @@ using ValueRanges = std::map<std::string, ValueRange>;  // by value name
 // against the model's inputs (names, dtypes, ranks, dims).
 using CalibrationSample = std::vector<const Tensor*>;
 
+// Runs graphs on the CPU backend with every tensor in its plain layout: the fp32 passes of
+// calibration, and the AMP plans the accuracy search tries (the CPU has every fp16 / bf16
+// kernel, with the GPU's numerics: low storage, fp32 inside each kernel).
+class CpuGraphRunner {
+ public:
+  static Result<std::unique_ptr<CpuGraphRunner>> create(int threads);
+  Result<std::vector<Tensor>> run(const graph::Graph& g, const CalibrationSample& inputs,
+                                  const StepObserver* observer = nullptr);
+
+ private:
+  CpuGraphRunner() = default;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Executor> executor_;
+  int threads_ = 1;
+};
+
 // Runs `g` (fp32, shape-inferred) on every sample on the CPU and returns every computed
-// value's range. A sample with Inf/NaN in a float input is an error (it says nothing about
-// the ranges the model reaches). `threads`: CPU threads for the runs.
+// value's range; `outputs` (optional) receives each sample's outputs, the fp32 reference.
+// A sample with Inf/NaN in a float input is an error (it says nothing about the ranges the
+// model reaches). `threads`: CPU threads for the runs.
 Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
-                                         const std::vector<CalibrationSample>& samples,
-                                         int threads);
+                                         const std::vector<CalibrationSample>& samples, int threads,
+                                         std::vector<std::vector<Tensor>>* outputs = nullptr);
 
 enum class RangeTarget { kFp16, kBf16, kAuto };
 

@@ -101,6 +101,10 @@ MemoryReport Engine::memory() const {
 LoadTimings Engine::load_timings() const {
   return impl_->timings;
 }
+std::string Engine::policy_json() const {
+  return impl_->policy_json.empty() ? "{}" : impl_->policy_json;
+}
+
 std::string Engine::precision_report_json() const {
   return impl_->precision_json;
 }

@@ -16,6 +16,7 @@
 #include "graph/passes/amp/precision_report.h"
 #include "graph/passes/pipelines.h"
 #include "graph/serialize/amp_reader.h"
+#include "runtime/accuracy_search.h"
 #include "runtime/backend/backend_factory.h"
 #include "runtime/calibration.h"
 #include "runtime/execution_context.h"
@@ -237,6 +238,10 @@ Status EngineImpl::plan_precision() {
     AMP_RETURN_IF_ERROR(graph::load_amp_policy_file(options.policy_file, policy));
   policy.target = low;
   policy.keep_io_types = options.keep_io_types;
+  if (options.accuracy && !calibrated)
+    return invalid_argument(
+        "an accuracy target needs calibration data to measure it on (Options::calibration / "
+        "amprun --calib DIR)");
   if (calibrated) {
     AMP_RETURN_IF_ERROR(calibrate(samples, policy));
   } else if (options.precision == Precision::kAuto) {
@@ -263,6 +268,7 @@ Status EngineImpl::plan_precision() {
   auto has_kernel = [&reg, kind](const graph::Node& n, DType t) { return reg.has(n.op, kind, t); };
   AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
                        graph::plan_mixed_precision(graph, policy, has_kernel));
+  policy_json = graph::amp_policy_json(policy);
   precision_json = graph::precision_report_json(report);
   precision_dot = graph::precision_report_dot(graph, report);
   amp_report = std::move(report);
@@ -298,21 +304,40 @@ Status EngineImpl::read_calibration(std::vector<std::vector<NamedTensor>>& named
 Status EngineImpl::calibrate(const std::vector<runtime::CalibrationSample>& samples,
                              graph::AmpPolicy& policy) {
   const auto t0 = Clock::now();
+  std::vector<std::vector<Tensor>> reference;  // fp32 outputs, for the accuracy search
   AMP_ASSIGN_OR_RETURN(runtime::ValueRanges ranges,
-                       runtime::observe_value_ranges(graph, samples, threads));
+                       runtime::observe_value_ranges(graph, samples, threads, &reference));
   const runtime::RangeTarget target =
       options.precision == Precision::kAuto   ? runtime::RangeTarget::kAuto
       : options.precision == Precision::kBf16 ? runtime::RangeTarget::kBf16
                                               : runtime::RangeTarget::kFp16;
-  policy.node_hints = runtime::range_hints(graph, ranges, target);
+  // A policy file's node_dtypes (a saved search) win over what the ranges say.
   int bf16 = 0, fp32 = 0;
-  for (const auto& [name, hint] : policy.node_hints) (hint.dtype == DType::kBF16 ? bf16 : fp32)++;
-  char buf[160];
+  for (auto& [name, hint] : runtime::range_hints(graph, ranges, target)) {
+    if (policy.node_hints.count(name)) continue;
+    (hint.dtype == DType::kBF16 ? bf16 : fp32)++;
+    policy.node_hints[name] = std::move(hint);
+  }
+  char buf[320];
   std::snprintf(buf, sizeof(buf),
                 "calibration: %zu sample(s), %zu values observed in %.1f ms; %d node(s) kept "
                 "fp32, %d moved to bf16",
                 samples.size(), ranges.size(), ms_since(t0), fp32, bf16);
   precision_note = buf;
+  if (!options.accuracy) return Status::ok();
+
+  AMP_ASSIGN_OR_RETURN(
+      runtime::SearchResult found,
+      runtime::search_fp32_pins(graph, policy, samples, reference, *options.accuracy, threads));
+  for (const std::string& name : found.pinned)
+    policy.node_hints[name] = {DType::kF32, "accuracy target: pinned by the search"};
+  std::snprintf(buf, sizeof(buf),
+                "; accuracy search: %zu node(s) pinned fp32 in %.1f ms (%d plans tried), cosine "
+                "%.6f -> %.6f, max rel err %.2e -> %.2e%s",
+                found.pinned.size(), found.ms, found.evaluations, found.before.cosine,
+                found.after.cosine, found.before.max_rel_err, found.after.max_rel_err,
+                found.met ? "" : " (target not met even with every low node fp32)");
+  precision_note += buf;
   return Status::ok();
 }
 

@@ -53,6 +53,7 @@ class EngineImpl {
   std::string device;
   Precision precision = Precision::kFp32;  // what runs (Engine::precision)
   std::string precision_note;              // why that is not options.precision
+  std::string policy_json;                 // the effective AMP policy (Engine::policy_json)
   std::string precision_json = "{}";
   std::optional<graph::AmpReport> amp_report;  // set when precision is fp16/bf16
   std::string precision_dot;

@@ -85,6 +85,24 @@ std::string write_hot_matmul_model(const std::filesystem::path& dir) {
   return write(b.build(), dir, "hot_matmul");
 }
 
+std::string write_cancelling_model(const std::filesystem::path& dir) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({4, 32}));
+  const auto big = b.constant("big", TensorData::scalar_f32(2048.0f));
+  for (int k = 1; k <= 2; ++k) {
+    const std::string s = std::to_string(k);
+    auto h = b.node(OpType::kMatMul, {x, b.constant("W" + s, random_f32({32, 32}, 0.1f, 20 + k))},
+                    {}, "mm" + s);
+    h = b.node(OpType::kAdd, {h, big}, {}, "shift" + s);
+    h = b.node(OpType::kSub, {h, big}, {}, "unshift" + s);
+    auto y = b.node(OpType::kMatMul, {h, b.constant("V" + s, random_f32({32, 8}, 0.1f, 30 + k))},
+                    {}, "out" + s);
+    b.rename(y, "y" + s);
+    b.output(y);
+  }
+  return write(b.build(), dir, "cancelling");
+}
+
 std::string write_expand_model(const std::filesystem::path& dir) {
   GraphBuilder b;
   auto x = b.input("x", DType::kF32, Shape({1}));

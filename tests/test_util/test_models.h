@@ -31,6 +31,12 @@ std::string write_inplace_overflow_model(const std::filesystem::path& dir);
 // ordinary in size.
 std::string write_hot_matmul_model(const std::filesystem::path& dir);
 
+// Two branches that lose everything to fp16's rounding without overflowing: for b in 1, 2,
+// y<b> = MatMul((MatMul(x, W<b>) + 2048) - 2048, V<b>), x [4, 32] in [0, 1], W/V seeded in
+// [-0.1, 0.1]. fp16's spacing at 2048 is 2, so the +-0.3 that the first product adds is
+// rounded away ("mm<b>", "shift<b>", "unshift<b>", "out<b>"); fp32 keeps it.
+std::string write_cancelling_model(const std::filesystem::path& dir);
+
 // y = Expand(x [1] f32, shape) with `shape` an i64 [2] graph input: the values of `shape`
 // decide every size in the plan.
 std::string write_expand_model(const std::filesystem::path& dir);

@@ -76,6 +76,36 @@ TEST_F(AmprunTest, CalibratedAutoPrecision) {
   EXPECT_NE(msg.find("is not a directory"), std::string::npos) << msg;
 }
 
+// --accuracy with --calib searches for the fp32 pins; --save-policy writes them and
+// --policy reloads them without calibration data, to the same plan.
+TEST_F(AmprunTest, AccuracyTargetAndSavedPolicy) {
+  const std::string model = amp::test::write_cancelling_model(dir_);
+  const fs::path set = dir_ / "calib_cancel" / "test_data_set_0";
+  fs::create_directories(set);
+  std::vector<float> x(4 * 32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) / 100.0f;
+  amp::save_tensor_pb((set / "input_0.pb").string(), amp::Tensor::from(x, {4, 32}), "x");
+  const fs::path policy = dir_ / "saved_policy.json";
+  const std::string common = "--model " + model + " --backend cpu --precision fp16" +
+                             " --emulate-low-precision 1 --inputs " + set.string() +
+                             " --compare-precision fp32 --warmup 0 --iterations 1";
+  ASSERT_EQ(run(common + " --calib " + set.parent_path().string() +
+                    " --accuracy cosine=0.999 --save-policy " + policy.string(),
+                dir_ / "log.txt"),
+            0)
+      << std::ifstream(dir_ / "log.txt").rdbuf();
+  std::ifstream log_file(dir_ / "log.txt");
+  const std::string log((std::istreambuf_iterator<char>(log_file)), {});
+  EXPECT_NE(log.find("accuracy search: 2 node(s) pinned fp32"), std::string::npos) << log;
+  std::ifstream pf(policy);
+  const json saved = json::parse(pf);
+  EXPECT_EQ(saved["node_dtypes"].size(), 2u) << saved.dump();
+  // Reloaded without --calib: the same plan, and the target still met.
+  ASSERT_EQ(run(common + " --policy " + policy.string(), dir_ / "log2.txt"), 0)
+      << std::ifstream(dir_ / "log2.txt").rdbuf();
+  EXPECT_NE(run("--model " + model + " --accuracy cosine=2", dir_ / "log3.txt"), 0);
+}
+
 TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   const fs::path report = dir_ / "report.json";
   const int rc = run("--model " + (dir_ / "demo_transformer.amp").string() +

@@ -54,6 +54,11 @@ const char* usage_text() {
   --calib DIR                  calibration samples (input_N.pb, or test_data_set_* folders;
                                repeatable): nodes whose values fp16 cannot hold stay fp32
                                (bf16 under auto)
+  --accuracy cosine=C[,max_rel_err=E]
+                               with --calib: pin the nodes that make the AMP plan miss this
+                               target against fp32 to fp32 (a bisection search)
+  --save-policy FILE           write the plan's policy (overrides and each node's dtype from
+                               --calib / --accuracy): --policy FILE reloads it
   --backend auto|cpu|cuda      default auto (CUDA when a GPU is visible)
   --policy FILE.json           AMP overrides (see README "Policy file")
   --shape NAME=1x3x224x224     bind symbolic dims (repeatable)
@@ -140,6 +145,36 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
     } else if (f == "--calib") {
       if (!(v = need(i, f))) return std::nullopt;
       a.calibration_dirs.push_back(v);
+    } else if (f == "--save-policy") {
+      if (!(v = need(i, f))) return std::nullopt;
+      a.save_policy = v;
+    } else if (f == "--accuracy") {
+      if (!(v = need(i, f))) return std::nullopt;
+      // cosine=0.9999[,max_rel_err=0.01]
+      amp::AccuracyTarget t;
+      std::stringstream ss(v);
+      std::string item;
+      bool ok = true;
+      while (ok && std::getline(ss, item, ',')) {
+        const auto eq = item.find('=');
+        double x = 0;
+        ok = eq != std::string::npos && parse_double(item.substr(eq + 1), x) && x > 0;
+        const std::string key = ok ? item.substr(0, eq) : "";
+        if (key == "cosine" && x <= 1)
+          t.min_cosine = x;
+        else if (key == "max_rel_err")
+          t.max_rel_err = x;
+        else
+          ok = false;
+      }
+      if (!ok || (t.min_cosine <= 0 && t.max_rel_err <= 0)) {
+        error =
+            "--accuracy expects cosine=C (0 < C <= 1) and/or max_rel_err=E (E > 0), "
+            "comma-separated, got '" +
+            std::string(v) + "'";
+        return std::nullopt;
+      }
+      a.accuracy = t;
     } else if (f == "--policy") {
       if (!(v = need(i, f))) return std::nullopt;
       a.policy = v;

@@ -16,7 +16,9 @@ struct Args {
   std::optional<amp::Precision> precision;  // default: fp16 on CUDA, fp32 on CPU
   amp::BackendKind backend = amp::BackendKind::kAuto;
   std::string policy;
-  std::vector<std::string> calibration_dirs;  // --calib DIR (repeatable)
+  std::vector<std::string> calibration_dirs;    // --calib DIR (repeatable)
+  std::optional<amp::AccuracyTarget> accuracy;  // --accuracy cosine=0.9999,max_rel_err=0.01
+  std::string save_policy;                      // --save-policy FILE
   std::map<std::string, std::vector<int64_t>> shapes;
   std::string inputs_dir;
   std::string compare_dir;

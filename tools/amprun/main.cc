@@ -117,6 +117,7 @@ int run(const amprun::Args& args) {
   opt.emulate_low_precision = args.emulate_low_precision;
   opt.policy_file = args.policy;
   opt.calibration_dirs = args.calibration_dirs;
+  opt.accuracy = args.accuracy;
   opt.input_shapes = args.shapes;
   opt.keep_io_types = args.keep_io_types;
   opt.check_numerics = false;  // --check-numerics runs once on an engine of its own (below)
@@ -316,6 +317,7 @@ int run(const amprun::Args& args) {
     ref_opt.precision = *args.compare_precision;
     ref_opt.policy_file.clear();
     ref_opt.calibration_dirs.clear();
+    ref_opt.accuracy.reset();
     amp::Engine ref = amp::Engine::load(args.model, ref_opt);
     std::vector<amp::Tensor> ref_out = ref.run(inputs);
     std::vector<amprun::Accuracy> acc;
@@ -335,6 +337,7 @@ int run(const amprun::Args& args) {
           outputs[i], engine.outputs()[i].name);
   }
   if (!args.dump_plan.empty()) write_file(args.dump_plan, engine.precision_report_json());
+  if (!args.save_policy.empty()) write_file(args.save_policy, engine.policy_json() + "\n");
   if (!args.dump_dot.empty()) write_file(args.dump_dot, engine.precision_report_dot());
   if (args.verbose) std::printf("\n=== Planned graph ===\n%s", engine.plan_summary().c_str());
 

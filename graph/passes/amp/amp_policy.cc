@@ -75,12 +75,46 @@ Status parse_amp_policy_json(const std::string& text, AmpPolicy& policy) {
         AMP_ASSIGN_OR_RETURN(AmpColor c, parse_color(o.value(), "AMP policy: nodes." + o.key()));
         policy.node_overrides.emplace_back(o.key(), c);
       }
+    } else if (key == "node_dtypes") {
+      if (!v.is_object()) return invalid_argument("AMP policy: 'node_dtypes' must be an object");
+      for (auto o = v.begin(); o != v.end(); ++o) {
+        const std::string where = "AMP policy: node_dtypes." + o.key();
+        if (!o.value().is_string()) return invalid_argument(where + ": must be a string");
+        const std::string s = o.value().get<std::string>();
+        const DType t = s == "fp32" || s == "f32"   ? DType::kF32
+                        : s == "fp16" || s == "f16" ? DType::kF16
+                        : s == "bf16"               ? DType::kBF16
+                                                    : DType::kUndefined;
+        if (t == DType::kUndefined)
+          return invalid_argument(where + ": unknown dtype '" + s + "' (use fp32, fp16 or bf16)");
+        policy.node_hints[o.key()] = {t, "policy node_dtypes: " + s};
+      }
     } else {
-      return invalid_argument("AMP policy: unknown key '" + key +
-                              "' (expected target, keep_io_types, clamp_weights, op_types, nodes)");
+      return invalid_argument(
+          "AMP policy: unknown key '" + key +
+          "' (expected target, keep_io_types, clamp_weights, op_types, nodes, node_dtypes)");
     }
   }
   return Status::ok();
+}
+
+std::string amp_policy_json(const AmpPolicy& policy) {
+  auto color = [](AmpColor c) { return std::string(amp_color_name(c)); };
+  nlohmann::ordered_json j;
+  j["target"] = policy.target == DType::kBF16 ? "bf16" : "fp16";
+  j["keep_io_types"] = policy.keep_io_types;
+  j["clamp_weights"] = policy.clamp_weights;
+  j["op_types"] = nlohmann::ordered_json::object();
+  for (const auto& [op, c] : policy.op_overrides)
+    j["op_types"][std::string(op_name(op))] = color(c);
+  j["nodes"] = nlohmann::ordered_json::object();
+  for (const auto& [pattern, c] : policy.node_overrides) j["nodes"][pattern] = color(c);
+  j["node_dtypes"] = nlohmann::ordered_json::object();
+  for (const auto& [name, hint] : policy.node_hints)
+    j["node_dtypes"][name] = hint.dtype == DType::kF32    ? "fp32"
+                             : hint.dtype == DType::kBF16 ? "bf16"
+                                                          : "fp16";
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 Status load_amp_policy_file(const std::string& path, AmpPolicy& policy) {

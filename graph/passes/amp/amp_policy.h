@@ -12,8 +12,11 @@
 //     "keep_io_types": true,          // optional
 //     "clamp_weights": false,         // clamp out-of-range weights to the low type's max
 //     "op_types": { "Softmax": "ALWAYS", "Add": "NEVER" },
-//     "nodes":    { "/decoder/logits/MatMul": "NEVER", "/encoder/*/LayerNorm*": "ALWAYS" }
+//     "nodes":    { "/decoder/logits/MatMul": "NEVER", "/encoder/*/LayerNorm*": "ALWAYS" },
+//     "node_dtypes": { "/ff/wi/MatMul": "bf16", "/ff/wo/MatMul": "fp32" }
 //   }
+// "node_dtypes" (exact names) sets node_hints below: what calibration and the accuracy
+// search decide, saved (amp_policy_json, amprun --save-policy) so a later load skips them.
 // Colors: "ALWAYS" (low), "NEVER" (fp32), "FOLLOW" (the default rule). Unknown keys, op
 // names or colors are errors naming the key.
 #pragma once
@@ -51,6 +54,9 @@ struct AmpPolicy {
 // Parses a policy file's text into `policy` (fields not in the text keep their values).
 Status parse_amp_policy_json(const std::string& json_text, AmpPolicy& policy);
 Status load_amp_policy_file(const std::string& path, AmpPolicy& policy);
+
+// The policy as policy-file JSON (the callback, which has no text form, left out).
+std::string amp_policy_json(const AmpPolicy& policy);
 
 // Glob match with '*' (any run, including '/') and '?' (one char).
 bool glob_match(const std::string& pattern, const std::string& text);

@@ -132,6 +132,11 @@ class Engine {
   std::string plan_summary() const;
   // The AMP precision report (JSON text; see README "Precision report"). "{}" for fp32.
   std::string precision_report_json() const;
+  // The AMP policy the engine was planned with, as a policy file (README "Policy file"): the
+  // overrides, plus each node's dtype that calibration and the accuracy search decided
+  // ("node_dtypes"). Loading with it as Options::policy_file gives the same plan without
+  // calibration data. "{}" for an fp32 engine.
+  std::string policy_json() const;
   // The planned graph as Graphviz DOT, nodes colored by precision.
   std::string precision_report_dot() const;
 

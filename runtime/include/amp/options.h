@@ -28,6 +28,13 @@ const char* precision_name(Precision p);
 // What the AMP planner may decide for one node (used by the C++ override callback).
 enum class NodePrecision { kDefault, kLow, kFp32 };
 
+// An accuracy target for the AMP plan against fp32, per output (0: not checked): the
+// cosine similarity, and the largest |difference| relative to the output's largest |value|.
+struct AccuracyTarget {
+  double min_cosine = 0;
+  double max_rel_err = 0;
+};
+
 struct NodeInfo {
   std::string name;
   std::string op_type;
@@ -51,6 +58,10 @@ struct Options {
   std::vector<std::map<std::string, Tensor>> calibration;
   // Directories of calibration samples: input_<i>.pb files, or test_data_set_* folders of them.
   std::vector<std::string> calibration_dirs;
+  // With calibration data: compare the AMP plan with fp32 on the samples and, while the target
+  // is missed, pin the nodes that cause the error to fp32 (runtime/accuracy_search.h).
+  // Engine::policy_json() saves the result, so a later load can skip the search.
+  std::optional<AccuracyTarget> accuracy;
   // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
   std::function<NodePrecision(const NodeInfo&)> precision_callback;
   // Keep graph inputs/outputs in the model's dtypes (true), or let fp16/bf16 outputs out

@@ -1,0 +1,130 @@
+#include "runtime/accuracy_search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "runtime/backend/cpu_backend.h"
+
+namespace amp::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Plans `g` with `pins` kept fp32 on top of `policy` and runs it on every sample; returns
+// its score, and (when `low` is set) the names of the plan's low-precision nodes in order.
+Result<AccuracyScore> evaluate(const graph::Graph& g, const graph::AmpPolicy& policy,
+                               const std::vector<std::string>& pins,
+                               const std::vector<CalibrationSample>& samples,
+                               const std::vector<std::vector<Tensor>>& reference,
+                               CpuGraphRunner& runner, std::vector<std::string>* low) {
+  graph::AmpPolicy p = policy;
+  for (const std::string& name : pins) p.node_hints[name] = {DType::kF32, "accuracy target"};
+  graph::Graph planned = g;
+  const kernels::KernelRegistry& reg = cpu_kernel_registry();
+  auto has_kernel = [&reg](const graph::Node& n, DType t) {
+    return reg.has(n.op, kernels::Backend::kCpu, t);
+  };
+  AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
+                       graph::plan_mixed_precision(planned, p, has_kernel));
+  if (low)
+    for (const graph::AmpNodeReport& n : report.nodes)
+      if (n.color != "-" && is_low_float(n.dtype)) low->push_back(n.node);
+  std::vector<std::vector<Tensor>> got;
+  for (const CalibrationSample& s : samples) {
+    AMP_ASSIGN_OR_RETURN(std::vector<Tensor> outs, runner.run(planned, s));
+    got.push_back(std::move(outs));
+  }
+  return score_outputs(reference, got);
+}
+
+}  // namespace
+
+AccuracyScore score_outputs(const std::vector<std::vector<Tensor>>& reference,
+                            const std::vector<std::vector<Tensor>>& got) {
+  AccuracyScore s;
+  for (size_t k = 0; k < reference.size() && k < got.size(); ++k)
+    for (size_t o = 0; o < reference[k].size() && o < got[k].size(); ++o) {
+      if (!is_float(reference[k][o].dtype())) continue;
+      const std::vector<float> e = reference[k][o].to_float_vector();
+      const std::vector<float> a = got[k][o].to_float_vector();
+      double dot = 0, ne = 0, na = 0, scale = 0, worst = 0;
+      bool bad = a.size() != e.size();
+      for (size_t i = 0; i < e.size() && i < a.size(); ++i) {
+        if (!std::isfinite(a[i]) && std::isfinite(e[i])) bad = true;
+        if (!std::isfinite(a[i]) || !std::isfinite(e[i])) continue;
+        dot += double(a[i]) * e[i];
+        ne += double(e[i]) * e[i];
+        na += double(a[i]) * a[i];
+        scale = std::max(scale, std::fabs(double(e[i])));
+        worst = std::max(worst, std::fabs(double(a[i]) - e[i]));
+      }
+      // Inf/NaN where fp32 is finite fails any target.
+      const double cos = bad                    ? -1.0
+                         : (ne == 0 && na == 0) ? 1.0
+                         : (ne == 0 || na == 0) ? 0.0
+                                                : dot / std::sqrt(ne * na);
+      s.cosine = std::min(s.cosine, cos);
+      s.max_rel_err = std::max(s.max_rel_err, bad ? INFINITY : worst / std::max(scale, 1e-30));
+    }
+  return s;
+}
+
+Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPolicy& policy,
+                                      const std::vector<CalibrationSample>& samples,
+                                      const std::vector<std::vector<Tensor>>& reference,
+                                      const AccuracyTarget& target, int threads) {
+  const auto t0 = Clock::now();
+  if (target.min_cosine <= 0 && target.max_rel_err <= 0)
+    return invalid_argument("accuracy target: give a cosine and/or a max relative error");
+  AMP_ASSIGN_OR_RETURN(std::unique_ptr<CpuGraphRunner> runner, CpuGraphRunner::create(threads));
+  SearchResult r;
+  std::vector<std::string> low;
+  AMP_ASSIGN_OR_RETURN(r.before, evaluate(g, policy, {}, samples, reference, *runner, &low));
+  ++r.evaluations;
+  r.after = r.before;
+  r.met = r.before.meets(target);
+  while (!r.met) {
+    std::set<std::string> pinned(r.pinned.begin(), r.pinned.end());
+    std::vector<std::string> rest;
+    for (const std::string& n : low)
+      if (!pinned.count(n)) rest.push_back(n);
+    if (rest.empty()) break;
+    auto with_prefix = [&](size_t k) {
+      std::vector<std::string> pins = r.pinned;
+      pins.insert(pins.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(k));
+      return pins;
+    };
+    // Pinning everything left must meet the target, else no prefix does.
+    AMP_ASSIGN_OR_RETURN(AccuracyScore all, evaluate(g, policy, with_prefix(rest.size()), samples,
+                                                     reference, *runner, nullptr));
+    ++r.evaluations;
+    if (!all.meets(target)) {
+      r.after = all;
+      break;
+    }
+    size_t lo = 0, hi = rest.size();  // with_prefix(lo) misses, with_prefix(hi) meets
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      AMP_ASSIGN_OR_RETURN(AccuracyScore s, evaluate(g, policy, with_prefix(mid), samples,
+                                                     reference, *runner, nullptr));
+      ++r.evaluations;
+      if (s.meets(target)) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    r.pinned.push_back(rest[hi - 1]);
+    // The pins so far, without the rest of the prefix: met already, or another round.
+    AMP_ASSIGN_OR_RETURN(r.after,
+                         evaluate(g, policy, r.pinned, samples, reference, *runner, nullptr));
+    ++r.evaluations;
+    r.met = r.after.meets(target);
+  }
+  r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace amp::runtime
