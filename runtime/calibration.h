@@ -17,7 +17,8 @@
 //                 bf16 with the same headroom (it has fp32's exponent range), else fp32.
 //   bf16 target:  a node stays fp32 only when a value exceeds bf16's own range.
 // Hinting inputs as well as outputs matters: a hot value cast to fp16 by its consumer
-// overflows exactly as if it had been stored in fp16.
+// overflows exactly as if it had been stored in fp16. Except Attention's additive mask,
+// whose -3.4e38 "minus infinity" masks the same keys as fp16's -inf.
 #pragma once
 
 #include <map>
