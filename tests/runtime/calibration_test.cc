@@ -14,6 +14,8 @@
 
 #include "amp/engine.h"
 #include "amp/tensor_io.h"
+#include "graph/ir/graph_builder.h"
+#include "runtime/calibration.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -179,6 +181,27 @@ TEST_F(Calibration, BadCalibrationDataIsAClearError) {
   opt.calibration_dirs = {(dir_ / "empty").string()};
   msg = error_of(opt);
   EXPECT_NE(msg.find("neither input_0.pb"), std::string::npos) << msg;
+}
+
+// The guard's rule on its own (runtime::range_hints): an Attention is not made hot by its
+// additive mask's -3.4e38, only by its other inputs or its output.
+TEST(CalibrationGuard, AttentionMaskOfMinusFltMaxIsNotHot) {
+  graph::GraphBuilder b;
+  const graph::Shape s4({1, 2, 4, 8});
+  auto q = b.input("q", DType::kF32, s4), k = b.input("k", DType::kF32, s4),
+       v = b.input("v", DType::kF32, s4);
+  auto mask = b.input("mask", DType::kF32, graph::Shape({1, 1, 1, 4}));
+  b.output(b.node(graph::OpType::kAttention, {q, k, v, mask}, {}, "attn"));
+  const graph::Graph g = b.build();
+  runtime::ValueRanges r;
+  r["q"].max_abs = r["k"].max_abs = r["v"].max_abs = 3.0;
+  r["mask"].max_abs = 3.4028234663852886e38;
+  r["attn"].max_abs = 2.0;
+  EXPECT_TRUE(runtime::range_hints(g, r, runtime::RangeTarget::kFp16).empty());
+  r["q"].max_abs = 1e5;  // a real overflow on another input still counts
+  const auto hints = runtime::range_hints(g, r, runtime::RangeTarget::kAuto);
+  ASSERT_EQ(hints.count("attn"), 1u);
+  EXPECT_EQ(hints.at("attn").dtype, DType::kBF16);
 }
 
 }  // namespace
