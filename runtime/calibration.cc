@@ -160,8 +160,8 @@ std::map<std::string, graph::AmpPolicy::NodeHint> range_hints(const graph::Graph
         "observed |x| " + short_number(worst) + " at '" + worst_value + "'";
     if (target == RangeTarget::kBf16) {
       if (worst > kBf16Max / kHeadroom)
-        hints[n.name] = {DType::kF32,
-                         observed + " > bf16 max / " + short_number(kHeadroom) + " headroom: fp32"};
+        hints[n.name] = {DType::kF32, "calibration: " + observed + " > bf16 max / " +
+                                          short_number(kHeadroom) + " headroom: fp32"};
       continue;
     }
     const bool overflow = worst > kFp16Max / kHeadroom;
@@ -171,9 +171,9 @@ std::map<std::string, graph::AmpPolicy::NodeHint> range_hints(const graph::Graph
                                 : "over " + short_number(kUnderflowShare * 100) + "% of '" +
                                       flushed_value + "' below 2^-24 (zero in fp16)";
     if (target == RangeTarget::kAuto && worst <= kBf16Max / kHeadroom)
-      hints[n.name] = {DType::kBF16, why + ": bf16"};
+      hints[n.name] = {DType::kBF16, "calibration: " + why + ": bf16"};
     else
-      hints[n.name] = {DType::kF32, why + ": fp32"};
+      hints[n.name] = {DType::kF32, "calibration: " + why + ": fp32"};
   }
   return hints;
 }

@@ -111,7 +111,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
   // Scores and bias of query row (b, h, i), softmax-normalized in s[0, T); writes the
-  // requested qk_matmul_output row. `dots` holds the raw dot products on entry.
+  // requested qk_matmul_output row. `s` holds the raw dot products on entry.
   void softmax_row(int64_t b, int64_t h, int64_t i, const void* mask, const int64_t* nonpad,
                    T* qk_row, C* s) const {
     const C scale = static_cast<C>(setup_.scale);

@@ -231,11 +231,14 @@ int run(const amprun::Args& args) {
     for (const auto& n : plan["plan"]) {
       if (n["color"] == "-") continue;
       ++by_dtype[n["dtype"].get<std::string>()];
+      // What calibration and the accuracy search decided, by the source their reason names.
       const std::string reason = n["reason"].get<std::string>();
-      const size_t at = reason.find("calibration: ");
-      if (at != std::string::npos)
-        calibrated.push_back(n["node"].get<std::string>() + " (" + n["op"].get<std::string>() +
-                             ") " + n["dtype"].get<std::string>() + ": " + reason.substr(at + 13));
+      const std::string what = n["node"].get<std::string>() + " (" + n["op"].get<std::string>() +
+                               ") " + n["dtype"].get<std::string>();
+      if (const size_t at = reason.find("calibration: "); at != std::string::npos)
+        calibrated.push_back("calibration: " + what + ": " + reason.substr(at + 13));
+      else if (reason.find("accuracy target: ") != std::string::npos)
+        calibrated.push_back("accuracy search: " + what + " pinned");
     }
     std::string dtypes;
     for (const auto& [dt, count] : by_dtype)
@@ -244,9 +247,9 @@ int run(const amprun::Args& args) {
     pp["nodes_by_dtype"] = by_dtype;
     constexpr size_t kShown = 10;
     for (size_t i = 0; i < calibrated.size() && i < kShown; ++i)
-      std::printf("  calibration: %s\n", calibrated[i].c_str());
+      std::printf("  %s\n", calibrated[i].c_str());
     if (calibrated.size() > kShown)
-      std::printf("  calibration: ... and %zu more (--json-report / --dump-plan)\n",
+      std::printf("  ... and %zu more decided by the data (--dump-plan)\n",
                   calibrated.size() - kShown);
     if (!engine.precision_note().empty())
       std::printf("  note: %s\n", engine.precision_note().c_str());

@@ -216,9 +216,9 @@ class PlanBuilder {
       if (hinted && !pinned) {
         if (hint->second.dtype == DType::kF32) {
           c = AmpColor::kNever;
-          reason = "calibration: " + hint->second.reason;
+          reason = hint->second.reason;
         } else if (c != AmpColor::kNever) {
-          reason += "; calibration: " + hint->second.reason;
+          reason += "; " + hint->second.reason;
         }
       }
       rep.color = color_text(c);

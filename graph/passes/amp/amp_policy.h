@@ -46,7 +46,7 @@ struct AmpPolicy {
   // low (instead of `target`). A user's pin (op_types, nodes, callback) wins over a hint.
   struct NodeHint {
     DType dtype = DType::kF32;
-    std::string reason;  // for the report: "observed 1.8e5 > 65504 / 4 headroom"
+    std::string reason;  // for the report, naming its source: "calibration: observed ..."
   };
   std::map<std::string, NodeHint> node_hints;
 };

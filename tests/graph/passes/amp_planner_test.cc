@@ -93,8 +93,8 @@ Graph hinted_chain() {
 TEST(AmpPlanner, HintsMixBf16AndFp16WithACastBetween) {
   Graph g = hinted_chain();
   AmpPolicy p;
-  p.node_hints["mm1"] = {DType::kBF16, "observed 1.0e5"};
-  p.node_hints["relu"] = {DType::kBF16, "observed 1.0e5"};
+  p.node_hints["mm1"] = {DType::kBF16, "calibration: observed 1.0e5"};
+  p.node_hints["relu"] = {DType::kBF16, "calibration: observed 1.0e5"};
   AmpReport rep = plan(g, p);
   EXPECT_EQ(plan_of(g), (std::vector<std::string>{"Cast:bf16", "MatMul:bf16", "Relu:bf16",
                                                   "Cast:f16", "MatMul:f16", "Cast:f32"}));
@@ -116,7 +116,7 @@ TEST(AmpPlanner, HintsMixBf16AndFp16WithACastBetween) {
 TEST(AmpPlanner, Fp32HintKeepsTheNodeAndItsFollowersFp32ButAUserPinWins) {
   Graph g = hinted_chain();
   AmpPolicy p;
-  p.node_hints["mm1"] = {DType::kF32, "observed 2.0e5 > 65504 / 4"};
+  p.node_hints["mm1"] = {DType::kF32, "calibration: observed 2.0e5 > 65504 / 4"};
   AmpReport rep = plan(g, p);
   EXPECT_EQ(plan_of(g), (std::vector<std::string>{"MatMul:f32", "Relu:f32", "Cast:f16",
                                                   "MatMul:f16", "Cast:f32"}));
