@@ -116,11 +116,23 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
                    T* qk_row, C* s) const {
     const C scale = static_cast<C>(setup_.scale);
     const bool biased = setup_.has_mask || setup_.causal || setup_.has_nonpad;
+    // The common mask, an fp32 additive one and nothing else (a BERT padding mask): read
+    // its row directly rather than through attention_bias's per-element dispatch, which
+    // cost as much as the products on short sequences.
+    const float* mask_row = nullptr;
+    if (setup_.has_mask && !setup_.mask_bool && setup_.mask_dtype == DType::kF32 &&
+        !setup_.causal && !setup_.has_nonpad)
+      mask_row = static_cast<const float*>(mask) + b * setup_.mask_strides[0] +
+                 h * setup_.mask_strides[1] + i * setup_.mask_strides[2];
+    const int64_t mask_step = setup_.mask_strides[3];
     C max = -C(INFINITY);
     for (int64_t j = 0; j < setup_.total; ++j) {
       C sj = attention_softcap(s[j] * scale, setup_.softcap);
       if (qk_row && setup_.qk_output_mode <= 1) qk_row[j] = from_compute<T>(sj);
-      if (biased) sj += attention_bias<C>(setup_, mask, nonpad, b, h, i, j);
+      if (mask_row)
+        sj += j < setup_.mask_len ? static_cast<C>(mask_row[j * mask_step]) : -C(INFINITY);
+      else if (biased)
+        sj += attention_bias<C>(setup_, mask, nonpad, b, h, i, j);
       if (qk_row && setup_.qk_output_mode == 2) qk_row[j] = from_compute<T>(sj);
       s[j] = sj;
       max = std::max(max, sj);
