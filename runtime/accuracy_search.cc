@@ -31,11 +31,7 @@ Result<AccuracyScore> evaluate(const graph::Graph& g, const graph::AmpPolicy& po
   if (low)
     for (const graph::AmpNodeReport& n : report.nodes)
       if (n.color != "-" && is_low_float(n.dtype)) low->push_back(n.node);
-  std::vector<std::vector<Tensor>> got;
-  for (const CalibrationSample& s : samples) {
-    AMP_ASSIGN_OR_RETURN(std::vector<Tensor> outs, runner.run(planned, s));
-    got.push_back(std::move(outs));
-  }
+  AMP_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> got, runner.run_samples(planned, samples));
   return score_outputs(reference, got);
 }
 

@@ -7,8 +7,9 @@
 #include <optional>
 
 #include "graph/ops/shape_inputs.h"
+#include "graph/passes/amp/casting_checker.h"
+#include "kernels/common/element_access.h"
 #include "runtime/backend/backend_factory.h"
-#include "runtime/common/half.h"
 #include "runtime/control_flow.h"
 #include "runtime/execution_plan.h"
 #include "runtime/tensor_pb.h"
@@ -18,30 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kFp16Max = 65504.0;
-constexpr double kBf16Max = 3.3895313892515355e38;
+const double kFp16Max = graph::low_type_max(DType::kF16);
+const double kBf16Max = graph::low_type_max(DType::kBF16);
 constexpr double kFp16Flush = 5.9604644775390625e-08;  // 2^-24: below it fp16 holds 0
-
-double element(const HostTensorView& t, size_t i) {
-  switch (t.dtype) {
-    case DType::kF32:
-      return static_cast<const float*>(t.data)[i];
-    case DType::kF64:
-      return static_cast<const double*>(t.data)[i];
-    case DType::kF16:
-      return half_bits_to_float(static_cast<const uint16_t*>(t.data)[i]);
-    case DType::kBF16:
-      return bf16_bits_to_float(static_cast<const uint16_t*>(t.data)[i]);
-    default:
-      return 0.0;
-  }
-}
 
 void fold(ValueRange& r, const HostTensorView& t) {
   if (!t.data || !is_float(t.dtype)) return;
   r.elements += static_cast<int64_t>(t.numel);
   for (size_t i = 0; i < t.numel; ++i) {
-    const double x = element(t, i);
+    const double x = kernels::load_as_double(t.data, t.dtype, static_cast<int64_t>(i));
     if (!std::isfinite(x)) {
       ++r.non_finite;
       continue;
@@ -77,21 +63,36 @@ Result<std::unique_ptr<CpuGraphRunner>> CpuGraphRunner::create(int threads) {
   return r;
 }
 
-Result<std::vector<Tensor>> CpuGraphRunner::run(const graph::Graph& g,
-                                                const CalibrationSample& inputs,
-                                                const StepObserver* observer) {
+Result<std::vector<std::vector<Tensor>>> CpuGraphRunner::run_samples(
+    const graph::Graph& g, const std::vector<CalibrationSample>& samples,
+    const StepObserver* observer) {
   PlanBuildOptions popt;
   popt.backend = backend_.get();
   popt.threads = threads_;
   popt.plain_layouts = true;  // an observer reads every value's elements in order
-  std::vector<std::optional<graph::TensorData>> values;
-  AMP_ASSIGN_OR_RETURN(PlanKey key,
-                       plan_key_for(inputs, graph::shape_determining_inputs(g), values));
-  AMP_ASSIGN_OR_RETURN(auto plan, build_execution_plan(g, key, values, popt));
   RunConfig config;
   config.threads = threads_;
   config.observer = observer;
-  return run_plan_chain(plan, inputs, *executor_, config);
+  const std::vector<size_t> shape_inputs = graph::shape_determining_inputs(g);
+  // Building a plan (every kernel prepared) costs more than running it: one per shape.
+  std::map<PlanKey, std::shared_ptr<const ExecutionPlan>> plans;
+  std::vector<std::vector<Tensor>> outputs;
+  for (size_t s = 0; s < samples.size(); ++s) {
+    const std::string which = "calibration sample " + std::to_string(s);
+    std::vector<std::optional<graph::TensorData>> values;
+    auto key = plan_key_for(samples[s], shape_inputs, values);
+    if (!key.is_ok()) return key.status().with_context(which);
+    auto it = plans.find(*key);
+    if (it == plans.end()) {
+      auto plan = build_execution_plan(g, *key, values, popt);
+      if (!plan.is_ok()) return plan.status().with_context(which);
+      it = plans.emplace(*key, std::move(*plan)).first;
+    }
+    auto ran = run_plan_chain(it->second, samples[s], *executor_, config);
+    if (!ran.is_ok()) return ran.status().with_context(which);
+    outputs.push_back(std::move(*ran));
+  }
+  return outputs;
 }
 
 Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
@@ -119,10 +120,10 @@ Result<ValueRanges> observe_value_ranges(const graph::Graph& g,
                                 std::to_string(bad) + " (calibration needs real, finite data)");
       fold(ranges[name], v);
     }
-    auto ran = runner->run(g, samples[s], &observe);
-    if (!ran.is_ok()) return ran.status().with_context(which);
-    if (outputs) outputs->push_back(std::move(*ran));
   }
+  AMP_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> ran,
+                       runner->run_samples(g, samples, &observe));
+  if (outputs) *outputs = std::move(ran);
   return ranges;
 }
 

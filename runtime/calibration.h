@@ -54,8 +54,10 @@ using CalibrationSample = std::vector<const Tensor*>;
 class CpuGraphRunner {
  public:
   static Result<std::unique_ptr<CpuGraphRunner>> create(int threads);
-  Result<std::vector<Tensor>> run(const graph::Graph& g, const CalibrationSample& inputs,
-                                  const StepObserver* observer = nullptr);
+  // Each sample's outputs; one plan per distinct input shape. Errors name the sample.
+  Result<std::vector<std::vector<Tensor>>> run_samples(
+      const graph::Graph& g, const std::vector<CalibrationSample>& samples,
+      const StepObserver* observer = nullptr);
 
  private:
   CpuGraphRunner() = default;
