@@ -32,13 +32,8 @@ using graph::OpType;
 using graph::TensorData;
 using graph::ValueId;
 
-// Uniform in [-1, 1) in `t` (f32, f64, f16, bf16).
-TensorData random_tensor(DType t, const std::vector<int64_t>& dims, std::mt19937& gen) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = u(gen);
+// `v` rounded to `t` (f32, f64, f16, bf16).
+TensorData float_tensor(DType t, const std::vector<int64_t>& dims, const std::vector<double>& v) {
   if (t == DType::kF64) return TensorData::from_vector<double>(t, dims, v);
   if (t == DType::kF32) return TensorData::from_vector<float>(t, dims, {v.begin(), v.end()});
   std::vector<uint16_t> bits(v.size());
@@ -46,6 +41,16 @@ TensorData random_tensor(DType t, const std::vector<int64_t>& dims, std::mt19937
     bits[i] = t == DType::kF16 ? float_to_half_bits(static_cast<float>(v[i]))
                                : float_to_bf16_bits(static_cast<float>(v[i]));
   return TensorData::from_vector<uint16_t>(t, dims, bits);
+}
+
+// Uniform in [-1, 1) in `t`.
+TensorData random_tensor(DType t, const std::vector<int64_t>& dims, std::mt19937& gen) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) x = u(gen);
+  return float_tensor(t, dims, v);
 }
 
 struct AttnCase {
@@ -80,22 +85,12 @@ void check_case(const AttnCase& c, DType t, unsigned seed) {
       for (size_t i = 0; i < m.size(); ++i) m[i] = (i * 7 + 3) % 5 != 0;  // some keys hidden
       ins.push_back(input("mask", TensorData::from_vector<uint8_t>(DType::kBool, c.mask_dims, m)));
     } else {
-      std::vector<float> m(static_cast<size_t>(n));
-      for (size_t i = 0; i < m.size(); ++i) m[i] = (i % 4 == 1) ? -INFINITY : 0.25f * (i % 3);
+      std::vector<double> m(static_cast<size_t>(n));
+      for (size_t i = 0; i < m.size(); ++i) m[i] = (i % 4 == 1) ? -INFINITY : 0.25 * (i % 3);
       // The first row of the mask hides every key: that row attends to nothing (zeros).
       if (c.mask == "float_all_masked_row")
         for (int64_t j = 0; j < c.mask_dims.back(); ++j) m[static_cast<size_t>(j)] = -INFINITY;
-      TensorData f = TensorData::from_vector<float>(DType::kF32, c.mask_dims, m);
-      if (t != DType::kF32) {
-        const std::vector<double> d = f.to_f64_vector();
-        std::vector<uint16_t> bits(d.size());
-        for (size_t i = 0; i < d.size(); ++i)
-          bits[i] = t == DType::kF16 ? float_to_half_bits(static_cast<float>(d[i]))
-                                     : float_to_bf16_bits(static_cast<float>(d[i]));
-        f = t == DType::kF64 ? TensorData::from_vector<double>(t, c.mask_dims, d)
-                             : TensorData::from_vector<uint16_t>(t, c.mask_dims, bits);
-      }
-      ins.push_back(input("mask", std::move(f)));
+      ins.push_back(input("mask", float_tensor(t, c.mask_dims, m)));
     }
   }
   if (c.past) {

@@ -145,14 +145,7 @@ TEST_F(EngineCuda, CalibratedAutoRunsTheHotProductInBf16) {
   const std::vector<Tensor> out = e.run({{"x", x}});
   EXPECT_TRUE(finite(out[0]));
   const std::vector<Tensor> ref = Engine::load(path, cuda_options()).run({{"x", x}});
-  const std::vector<float> r = ref[0].to_float_vector(), o = out[0].to_float_vector();
-  double dot = 0, nr = 0, no = 0;
-  for (size_t i = 0; i < r.size(); ++i) {
-    dot += double(r[i]) * o[i];
-    nr += double(r[i]) * r[i];
-    no += double(o[i]) * o[i];
-  }
-  EXPECT_GT(dot / std::sqrt(nr * no), 0.999);
+  EXPECT_GT(test::cosine(ref[0], out[0]), 0.999);
   const std::string report = e.precision_report_json();
   EXPECT_NE(report.find("\"dtype\": \"bf16\""), std::string::npos) << report;
 }

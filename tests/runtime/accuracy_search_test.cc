@@ -16,6 +16,7 @@
 #include <string>
 
 #include "amp/engine.h"
+#include "tests/test_util/engine_cases.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -45,16 +46,7 @@ double worst_cosine(const Engine& e, const Engine& ref, const std::vector<Tensor
   for (const Tensor& x : xs) {
     const auto got = e.run({{"x", x}});
     const auto want = ref.run({{"x", x}});
-    for (size_t o = 0; o < got.size(); ++o) {
-      const auto a = got[o].to_float_vector(), b = want[o].to_float_vector();
-      double dot = 0, na = 0, nb = 0;
-      for (size_t i = 0; i < a.size(); ++i) {
-        dot += double(a[i]) * b[i];
-        na += double(a[i]) * a[i];
-        nb += double(b[i]) * b[i];
-      }
-      worst = std::min(worst, na == 0 || nb == 0 ? 0.0 : dot / std::sqrt(na * nb));
-    }
+    for (size_t o = 0; o < got.size(); ++o) worst = std::min(worst, test::cosine(want[o], got[o]));
   }
   return worst;
 }

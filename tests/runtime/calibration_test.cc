@@ -16,6 +16,7 @@
 #include "amp/tensor_io.h"
 #include "graph/ir/graph_builder.h"
 #include "runtime/calibration.h"
+#include "tests/test_util/engine_cases.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -49,8 +50,8 @@ class Calibration : public ::testing::Test {
     return opt;
   }
 
-  static std::vector<float> run(const std::string& model, const Options& opt, const Tensor& x) {
-    return Engine::load(model, opt).run({{"x", x}})[0].to_float_vector();
+  static Tensor run(const std::string& model, const Options& opt, const Tensor& x) {
+    return Engine::load(model, opt).run({{"x", x}})[0];
   }
 
   // node -> dtype in the engine's precision report.
@@ -66,25 +67,15 @@ class Calibration : public ::testing::Test {
   std::string model_;
 };
 
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, na = 0, nb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    dot += double(a[i]) * b[i];
-    na += double(a[i]) * a[i];
-    nb += double(b[i]) * b[i];
-  }
-  return dot / std::sqrt(na * nb);
-}
-
-bool all_finite(const std::vector<float>& v) {
-  for (float x : v)
+bool all_finite(const Tensor& t) {
+  for (float x : t.to_float_vector())
     if (!std::isfinite(x)) return false;
   return true;
 }
 
 TEST_F(Calibration, OverflowGuardKeepsTheHotNodesFp32) {
   const Tensor x = sample(1);
-  const std::vector<float> ref = run(model_, low(Precision::kFp32), x);
+  const Tensor ref = run(model_, low(Precision::kFp32), x);
   ASSERT_TRUE(all_finite(ref));
   // Plain fp16: the first product overflows, Inf/NaN come out.
   EXPECT_FALSE(all_finite(run(model_, low(Precision::kFp16), x)));
@@ -92,9 +83,9 @@ TEST_F(Calibration, OverflowGuardKeepsTheHotNodesFp32) {
   Options opt = low(Precision::kFp16);
   opt.calibration = {{{"x", sample(2)}}, {{"x", sample(3)}}};
   const Engine e = Engine::load(model_, opt);
-  const std::vector<float> got = e.run({{"x", x}})[0].to_float_vector();
+  const Tensor got = e.run({{"x", x}})[0];
   ASSERT_TRUE(all_finite(got));
-  EXPECT_GE(cosine(ref, got), 0.9999);
+  EXPECT_GE(test::cosine(ref, got), 0.9999);
   const auto d = dtypes(e);
   EXPECT_EQ(d.at("hot_matmul"), "f32");
   EXPECT_EQ(d.at("scale"), "f32");  // reads the hot value: casting it to fp16 overflows too
@@ -106,13 +97,13 @@ TEST_F(Calibration, OverflowGuardKeepsTheHotNodesFp32) {
 
 TEST_F(Calibration, AutoRunsTheHotNodesBf16) {
   const Tensor x = sample(1);
-  const std::vector<float> ref = run(model_, low(Precision::kFp32), x);
+  const Tensor ref = run(model_, low(Precision::kFp32), x);
   Options opt = low(Precision::kAuto);
   opt.calibration = {{{"x", sample(2)}}};
   const Engine e = Engine::load(model_, opt);
-  const std::vector<float> got = e.run({{"x", x}})[0].to_float_vector();
+  const Tensor got = e.run({{"x", x}})[0];
   ASSERT_TRUE(all_finite(got));
-  EXPECT_GE(cosine(ref, got), 0.999);
+  EXPECT_GE(test::cosine(ref, got), 0.999);
   const auto d = dtypes(e);
   EXPECT_EQ(d.at("hot_matmul"), "bf16");
   EXPECT_EQ(d.at("scale"), "bf16");
@@ -131,9 +122,9 @@ TEST_F(Calibration, AutoRunsTheHotNodesBf16) {
 TEST_F(Calibration, NeverChangesFp32AndReadsSampleDirectories) {
   const Tensor x = sample(1);
   Options opt = low(Precision::kFp32);
-  const std::vector<float> ref = run(model_, opt, x);
+  const std::vector<float> ref = run(model_, opt, x).to_float_vector();
   opt.calibration = {{{"x", sample(2)}}};
-  EXPECT_EQ(run(model_, opt, x), ref);
+  EXPECT_EQ(run(model_, opt, x).to_float_vector(), ref);
 
   // test_data_set_* folders of input_0.pb, as the ONNX test data lays them out.
   for (int s = 0; s < 2; ++s) {
@@ -144,7 +135,7 @@ TEST_F(Calibration, NeverChangesFp32AndReadsSampleDirectories) {
   Options fp16 = low(Precision::kFp16);
   fp16.calibration_dirs = {(dir_ / "calib").string()};
   const Engine e = Engine::load(model_, fp16);
-  EXPECT_TRUE(all_finite(e.run({{"x", x}})[0].to_float_vector()));
+  EXPECT_TRUE(all_finite(e.run({{"x", x}})[0]));
   EXPECT_NE(e.precision_note().find("2 sample(s)"), std::string::npos) << e.precision_note();
 }
 

@@ -55,7 +55,7 @@ Agreement agreement(const graph::TensorData& expected, const Tensor& actual) {
     r.scale = std::max(r.scale, std::fabs(e[k]));
     r.max_rel = std::max(r.max_rel, std::fabs(e[k] - a[k]) / std::max(std::fabs(e[k]), 1e-3));
   }
-  r.cosine = ne == 0 && na == 0 ? 1.0 : dot / std::sqrt(ne * na);
+  r.cosine = ne == 0 && na == 0 ? 1.0 : ne == 0 || na == 0 ? 0.0 : dot / std::sqrt(ne * na);
   const auto& dims = expected.dims();
   if (dims.size() == 2 && dims[1] > 1) {
     for (int64_t row = 0; row < dims[0]; ++row) {
@@ -66,6 +66,10 @@ Agreement agreement(const graph::TensorData& expected, const Tensor& actual) {
     }
   }
   return r;
+}
+
+double cosine(const Tensor& expected, const Tensor& actual) {
+  return agreement(to_data(expected), actual).cosine;
 }
 
 }  // namespace amp::test

@@ -24,6 +24,9 @@ struct Agreement {
   double cosine = 0, max_abs = 0, max_rel = 0, scale = 0;
   bool argmax_same = true;  // per row, for [N, C] outputs with C > 1
 };
+// An all-zero tensor against a non-zero one has cosine 0 (as amprun's verdict says).
 Agreement agreement(const graph::TensorData& expected, const Tensor& actual);
+// agreement(...).cosine of two engine outputs.
+double cosine(const Tensor& expected, const Tensor& actual);
 
 }  // namespace amp::test
