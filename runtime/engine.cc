@@ -106,7 +106,7 @@ std::string Engine::policy_json() const {
 }
 
 std::string Engine::precision_report_json() const {
-  return impl_->precision_json;
+  return impl_->precision_json.empty() ? "{}" : impl_->precision_json;
 }
 std::string Engine::precision_report_dot() const {
   return impl_->precision_dot;

@@ -73,6 +73,9 @@ def main():
                         if not inc.startswith("amp/") and not os.path.exists(os.path.join(ROOT, inc)):
                             if inc.startswith("graph/schema/"):
                                 continue  # generated in the build tree
+                            proto = re.sub(r"(\.grpc)?\.pb\.h$", ".proto", inc)
+                            if proto != inc and os.path.exists(os.path.join(ROOT, proto)):
+                                continue  # generated in the build tree from a .proto here
                             problems.append(f'{path}:{lineno}: "{inc}" is not a path from the '
                                             "repository root")
                             continue

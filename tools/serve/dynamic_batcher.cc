@@ -197,6 +197,7 @@ void DynamicBatcher::execute(int instance, std::vector<Pending> batch, int64_t r
       merged.push_back({batch[0].inputs[k].name, std::move(t)});
     }
   }
+  const Clock::time_point merged_at = Clock::now();
   std::vector<Tensor> outs;
   ErrorCode code = ErrorCode::kOk;
   std::string message;
@@ -221,7 +222,7 @@ void DynamicBatcher::execute(int instance, std::vector<Pending> batch, int64_t r
     code = ErrorCode::kInternal;
     message = e.what();
   }
-  const int64_t compute_us = micros(Clock::now() - start);
+  const Clock::time_point ran_at = Clock::now();
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.executions;
@@ -232,11 +233,13 @@ void DynamicBatcher::execute(int instance, std::vector<Pending> batch, int64_t r
   }
   int64_t offset = 0;  // rows before this request
   for (Pending& p : batch) {
+    const Clock::time_point split_at = Clock::now();
     Response r;
     r.code = code;
     r.message = message;
     r.queue_us = micros(start - p.enqueued);
-    r.compute_us = compute_us;
+    r.compute_input_us = micros(merged_at - start);
+    r.compute_infer_us = micros(ran_at - merged_at);
     r.batch_rows = static_cast<int>(rows);
     if (code == ErrorCode::kOk) {
       for (size_t o = 0; o < outs.size(); ++o) {
@@ -255,6 +258,8 @@ void DynamicBatcher::execute(int instance, std::vector<Pending> batch, int64_t r
       }
     }
     offset += p.rows;
+    r.compute_output_us = micros(Clock::now() - split_at);
+    r.compute_us = r.compute_input_us + r.compute_infer_us + r.compute_output_us;
     p.promise.set_value(std::move(r));
   }
 }

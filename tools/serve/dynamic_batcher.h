@@ -53,8 +53,11 @@ struct Response {
   ErrorCode code = ErrorCode::kOk;
   std::string message;  // why, when code != kOk
   std::vector<NamedTensor> outputs;
-  int64_t queue_us = 0;     // from submit() to the start of its execution
-  int64_t compute_us = 0;   // the execution it was part of
+  int64_t queue_us = 0;    // from submit() to the start of its execution
+  int64_t compute_us = 0;  // the execution it was part of: input + infer + output
+  // Its phases, as Triton's metrics split them: merging the batch's inputs, running the
+  // model, and cutting this request's rows out of the outputs.
+  int64_t compute_input_us = 0, compute_infer_us = 0, compute_output_us = 0;
   int batch_rows = 0;       // rows of that execution (its own and its companions')
   bool timed_out = false;   // its deadline passed in the queue
   bool overloaded = false;  // refused: the queue was full or the batcher stopping

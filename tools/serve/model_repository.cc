@@ -175,6 +175,13 @@ std::vector<std::string> output_names(const Engine& e) {
 
 ServedModel::ServedModel(const ModelConfig& config)
     : config_(config), engine_(Engine::load(config.model_path, config.options)) {
+  if (config_.batching.max_batch_size > 0)
+    for (const TensorInfo& in : engine_.inputs())
+      if (in.shape.empty() || in.shape[0] >= 0) {
+        note_ = "input '" + in.name + "' has no symbolic first dim to batch on: max_batch_size 0";
+        config_.batching.max_batch_size = 0;
+        break;
+      }
   const int n = std::max(1, config_.batching.instances);
   for (int i = 0; i < n; ++i) contexts_.push_back(engine_.create_context());
   batcher_ = std::make_unique<DynamicBatcher>(

@@ -46,16 +46,21 @@ void parse_model_config(const std::string& text, const std::string& where,
                         const std::string& model_dir, ModelConfig& config);
 
 // A loaded model: its Engine, one ExecutionContext per instance, and the batcher in front.
+// A model whose inputs do not all start with a symbolic dim has no batch dim to merge on:
+// its max_batch_size becomes 0 (requests run one by one) and note() says why.
 class ServedModel {
  public:
   explicit ServedModel(const ModelConfig& config);  // loads; throws amp::Error
+  // The configuration in effect (max_batch_size possibly lowered to 0, see above).
   const ModelConfig& config() const { return config_; }
+  const std::string& note() const { return note_; }
   const Engine& engine() const { return engine_; }
   DynamicBatcher& batcher() { return *batcher_; }
 
  private:
   ModelConfig config_;
   Engine engine_;
+  std::string note_;
   std::vector<ExecutionContext> contexts_;
   std::unique_ptr<DynamicBatcher> batcher_;  // last: stopped (drained) before the contexts go
 };
