@@ -4,6 +4,7 @@
 // failure to create it is a Status of that run.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,11 @@ class ContextImpl {
 
  private:
   Status bind(const std::vector<const Tensor*>& inputs);
+  // The thread governor of the bound plan. Each plan (input shapes) keeps its own
+  // measurements, so a server alternating batch sizes does not start over at every change;
+  // at most kMaxGovernors are kept (the engine caches 16 plans).
+  runtime::ThreadGovernor& governor();
+  static constexpr size_t kMaxGovernors = 32;
   // Declaration order matters: the executor and plan go before the engine they came from.
   const EngineImpl* engine_;
   std::shared_ptr<const EngineImpl> keepalive_;
@@ -35,7 +41,8 @@ class ContextImpl {
   std::unique_ptr<runtime::Executor> executor_;
   bool profiling_ = false;
   runtime::RunProfiler profiler_;
-  runtime::ThreadGovernor governor_;
+  const runtime::ThreadGovernor governor_template_;
+  std::map<const runtime::ExecutionPlan*, runtime::ThreadGovernor> governors_;
   RunProfile last_profile_;
 };
 

@@ -19,7 +19,8 @@
 //         best (a neighbour arrived),
 //       * or kProbeInterval runs passed since the last probe (a neighbour left);
 //   - after a probe, switch when the probe's median beats the current average by 10%.
-// A change of bound shapes (a new plan) starts over. With N == 1 there is nothing to
+// Each bound plan (input shapes) has a governor of its own (ContextImpl::governor), so a
+// server alternating batch sizes keeps what it measured. With N == 1 there is nothing to
 // choose. Cost on a quiet machine: one probe of 3 single-thread runs per kProbeInterval.
 // Kernels prepare for both thread counts (kernels/cpu/dnnl_common.h: DnnlPrimitivePair), so
 // switching needs no re-planning; results may differ in the last bits between the two, as

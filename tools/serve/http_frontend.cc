@@ -1,6 +1,9 @@
 #include "tools/serve/http_frontend.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 #include "tools/serve/serve_error.h"
 #include "tools/serve/v2_json_codec.h"
@@ -50,6 +53,14 @@ HttpFrontend::HttpFrontend(InferenceService& service, HttpOptions options, bool 
   s.set_payload_max_length(options_.max_body);
   s.set_keep_alive_max_count(1u << 20);
   s.set_keep_alive_timeout(options_.keep_alive_s);
+  // httplib writes a response's headers and body separately; with Nagle's algorithm the
+  // body then waits for the client's delayed ACK (40 ms a request). Accepted sockets inherit
+  // TCP_NODELAY from the listening one.
+  s.set_socket_options([](int sock) {
+    httplib::default_socket_options(sock);
+    const int one = 1;
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  });
   // Statuses httplib sets itself (404 no route, 413 over the cap, 400 unreadable request)
   // get the protocol's error body too.
   s.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
