@@ -29,7 +29,7 @@ class ModelRepository : public ::testing::Test {
     }
     fs::remove(cnn);
     fs::create_directories(repo_ / "notes");  // no model file: not a model
-    write("cnn", R"({"backend": "cpu", "precision": "fp32", "instances": 2,
+    write("cnn", R"({"backend": "cpu", "precision": "fp32", "instances": 2, "threads": 1,
                      "max_batch_size": 4, "max_queue_delay_us": 50000,
                      "preferred_batch_size": [2, 4], "max_queue": 16})");
   }
@@ -57,6 +57,7 @@ TEST_F(ModelRepository, FoldersWithModelsAndTheirConfigs) {
   EXPECT_EQ(models[1].name, "plain");
   EXPECT_EQ(models[0].options.backend, BackendKind::kCpu);
   EXPECT_EQ(models[0].batching.instances, 2);
+  EXPECT_EQ(models[0].options.threads, 1);
   EXPECT_EQ(models[0].batching.max_batch_size, 4);
   EXPECT_EQ(models[0].batching.max_queue_delay.count(), 50000);
   EXPECT_EQ(models[0].batching.preferred_batch_sizes, (std::vector<int>{2, 4}));

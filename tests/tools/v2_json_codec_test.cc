@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+
+#include "tests/fuzz/v2_request_pipeline.h"
 
 #include "tools/serve/infer_request.h"
 #include "tools/serve/serve_error.h"
@@ -141,6 +146,22 @@ TEST(V2JsonCodec, EncodesJsonAndBinaryOutputs) {
   const EncodedResponse j = encode_infer_response("m", "", {{"a", a}}, {false});
   EXPECT_FALSE(j.header_length.has_value());
   EXPECT_FALSE(json::parse(j.body).contains("id"));
+}
+
+// The fuzzer's seeds and every finding saved beside them (tools/fuzz/run_serve_fuzzer.sh)
+// go through the fuzzer's own pipeline: each parses or is refused, nothing else.
+TEST(V2JsonCodec, FuzzSeedsParseOrAreRefused) {
+  const std::filesystem::path dir = std::filesystem::path(AMP_TEST_DATA_DIR) / "fuzz" / "v2";
+  int parsed = 0, files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    std::ifstream f(e.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)),
+                                     std::istreambuf_iterator<char>());
+    ++files;
+    EXPECT_NO_THROW(parsed += fuzz::run_v2_request(bytes.data(), bytes.size()) ? 1 : 0) << e.path();
+  }
+  EXPECT_GE(files, 4);
+  EXPECT_GE(parsed, 2);  // the valid seeds really parse
 }
 
 }  // namespace

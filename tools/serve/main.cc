@@ -1,7 +1,7 @@
 // amp-serve: serves the models of a model repository over the Open Inference Protocol
 // (KServe v2 / Triton): REST, gRPC, and Prometheus metrics.
 //
-//   amp-serve --model-repository DIR [--http-port 8000] [--grpc-port 8001]
+//   amp-serve --model-repository DIR [--http-port 8000] [--grpc-port 8001]   (or --flag=value)
 //             [--metrics-port 8002] [--host 0.0.0.0] [--http-threads 64]
 //             [--max-body-mb 64] [--request-timeout-ms 0]
 //
@@ -59,10 +59,16 @@ int64_t integer(const std::string& flag, const std::string& value, int64_t lo, i
 Args parse_args(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
+    // "--flag value" or "--flag=value" (what container args usually use).
+    std::string flag = argv[i];
+    std::optional<std::string> inline_value;
+    if (const size_t eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = flag.substr(eq + 1);
+      flag.resize(eq);
+    }
     if (flag == "--help" || flag == "-h") usage("help");
-    if (i + 1 >= argc) usage(flag + " needs a value");
-    const std::string v = argv[++i];
+    if (!inline_value && i + 1 >= argc) usage(flag + " needs a value");
+    const std::string v = inline_value ? *inline_value : argv[++i];
     if (flag == "--model-repository")
       a.repository = v;
     else if (flag == "--host")

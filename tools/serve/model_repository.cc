@@ -93,6 +93,8 @@ void parse_model_config(const std::string& content, const std::string& where,
       config.options.policy_file = inside(model_dir, text(v, where, key), where, key);
     } else if (key == "calibration") {
       config.options.calibration_dirs = {inside(model_dir, text(v, where, key), where, key)};
+    } else if (key == "threads") {
+      config.options.threads = static_cast<int>(integer(v, where, key, 0, 1024));
     } else if (key == "instances") {
       config.batching.instances = static_cast<int>(integer(v, where, key, 1, 256));
     } else if (key == "max_batch_size") {
@@ -118,10 +120,10 @@ void parse_model_config(const std::string& content, const std::string& where,
         config.options.input_shapes[s.key()] = std::move(dims);
       }
     } else {
-      fail(where,
-           "unknown key '" + key +
-               "' (expected backend, precision, policy, calibration, instances, max_batch_size, "
-               "max_queue_delay_us, preferred_batch_size, max_queue, input_shapes)");
+      fail(where, "unknown key '" + key +
+                      "' (expected backend, precision, policy, calibration, threads, instances, "
+                      "max_batch_size, "
+                      "max_queue_delay_us, preferred_batch_size, max_queue, input_shapes)");
     }
   }
   for (int p : config.batching.preferred_batch_sizes)

@@ -6,6 +6,7 @@
 //     "precision": "fp16",               // fp32 | fp16 | bf16 | auto
 //     "policy": "policy.json",           // AMP policy file, relative to the model's folder
 //     "calibration": "calib",            // calibration samples (folder, relative)
+//     "threads": 1,                      // CPU threads per run (0: all cores)
 //     "instances": 2,                    // execution contexts, one worker thread each
 //     "max_batch_size": 8,               // 0: the model has no batch dim (no merging)
 //     "max_queue_delay_us": 100,
