@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "amp/version.h"
 #include "runtime/common/half.h"
 #include "tools/serve/grpc_service.grpc.pb.h"
 #include "tools/serve/serve_error.h"
@@ -203,7 +204,7 @@ class GrpcService final : public inference::GRPCInferenceService::Service {
   grpc::Status ServerMetadata(grpc::ServerContext*, const inference::ServerMetadataRequest*,
                               inference::ServerMetadataResponse* resp) override {
     resp->set_name(kServerName);
-    resp->set_version(kServerVersion);
+    resp->set_version(amp::version());
     for (const std::string& e : server_extensions()) resp->add_extensions(e);
     return grpc::Status::OK;
   }

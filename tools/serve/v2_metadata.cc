@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "amp/version.h"
 #include "tools/serve/infer_request.h"
 
 namespace amp::serve {
@@ -39,7 +40,7 @@ std::string instance_kind(const Engine& engine) {
 
 std::string server_metadata_json() {
   return json{
-      {"name", kServerName}, {"version", kServerVersion}, {"extensions", server_extensions()}}
+      {"name", kServerName}, {"version", amp::version()}, {"extensions", server_extensions()}}
       .dump();
 }
 

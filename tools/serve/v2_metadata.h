@@ -15,7 +15,6 @@
 namespace amp::serve {
 
 inline constexpr const char* kServerName = "amprt";
-inline constexpr const char* kServerVersion = "0.2.0";
 inline constexpr const char* kPlatform = "amprt";
 // The protocol extensions amp-serve implements.
 std::vector<std::string> server_extensions();
