@@ -6,15 +6,7 @@
 #   tests/python/run_pytest.sh AMPRUN AMP_MAKE_DEMO [pytest args]
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-PY="${AMP_VENV:-$ROOT/.venv}/bin/python"
+source "$ROOT/tools/setup/venv_python.sh" "import pytest, numpy, amprt" "pytest / the amprt package"
 export AMPRUN="$1" AMP_MAKE_DEMO="$2"
 shift 2
-if [ ! -x "$PY" ]; then
-  echo "SKIP: no venv at ${AMP_VENV:-$ROOT/.venv} (bash tools/setup/python_venv.sh makes it)"
-  exit 77
-fi
-if ! "$PY" -c "import pytest, numpy, amprt" 2>/dev/null; then
-  echo "SKIP: pytest or the amprt package is not installed in the venv (no PyPI?)"
-  exit 77
-fi
 cd "$ROOT/tests/python" && exec "$PY" -m pytest -q -p no:cacheprovider "$@" .

@@ -9,14 +9,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="$(cd "$1" && pwd)"
-PY="${AMP_VENV:-$ROOT/.venv}/bin/python"
-if [ ! -x "$PY" ]; then
-  echo "SKIP: no venv at ${AMP_VENV:-$ROOT/.venv} (bash tools/setup/python_venv.sh makes it)"
-  exit 77
-fi
-if ! "$PY" -c "import scikit_build_core, nanobind, numpy" 2>/dev/null; then
-  echo "SKIP: scikit-build-core / nanobind not installed in the venv (no PyPI?)"
-  exit 77
-fi
+source "$ROOT/tools/setup/venv_python.sh" "import scikit_build_core, nanobind, numpy" \
+  "scikit-build-core / nanobind"
 exec "$PY" -m pip install --no-build-isolation --disable-pip-version-check -q "$ROOT" \
   -Cbuild-dir="$BUILD"
