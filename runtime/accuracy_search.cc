@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "runtime/backend/cpu_backend.h"
@@ -81,6 +82,9 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
   ++r.evaluations;
   r.after = r.before;
   r.met = r.before.meets(target);
+  // A prefix length of `rest` known to meet the target together with the pins (from an
+  // earlier evaluation of exactly that set of pins), so a round need not test it again.
+  std::optional<size_t> known_to_meet;
   while (!r.met) {
     std::set<std::string> pinned(r.pinned.begin(), r.pinned.end());
     std::vector<std::string> rest;
@@ -92,15 +96,20 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
       pins.insert(pins.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(k));
       return pins;
     };
-    // Pinning everything left must meet the target, else no prefix does.
-    AMP_ASSIGN_OR_RETURN(AccuracyScore all, evaluate(g, policy, with_prefix(rest.size()), samples,
-                                                     reference, *runner, nullptr));
-    ++r.evaluations;
-    if (!all.meets(target)) {
-      r.after = all;
-      break;
+    size_t hi = rest.size();  // with_prefix(hi) meets the target
+    if (known_to_meet) {
+      hi = *known_to_meet;
+    } else {
+      // Pinning everything left must meet the target, else no prefix does.
+      AMP_ASSIGN_OR_RETURN(AccuracyScore all, evaluate(g, policy, with_prefix(rest.size()), samples,
+                                                       reference, *runner, nullptr));
+      ++r.evaluations;
+      if (!all.meets(target)) {
+        r.after = all;
+        break;
+      }
     }
-    size_t lo = 0, hi = rest.size();  // with_prefix(lo) misses, with_prefix(hi) meets
+    size_t lo = 0;  // with_prefix(0), the pins alone, misses (evaluated last round)
     while (hi - lo > 1) {
       const size_t mid = lo + (hi - lo) / 2;
       AMP_ASSIGN_OR_RETURN(AccuracyScore s, evaluate(g, policy, with_prefix(mid), samples,
@@ -113,6 +122,9 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
       }
     }
     r.pinned.push_back(rest[hi - 1]);
+    // Next round: its rest lacks rest[hi - 1], so its prefix of hi - 1 with the new pins is
+    // the set just found to meet: the next culprit lies before it.
+    known_to_meet = hi - 1;
     // The pins so far, without the rest of the prefix: met already, or another round.
     AMP_ASSIGN_OR_RETURN(r.after,
                          evaluate(g, policy, r.pinned, samples, reference, *runner, nullptr));

@@ -12,8 +12,12 @@
 //   while the plan with P pinned misses the target:
 //     binary-search the smallest k such that pinning P + L[0..k) (L without P) meets it;
 //     add L[k-1], the node whose pinning crosses the line, to P.
-// Each round costs ~log2 |L| + 1 plan-and-run evaluations, so p pins cost ~p log2 |L|,
-// against |L| per pin for a greedy search that tries every node (tests compare the two).
+// The first round checks that pinning all of L meets the target at all. A later round
+// needs no such check and searches only below the previous k: with L[k-1] moved into P,
+// P + L[0..k-1) is exactly the set the previous round found to meet the target, so the
+// next culprit lies before it. Each round costs at most ~log2 |L| + 1 plan-and-run
+// evaluations, so p pins cost ~p log2 |L|, against |L| per pin for a greedy search that
+// tries every node (tests compare the two).
 // It assumes pinning more nodes never makes the error larger (monotone), which holds for
 // the usual culprits (an overflowing or cancelling node) but is not guaranteed: the result
 // is then still a plan that meets the target, maybe with more pins than needed. If pinning
