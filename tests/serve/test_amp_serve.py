@@ -306,6 +306,14 @@ def test_timeout_is_504(server):
     assert e.value.status() == "504"
 
 
+def test_huge_timeout_is_no_timeout(server):
+    body = json.dumps({"parameters": {"timeout": 2 ** 63 - 1},
+                       "inputs": [{"name": "image", "datatype": "FP32", "shape": [1, 3, 32, 32],
+                                   "data": [0.0] * 3072}]}).encode()
+    got, data = raw_post(server, "/v2/models/cnn/infer", body)
+    assert got == 200, data
+
+
 def test_grpc_deadline_exceeded(server):
     c = grpcclient.InferenceServerClient(server.grpc)
     with pytest.raises(InferenceServerException) as e:

@@ -31,7 +31,9 @@ struct HttpOptions {
   int port = 8000;   // 0: pick a free port (see port())
   int threads = 64;  // connection threads: at least the clients' concurrency
   size_t max_body = 64u << 20;
-  int keep_alive_s = 30;
+  // An idle keep-alive connection is closed after this long. httplib notices a stop() only
+  // between requests, so SIGTERM waits up to this long for idle connections: keep it short.
+  int keep_alive_s = 5;
 };
 
 class HttpFrontend {

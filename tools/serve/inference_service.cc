@@ -107,7 +107,10 @@ InferResult InferenceService::infer(const std::string& model, const std::string&
 InferResult InferenceService::run(const Entry& e, InferRequest request) {
   const auto now = std::chrono::steady_clock::now();
   Clock::time_point deadline = Clock::time_point::max();
-  const int64_t timeout_us = request.timeout_us.value_or(options_.default_timeout.count());
+  // Capped at a year: a client's huge timeout must not overflow the clock's nanoseconds.
+  constexpr int64_t kMaxTimeoutUs = int64_t{365} * 24 * 3600 * 1000000;
+  const int64_t timeout_us =
+      std::min(request.timeout_us.value_or(options_.default_timeout.count()), kMaxTimeoutUs);
   if (timeout_us > 0) deadline = now + std::chrono::microseconds(timeout_us);
 
   // Inferences, as Triton counts them: a request of n batch rows is n.
