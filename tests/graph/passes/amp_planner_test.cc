@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "graph/ir/graph_builder.h"
 #include "graph/ir/verifier.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/amp/amp_policy.h"
 #include "graph/passes/amp/cast_cleanup.h"
 #include "graph/passes/amp/precision_report.h"
+#include "runtime/common/half.h"
 
 namespace amp::graph {
 namespace {
@@ -241,6 +244,53 @@ TEST(AmpPlanner, OutOfRangeConstants) {
   for (const Value& v : g2.values) {
     if (!v.is_constant() || v.dtype != DType::kF16) continue;
     for (double d : v.constant->to_f64_vector()) EXPECT_EQ(d, 65504.0);
+  }
+}
+
+// Weights are converted in bulk (vectorized); every special value must come out as the
+// element-by-element conversion (float_to_half_bits / float_to_bf16_bits) gives it.
+TEST(AmpPlanner, BulkWeightConversionRoundsAsTheScalarOne) {
+  const std::vector<float> special = {0.0f,
+                                      -0.0f,
+                                      1.0f,
+                                      -2.5f,
+                                      65504.0f,
+                                      65520.0f,
+                                      1e-8f,
+                                      6e-5f,
+                                      3e-5f,
+                                      1.0009765625f,
+                                      1.00048828125f,
+                                      std::numeric_limits<float>::infinity(),
+                                      -std::numeric_limits<float>::infinity(),
+                                      std::numeric_limits<float>::quiet_NaN(),
+                                      3.4e38f,
+                                      1.00390625f,
+                                      1.001953125f,
+                                      -1e-40f,
+                                      7.0e4f,
+                                      123.456f};
+  std::vector<float> w(64);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = special[i % special.size()] * (i < 32 ? 1 : -1);
+  for (DType low : {DType::kF16, DType::kBF16}) {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {2, 8});
+    b.output(b.node(OpType::kMatMul,
+                    {x, b.constant("W", TensorData::from_vector<float>(DType::kF32, {8, 8}, w))}));
+    Graph g = finish(b);
+    AmpPolicy policy;
+    policy.target = low;
+    plan(g, policy);
+    bool found = false;
+    for (const Value& v : g.values) {
+      if (!v.is_constant() || v.dtype != low) continue;
+      found = true;
+      const uint16_t* bits = v.constant->data<uint16_t>();
+      for (size_t i = 0; i < w.size(); ++i)
+        EXPECT_EQ(bits[i], low == DType::kF16 ? float_to_half_bits(w[i]) : float_to_bf16_bits(w[i]))
+            << dtype_name(low) << " element " << i << " = " << w[i];
+    }
+    EXPECT_TRUE(found) << dtype_name(low);
   }
 }
 
