@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
 
 #include "tests/test_util/test_models.h"
 
@@ -118,6 +119,20 @@ TEST_F(ModelRepository, ServedModelAnswersThroughItsBatcher) {
     ASSERT_EQ(got.size(), alone.size());
     for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], alone[k], 1e-5);
   }
+}
+
+// Without a "threads" key, instances share the cores instead of each taking all of them.
+TEST_F(ModelRepository, InstancesShareTheCoresByDefault) {
+  ModelConfig c = scan_model_repository(repo_.string())[0];
+  c.options.threads = 0;
+  c.batching.instances = 2;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(ServedModel(c).config().options.threads, std::max(1, cores / 2));
+  c.batching.instances = 1;  // one instance: all cores, as an Engine alone
+  EXPECT_EQ(ServedModel(c).config().options.threads, 0);
+  c.batching.instances = 2;
+  c.options.threads = 2;  // an explicit key wins
+  EXPECT_EQ(ServedModel(c).config().options.threads, 2);
 }
 
 }  // namespace

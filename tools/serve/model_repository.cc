@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <limits>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 namespace amp::serve {
@@ -175,8 +176,26 @@ std::vector<std::string> output_names(const Engine& e) {
 
 }  // namespace
 
+namespace {
+
+// Without a "threads" key, N instances share the cores: each run gets cores / N threads
+// (at least one), so that N concurrent runs do not oversubscribe the CPU and spin-wait on
+// each other's cores (OpenMP's barriers). The CUDA backend ignores it.
+Options with_instance_threads(const ModelConfig& config) {
+  Options o = config.options;
+  const int instances = std::max(1, config.batching.instances);
+  if (o.threads == 0 && instances > 1) {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    o.threads = std::max(1, cores / instances);
+  }
+  return o;
+}
+
+}  // namespace
+
 ServedModel::ServedModel(const ModelConfig& config)
-    : config_(config), engine_(Engine::load(config.model_path, config.options)) {
+    : config_(config), engine_(Engine::load(config.model_path, with_instance_threads(config))) {
+  config_.options = with_instance_threads(config);
   if (config_.batching.max_batch_size > 0)
     for (const TensorInfo& in : engine_.inputs())
       if (in.shape.empty() || in.shape[0] >= 0) {

@@ -6,7 +6,7 @@
 //     "precision": "fp16",               // fp32 | fp16 | bf16 | auto
 //     "policy": "policy.json",           // AMP policy file, relative to the model's folder
 //     "calibration": "calib",            // calibration samples (folder, relative)
-//     "threads": 1,                      // CPU threads per run (0: all cores)
+//     "threads": 1,                      // CPU threads per run (default: cores / instances)
 //     "instances": 2,                    // execution contexts, one worker thread each
 //     "max_batch_size": 8,               // 0: the model has no batch dim (no merging)
 //     "max_queue_delay_us": 100,
@@ -48,7 +48,8 @@ void parse_model_config(const std::string& text, const std::string& where,
 
 // A loaded model: its Engine, one ExecutionContext per instance, and the batcher in front.
 // A model whose inputs do not all start with a symbolic dim has no batch dim to merge on:
-// its max_batch_size becomes 0 (requests run one by one) and note() says why.
+// its max_batch_size becomes 0 (requests run one by one) and note() says why. Without a
+// "threads" key, each run gets cores / instances CPU threads (at least one).
 class ServedModel {
  public:
   explicit ServedModel(const ModelConfig& config);  // loads; throws amp::Error
