@@ -143,22 +143,19 @@ InferRequest request_from_proto(const inference::ModelInferRequest& req, const S
   for (int i = 0; i < req.inputs_size(); ++i) {
     const auto& in = req.inputs(i);
     const std::string where = "input '" + in.name() + "'";
-    const std::optional<DType> dtype = dtype_from_v2(in.datatype());
-    if (!dtype) bad(where + ": datatype '" + in.datatype() + "' is not supported");
     const std::vector<int64_t> shape(in.shape().begin(), in.shape().end());
-    check_input(model.engine().inputs(), in.name(), *dtype, shape,
-                model.config().batching.max_batch_size);
-    const int64_t numel = checked_numel(shape, where);
+    const CheckedInput checked = check_input(model.engine().inputs(), in.name(), in.datatype(),
+                                             shape, model.config().batching.max_batch_size);
     if (raw) {
       const std::string& bytes = req.raw_input_contents(i);
-      const size_t want = static_cast<size_t>(numel) * dtype_size(*dtype);
-      if (bytes.size() != want)
+      if (bytes.size() != checked.bytes)
         bad(where + ": raw_input_contents has " + std::to_string(bytes.size()) +
-            " bytes, its shape and " + in.datatype() + " need " + std::to_string(want));
-      r.inputs.push_back({in.name(), Tensor::from_bytes(*dtype, shape, bytes.data(), want)});
-    } else {
+            " bytes, its shape and " + in.datatype() + " need " + std::to_string(checked.bytes));
       r.inputs.push_back(
-          {in.name(), tensor_from_contents(in.contents(), *dtype, shape, numel, where)});
+          {in.name(), Tensor::from_bytes(checked.dtype, shape, bytes.data(), checked.bytes)});
+    } else {
+      r.inputs.push_back({in.name(), tensor_from_contents(in.contents(), checked.dtype, shape,
+                                                          checked.numel, where)});
     }
   }
   for (const auto& o : req.outputs()) r.outputs.push_back({o.name(), false});

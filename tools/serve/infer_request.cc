@@ -70,8 +70,13 @@ int64_t checked_numel(const std::vector<int64_t>& shape, std::string_view what) 
   return n;
 }
 
-const TensorInfo& check_input(const std::vector<TensorInfo>& model_inputs, const std::string& name,
-                              DType dtype, const std::vector<int64_t>& shape, int max_batch_size) {
+CheckedInput check_input(const std::vector<TensorInfo>& model_inputs, const std::string& name,
+                         std::string_view datatype, const std::vector<int64_t>& shape,
+                         int max_batch_size) {
+  const std::optional<DType> parsed = dtype_from_v2(datatype);
+  if (!parsed)
+    bad("input '" + name + "': datatype '" + std::string(datatype) + "' is not supported");
+  const DType dtype = *parsed;
   const TensorInfo* info = nullptr;
   for (const TensorInfo& t : model_inputs)
     if (t.name == name) info = &t;
@@ -84,7 +89,7 @@ const TensorInfo& check_input(const std::vector<TensorInfo>& model_inputs, const
     bad(what + ": shape " + shape_string(shape) + " has rank " + std::to_string(shape.size()) +
         ", the model takes rank " + std::to_string(info->shape.size()) + " " +
         shape_string(info->shape));
-  checked_numel(shape, what);
+  const int64_t numel = checked_numel(shape, what);
   for (size_t d = 0; d < shape.size(); ++d) {
     if (d == 0 && max_batch_size > 0) {
       if (shape[0] < 1 || shape[0] > max_batch_size)
@@ -96,7 +101,7 @@ const TensorInfo& check_input(const std::vector<TensorInfo>& model_inputs, const
       bad(what + ": shape " + shape_string(shape) + " does not match the model's " +
           shape_string(info->shape) + " at dim " + std::to_string(d));
   }
-  return *info;
+  return {dtype, numel, static_cast<size_t>(numel) * dtype_size(dtype)};
 }
 
 void check_request(const InferRequest& request, const std::vector<TensorInfo>& model_inputs,

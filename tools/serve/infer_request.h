@@ -41,11 +41,20 @@ std::string_view triton_config_type(DType t);
 // and a hostile shape must not reach an allocation or overflow). Throws ServeError.
 int64_t checked_numel(const std::vector<int64_t>& shape, std::string_view what);
 
-// Checks one input tensor's description against the model's: known name, dtype, rank,
-// static dims; with max_batch_size > 0 the first dim is the batch (1..max_batch_size).
-// Returns the model input it matches. Throws ServeError (bad request) naming the problem.
-const TensorInfo& check_input(const std::vector<TensorInfo>& model_inputs, const std::string& name,
-                              DType dtype, const std::vector<int64_t>& shape, int max_batch_size);
+// What an input's description comes to once checked: its dtype, elements and bytes.
+struct CheckedInput {
+  DType dtype = DType::kUndefined;
+  int64_t numel = 0;
+  size_t bytes = 0;
+};
+
+// Checks one input tensor's description (both protocols send name, datatype, shape) against
+// the model's: a supported datatype, known name, the model's dtype, rank, static dims,
+// element count (checked_numel); with max_batch_size > 0 the first dim is the batch
+// (1..max_batch_size). Throws ServeError (bad request) naming the problem.
+CheckedInput check_input(const std::vector<TensorInfo>& model_inputs, const std::string& name,
+                         std::string_view datatype, const std::vector<int64_t>& shape,
+                         int max_batch_size);
 
 // Checks the request as a whole: every model input given exactly once, requested outputs
 // known and not repeated. Throws ServeError.

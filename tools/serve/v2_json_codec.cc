@@ -245,12 +245,10 @@ InferRequest parse_infer_request(std::string_view body, std::optional<size_t> he
     const std::string& name = string_member(in, "name", "inputs[" + std::to_string(i) + "]");
     const std::string where = "input '" + name + "'";
     const std::string& type_name = string_member(in, "datatype", where);
-    const std::optional<DType> dtype = dtype_from_v2(type_name);
-    if (!dtype) bad(where + ": datatype '" + type_name + "' is not supported");
     const std::vector<int64_t> shape = parse_shape(in, where);
-    check_input(model_inputs, name, *dtype, shape, max_batch_size);
-    const int64_t numel = checked_numel(shape, where);
-    const size_t bytes = static_cast<size_t>(numel) * dtype_size(*dtype);
+    const CheckedInput checked = check_input(model_inputs, name, type_name, shape, max_batch_size);
+    const DType dtype = checked.dtype;
+    const size_t bytes = checked.bytes;
 
     const json* data = member(in, "data");
     const json* binary_size = nullptr;
@@ -267,10 +265,11 @@ InferRequest parse_infer_request(std::string_view body, std::optional<size_t> he
         bad(where + ": binary_data_size " + std::to_string(size) + " but only " +
             std::to_string(binary.size()) + " bytes of binary data are left");
       request.inputs.push_back(
-          {name, Tensor::from_bytes(*dtype, shape, binary.data(), static_cast<size_t>(size))});
+          {name, Tensor::from_bytes(dtype, shape, binary.data(), static_cast<size_t>(size))});
       binary.remove_prefix(static_cast<size_t>(size));
     } else if (data) {
-      request.inputs.push_back({name, tensor_from_json_data(*data, *dtype, shape, numel, where)});
+      request.inputs.push_back(
+          {name, tensor_from_json_data(*data, dtype, shape, checked.numel, where)});
     } else {
       bad(where + ": needs \"data\" or parameters.binary_data_size");
     }
