@@ -242,7 +242,7 @@ class GrpcService final : public inference::GRPCInferenceService::Service {
       inference::ModelInstanceGroup* g = cfg->add_instance_group();
       g->set_name(c.name);
       g->set_count(c.batching.instances);
-      g->set_kind(instance_kind(m.engine()) == "KIND_GPU"
+      g->set_kind(m.engine().backend() == BackendKind::kCuda
                       ? inference::ModelInstanceGroup::KIND_GPU
                       : inference::ModelInstanceGroup::KIND_CPU);
       if (mbs > 0) {

@@ -132,7 +132,6 @@ InferResult InferenceService::run(const Entry& e, InferRequest request) {
   m.compute_infer_us += r.compute_infer_us;
   m.compute_output_us += r.compute_output_us;
   m.inference_count += rows;
-  m.exec_count = e.model->batcher().stats().executions;
 
   InferResult result;
   result.model = request.model;
@@ -155,7 +154,11 @@ InferResult InferenceService::run(const Entry& e, InferRequest request) {
 
 std::string InferenceService::metrics_text() const {
   std::vector<const ModelMetrics*> all;
-  for (const auto& [name, e] : models_) all.push_back(e.metrics.get());
+  for (const auto& [name, e] : models_) {
+    // Executions are the batcher's count, read when asked for rather than on every request.
+    e.metrics->exec_count = e.model->batcher().stats().executions;
+    all.push_back(e.metrics.get());
+  }
   return render_prometheus(all);
 }
 

@@ -38,7 +38,8 @@ struct ModelMetrics {
   PlanSummary plan;
   std::atomic<int64_t> success{0}, failure{0};
   std::atomic<int64_t> inference_count{0};  // batch rows answered OK
-  std::atomic<int64_t> exec_count{0};       // executions those rows took
+  std::atomic<int64_t> exec_count{0};       // executions those rows took (the batcher's
+                                            // count, copied in when the metrics are read)
   std::atomic<int64_t> request_us{0}, queue_us{0}, compute_input_us{0}, compute_infer_us{0},
       compute_output_us{0};
   std::atomic<int64_t> pending{0};

@@ -181,21 +181,20 @@ namespace {
 // Without a "threads" key, N instances share the cores: each run gets cores / N threads
 // (at least one), so that N concurrent runs do not oversubscribe the CPU and spin-wait on
 // each other's cores (OpenMP's barriers). The CUDA backend ignores it.
-Options with_instance_threads(const ModelConfig& config) {
-  Options o = config.options;
+ModelConfig with_instance_threads(ModelConfig config) {
   const int instances = std::max(1, config.batching.instances);
-  if (o.threads == 0 && instances > 1) {
+  if (config.options.threads == 0 && instances > 1) {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    o.threads = std::max(1, cores / instances);
+    config.options.threads = std::max(1, cores / instances);
   }
-  return o;
+  return config;
 }
 
 }  // namespace
 
 ServedModel::ServedModel(const ModelConfig& config)
-    : config_(config), engine_(Engine::load(config.model_path, with_instance_threads(config))) {
-  config_.options = with_instance_threads(config);
+    : config_(with_instance_threads(config)),
+      engine_(Engine::load(config_.model_path, config_.options)) {
   if (config_.batching.max_batch_size > 0)
     for (const TensorInfo& in : engine_.inputs())
       if (in.shape.empty() || in.shape[0] >= 0) {
