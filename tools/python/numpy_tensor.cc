@@ -35,89 +35,54 @@ std::string describe(nb::dlpack::dtype t) {
   return std::string(kind) + std::to_string(t.bits);
 }
 
+// Each AMPRT dtype, the array dtype it crosses as, and the name users see in errors. numpy
+// has no bfloat16: its bit patterns cross as uint16.
+struct ArrayType {
+  DType dtype;
+  dtype_code code;
+  uint8_t bits;
+  const char* numpy;
+};
+constexpr ArrayType kArrayTypes[] = {
+    {DType::kF32, dtype_code::Float, 32, "float32"},
+    {DType::kF16, dtype_code::Float, 16, "float16"},
+    {DType::kF64, dtype_code::Float, 64, "float64"},
+    {DType::kI8, dtype_code::Int, 8, "int8"},
+    {DType::kI16, dtype_code::Int, 16, "int16"},
+    {DType::kI32, dtype_code::Int, 32, "int32"},
+    {DType::kI64, dtype_code::Int, 64, "int64"},
+    {DType::kU8, dtype_code::UInt, 8, "uint8"},
+    {DType::kBool, dtype_code::Bool, 8, "bool"},
+    {DType::kBF16, dtype_code::UInt, 16, "bfloat16 (ml_dtypes.bfloat16, or uint16 bit patterns)"},
+};
+
+const ArrayType* array_type(DType t) {
+  for (const ArrayType& a : kArrayTypes)
+    if (a.dtype == t) return &a;
+  return nullptr;
+}
+
 // The amp dtype an array of dtype `t` holds, given the input's dtype (a uint16 array is
 // taken as bfloat16 bit patterns only where the input is bf16).
 DType dtype_of(nb::dlpack::dtype t, DType wanted) {
   if (t.lanes != 1) return DType::kUndefined;
-  switch (static_cast<dtype_code>(t.code)) {
-    case dtype_code::Float:
-      return t.bits == 32   ? DType::kF32
-             : t.bits == 16 ? DType::kF16
-             : t.bits == 64 ? DType::kF64
-                            : DType::kUndefined;
-    case dtype_code::Bfloat:
-      return t.bits == 16 ? DType::kBF16 : DType::kUndefined;
-    case dtype_code::Int:
-      return t.bits == 8    ? DType::kI8
-             : t.bits == 16 ? DType::kI16
-             : t.bits == 32 ? DType::kI32
-             : t.bits == 64 ? DType::kI64
-                            : DType::kUndefined;
-    case dtype_code::UInt:
-      if (t.bits == 8) return DType::kU8;
-      if (t.bits == 16 && wanted == DType::kBF16) return DType::kBF16;
-      return DType::kUndefined;
-    case dtype_code::Bool:
-      return t.bits == 8 ? DType::kBool : DType::kUndefined;
-    default:
-      return DType::kUndefined;
-  }
+  if (static_cast<dtype_code>(t.code) == dtype_code::Bfloat && t.bits == 16) return DType::kBF16;
+  for (const ArrayType& a : kArrayTypes)
+    if (static_cast<uint8_t>(a.code) == t.code && a.bits == t.bits &&
+        (a.dtype != DType::kBF16 || wanted == DType::kBF16))
+      return a.dtype;
+  return DType::kUndefined;
 }
 
 const char* numpy_name(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return "float32";
-    case DType::kF16:
-      return "float16";
-    case DType::kBF16:
-      return "bfloat16 (ml_dtypes.bfloat16, or uint16 bit patterns)";
-    case DType::kF64:
-      return "float64";
-    case DType::kI8:
-      return "int8";
-    case DType::kI16:
-      return "int16";
-    case DType::kI32:
-      return "int32";
-    case DType::kI64:
-      return "int64";
-    case DType::kU8:
-      return "uint8";
-    case DType::kBool:
-      return "bool";
-    case DType::kUndefined:
-      break;
-  }
-  return "?";
+  const ArrayType* a = array_type(t);
+  return a ? a->numpy : "?";
 }
 
 nb::dlpack::dtype dlpack_of(DType t) {
-  switch (t) {
-    case DType::kF32:
-      return nb::dtype<float>();
-    case DType::kF64:
-      return nb::dtype<double>();
-    case DType::kF16:
-      return {static_cast<uint8_t>(dtype_code::Float), 16, 1};
-    case DType::kBF16:  // numpy has no bfloat16: the bit patterns, as uint16
-      return nb::dtype<uint16_t>();
-    case DType::kI8:
-      return nb::dtype<int8_t>();
-    case DType::kI16:
-      return nb::dtype<int16_t>();
-    case DType::kI32:
-      return nb::dtype<int32_t>();
-    case DType::kI64:
-      return nb::dtype<int64_t>();
-    case DType::kU8:
-      return nb::dtype<uint8_t>();
-    case DType::kBool:
-      return nb::dtype<bool>();
-    case DType::kUndefined:
-      break;
-  }
-  throw Error(ErrorCode::kInternal, "an output of undefined dtype");
+  const ArrayType* a = array_type(t);
+  if (!a) throw Error(ErrorCode::kInternal, "an output of undefined dtype");
+  return {static_cast<uint8_t>(a->code), a->bits, 1};
 }
 
 }  // namespace
