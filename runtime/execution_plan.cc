@@ -81,7 +81,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   // Kernels.
   const std::vector<char> conv_layout =
       opt.backend->kind() == kernels::Backend::kCpu && !opt.plain_layouts
-          ? plan_conv_layouts(g)
+          ? plan_conv_layouts(g, [&](DType t) { return opt.backend->conv_layout_dtype(t); })
           : std::vector<char>(g.values.size(), 0);
   auto describe = [&](ValueId v) {
     kernels::TensorDesc d = kernels::describe_value(g, v);

@@ -12,12 +12,13 @@ using graph::ValueId;
 
 // An elementwise node that computes element i of its output from element i of each input
 // whatever the layout: every input has the output's shape or is a single element.
-bool layout_free_elementwise(const Graph& g, const Node& n) {
+bool layout_free_elementwise(const Graph& g, const Node& n,
+                             const std::function<bool(DType)>& native) {
   if (!graph::has_trait(n.op, graph::kElementwise) || n.outputs.size() != 1 ||
       n.outputs[0] == graph::kNoValue)
     return false;
   const graph::Value& out = g.value(n.outputs[0]);
-  if (!out.shape || out.dtype != DType::kF32) return false;
+  if (!out.shape || !native(out.dtype)) return false;
   for (ValueId v : n.inputs) {
     if (v == graph::kNoValue) continue;
     const graph::Value& in = g.value(v);
@@ -31,7 +32,7 @@ bool layout_free_elementwise(const Graph& g, const Node& n) {
 
 }  // namespace
 
-std::vector<char> plan_conv_layouts(const Graph& g) {
+std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DType)>& native) {
   const size_t count = g.values.size();
   std::vector<char> in(count, 0);
   const std::vector<graph::NodeId> producer = graph::compute_producers(g);
@@ -40,13 +41,14 @@ std::vector<char> plan_conv_layouts(const Graph& g) {
   for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;
   std::vector<char> free_node(g.nodes.size(), 0);
   for (size_t i = 0; i < g.nodes.size(); ++i)
-    free_node[i] = layout_free_elementwise(g, g.nodes[i]) ? 1 : 0;
+    free_node[i] = layout_free_elementwise(g, g.nodes[i], native) ? 1 : 0;
 
-  // Candidates: f32 activations of rank 3..5 made by a Conv or a layout-free elementwise node.
+  // Candidates: natively computed activations of rank 3..5 made by a Conv or a layout-free
+  // elementwise node.
   for (size_t v = 0; v < count; ++v) {
     const graph::Value& val = g.values[v];
     const graph::NodeId p = producer[v];
-    if (val.is_constant() || is_output[v] || val.dtype != DType::kF32 || !val.shape || p < 0 ||
+    if (val.is_constant() || is_output[v] || !native(val.dtype) || !val.shape || p < 0 ||
         consumers[v].empty())
       continue;
     const size_t rank = val.shape->rank();

@@ -11,7 +11,9 @@
 //
 // An elementwise node whose inputs all have its output's shape (or one element) computes
 // element i from elements i, whatever the layout, so it may sit between convolutions too.
-// Rule (a fixed point, largest set): a non-constant f32 value of rank 3 to 5 keeps the conv
+// Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
+// convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
+// oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv
 // layout when it is made by a Conv, or by such an elementwise node whose full-size inputs
 // all keep it; when every use is the data input of a Conv or such a node whose output keeps
 // it; and when it is no graph output (an output, a value crossing a plan cut, or one read by
@@ -24,6 +26,7 @@
 // only when its primitive prefers yet another layout (then no worse than before).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "graph/ir/graph.h"
@@ -31,6 +34,9 @@
 namespace amp::runtime {
 
 // For each value of `g`: whether it is stored in the conv layout (the rule above).
-std::vector<char> plan_conv_layouts(const graph::Graph& g);
+// `native(dtype)`: whether the convolutions compute in that dtype without staging it
+// through f32 (Backend::conv_layout_dtype).
+std::vector<char> plan_conv_layouts(const graph::Graph& g,
+                                    const std::function<bool(DType)>& native);
 
 }  // namespace amp::runtime

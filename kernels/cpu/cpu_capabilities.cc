@@ -22,4 +22,9 @@ std::string cpu_low_precision_slower(DType low) {
          ") has no AMX, so bf16 convolutions and products run no faster than fp32";
 }
 
+bool cpu_computes_bf16() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
+
 }  // namespace amp::kernels

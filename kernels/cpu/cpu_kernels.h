@@ -26,4 +26,8 @@ AMP_DECLARE_KERNEL_FAMILIES(cpu)
 // it bf16 goes through f32 too. Casts then make a low-precision model slower than fp32.
 std::string cpu_low_precision_slower(DType low);
 
+// Whether oneDNN runs bf16 convolutions and products in bf16 on this CPU (AVX512-BF16 or
+// AMX) rather than staging them through f32.
+bool cpu_computes_bf16();
+
 }  // namespace amp::kernels

@@ -152,9 +152,9 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   conv_ = *p;
   dtype_ = cfg.inputs[0].dtype;
-  if ((cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout) &&
-      (transpose_ || dtype_ != DType::kF32))
-    return internal_error(op() + ": a conv-layout tensor outside an f32 Conv");
+  const bool conv_layout = cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout;
+  if (conv_layout && (transpose_ || (dtype_ != DType::kF32 && dtype_ != DType::kBF16)))
+    return internal_error(op() + ": a conv-layout tensor outside an f32 or bf16 Conv");
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
   const std::vector<int64_t>& kernel = p->window.kernel;
@@ -207,6 +207,10 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     pd = prims_.build(cfg.num_threads, [&] { return create_pd(dt::f32, dt::f32); });
   }
   stage_dst_ = shifted_ || (dtype_ != DType::kF32 && compute == dt::f32);
+  // The layout plan keeps bf16 in the conv layout only where oneDNN computes bf16 natively
+  // (CpuBackend::conv_layout_dtype); staging reads and writes plain tensors.
+  if (conv_layout && (stage_src_ || stage_dst_))
+    return internal_error(op() + ": a conv-layout tensor on a staged (f32-computed) path");
   src_md_ = pd.query_md(dnnl::query::src_md);
   wei_md_ = pd.query_md(dnnl::query::weights_md);
   dst_md_ = pd.query_md(dnnl::query::dst_md);
@@ -222,7 +226,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   memory::dims dst_dims = {conv_.n, conv_.m};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   // The caller's layouts: plain, or the convolutions' own where the runtime keeps the tensor
-  // so between two convolutions (runtime/layout_plan.h; f32 only, so never staged).
+  // so between two convolutions (runtime/layout_plan.h; f32, or natively computed bf16, so
+  // never staged).
   auto caller_desc = [](const memory::dims& dims, dt type, bool conv_layout) {
     return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
   };

@@ -74,6 +74,9 @@ class Backend {
   // Why this device runs `low` (kF16, kBF16) no faster than fp32, or "" when it is faster:
   // the engine then keeps fp32 unless Options::emulate_low_precision asks otherwise.
   virtual std::string low_precision_slower(DType /*low*/) const { return ""; }
+  // Whether convolutions keep `dtype` activations in their own layout between them
+  // (runtime/layout_plan.h): the CPU's f32, and bf16 where oneDNN computes it natively.
+  virtual bool conv_layout_dtype(DType /*dtype*/) const { return false; }
 };
 
 }  // namespace amp::runtime

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "amp/engine.h"
@@ -69,9 +70,16 @@ ConvNet conv_net(bool side_output = false) {
   return net;
 }
 
+bool f32_only(DType t) {
+  return t == DType::kF32;
+}
+bool f32_and_bf16(DType t) {
+  return t == DType::kF32 || t == DType::kBF16;
+}
+
 TEST(LayoutPlan, ValuesOnlyConvolutionsAndSameShapeElementwiseTouchKeepTheConvLayout) {
   const ConvNet net = conv_net();
-  const std::vector<char> in = runtime::plan_conv_layouts(net.g);
+  const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
   auto kept = [&](ValueId v) { return in[static_cast<size_t>(v)] != 0; };
   EXPECT_TRUE(kept(net.stem));     // read by two convolutions
   EXPECT_FALSE(kept(net.dw));      // read by a broadcast Mul: it needs the channel index
@@ -86,7 +94,7 @@ TEST(LayoutPlan, ValuesOnlyConvolutionsAndSameShapeElementwiseTouchKeepTheConvLa
 
 TEST(LayoutPlan, AnElementwiseReaderWithAPlainOutputKeepsItsInputsPlain) {
   const ConvNet net = conv_net(/*side_output=*/true);
-  const std::vector<char> in = runtime::plan_conv_layouts(net.g);
+  const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
   auto kept = [&](ValueId v) { return in[static_cast<size_t>(v)] != 0; };
   EXPECT_TRUE(kept(net.stem));
   // Relu(side) is an output, so side is plain; the Add then reads a plain input, so sum and
@@ -97,9 +105,22 @@ TEST(LayoutPlan, AnElementwiseReaderWithAPlainOutputKeepsItsInputsPlain) {
   EXPECT_FALSE(kept(net.act));
 }
 
+// bf16 activations keep the layout only where the convolutions compute bf16 natively (a
+// CPU with AVX512-BF16 or AMX); staged through f32 they are read and written plain.
+TEST(LayoutPlan, Bf16ActivationsKeepTheConvLayoutOnlyWhereComputedNatively) {
+  ConvNet net = conv_net();
+  const std::vector<char> f32_plan = runtime::plan_conv_layouts(net.g, f32_only);
+  for (graph::Value& v : net.g.values)
+    if (!v.is_constant() && v.dtype == DType::kF32) v.dtype = DType::kBF16;
+  EXPECT_EQ(runtime::plan_conv_layouts(net.g, f32_and_bf16), f32_plan);
+  const std::vector<char> staged = runtime::plan_conv_layouts(net.g, f32_only);
+  EXPECT_EQ(std::count(staged.begin(), staged.end(), 1), 0);
+}
+
 // Runs `net` through an Engine on the CPU (at 1 and 2 threads) and through the plain
-// reference, and compares every output.
-void check_engine_against_reference(const ConvNet& net) {
+// reference, and compares every output. With `precision` bf16 the AMP plan runs as planned
+// (emulate_low_precision), with bf16 activations between the convolutions.
+void check_engine_against_reference(const ConvNet& net, Precision precision = Precision::kFp32) {
   const TensorData x = test::random_f32({1, 3, 20, 20}, 1.0f, 99);
   auto expected = test::run_graph(net.g, {{"x", x}});
   ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
@@ -109,10 +130,14 @@ void check_engine_against_reference(const ConvNet& net) {
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "convnet.amp").string();
   ASSERT_TRUE(graph::write_amp_file(net.g, path).is_ok());
+  // bf16 keeps 8 bits of mantissa: ~4e-3 per rounding, a few roundings deep.
+  const double tolerance = precision == Precision::kFp32 ? 1e-4 : 5e-2;
   for (int threads : {1, 2}) {
     Options o;
     o.backend = BackendKind::kCpu;
     o.threads = threads;
+    o.precision = precision;
+    o.emulate_low_precision = true;
     Engine e = Engine::load(path, o);
     const std::vector<float> xv(x.data<float>(), x.data<float>() + x.numel());
     std::vector<Tensor> out = e.run({{"x", Tensor::from(xv, {1, 3, 20, 20})}});
@@ -122,7 +147,7 @@ void check_engine_against_reference(const ConvNet& net) {
       const std::vector<double> want = (*expected)[k].to_f64_vector();
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i])))
+        ASSERT_NEAR(got[i], want[i], tolerance * (1 + std::abs(want[i])))
             << "output " << k << " [" << i << "]";
     }
   }
@@ -133,6 +158,13 @@ TEST(LayoutPlan, EngineMatchesThePlainReference) {
   for (bool side_output : {false, true}) {
     SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
     check_engine_against_reference(conv_net(side_output));
+  }
+}
+
+TEST(LayoutPlan, Bf16EngineMatchesThePlainReference) {
+  for (bool side_output : {false, true}) {
+    SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
+    check_engine_against_reference(conv_net(side_output), Precision::kBf16);
   }
 }
 
