@@ -20,6 +20,7 @@
 #include "runtime/backend/backend_factory.h"
 #include "runtime/calibration.h"
 #include "runtime/execution_context.h"
+#include "runtime/precision_timing.h"
 
 namespace amp {
 namespace {
@@ -266,6 +267,13 @@ Status EngineImpl::plan_precision() {
   const kernels::KernelRegistry& reg = backend_->registry();
   const kernels::Backend kind = backend_->kind();
   auto has_kernel = [&reg, kind](const graph::Node& n, DType t) { return reg.has(n.op, kind, t); };
+  const bool timed = options.precision_timing == PrecisionTimingMode::kOn ||
+                     (options.precision_timing == PrecisionTimingMode::kAuto &&
+                      !options.emulate_low_precision && backend_->times_low_precision(low));
+  if (timed) {
+    AMP_ASSIGN_OR_RETURN(bool slower, time_precision(policy, has_kernel, samples));
+    if (slower) return Status::ok();  // fp32 (precision_note says why)
+  }
   AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
                        graph::plan_mixed_precision(graph, policy, has_kernel));
   policy_json = graph::amp_policy_json(policy);
@@ -273,6 +281,84 @@ Status EngineImpl::plan_precision() {
   precision_dot = graph::precision_report_dot(graph, report);
   amp_report = std::move(report);
   return Status::ok();
+}
+
+Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
+                                        const graph::KernelAvailability& has_kernel,
+                                        const std::vector<runtime::CalibrationSample>& samples) {
+  auto note = [this](const std::string& text) {
+    precision_note += (precision_note.empty() ? "" : "; ") + text;
+  };
+  // A saved plan (policy file node_dtypes) is reused as it is, timing included.
+  for (const auto& [name, hint] : policy.node_hints)
+    if (hint.reason.rfind("policy node_dtypes", 0) == 0) {
+      note("precision timing skipped: the policy file gives each node's dtype");
+      return false;
+    }
+  // The user's low pins are never timed away.
+  std::vector<std::string> keep_low;
+  for (const graph::Node& n : graph.nodes) {
+    std::optional<graph::AmpColor> pin;
+    for (const auto& [op, color] : policy.op_overrides)
+      if (op == n.op) pin = color;
+    for (const auto& [pattern, color] : policy.node_overrides)
+      if (graph::glob_match(pattern, n.name)) pin = color;
+    if (policy.callback)
+      if (std::optional<graph::AmpColor> c = policy.callback(n)) pin = c;
+    if (pin == graph::AmpColor::kAlways) keep_low.push_back(n.name);
+  }
+  runtime::TimingSetup setup;
+  setup.backend = backend_kind;
+  setup.device = options;
+  setup.threads = threads;
+  if (!samples.empty()) setup.inputs = samples.front();
+  // Timing never fails a load: with symbolic dims timed as 1 a model may not run at all
+  // (a pooling window larger than a 1-pixel image), and whatever fails here for the bound
+  // dims fails again, with its own error, where the engine runs.
+  Result<runtime::PrecisionTiming> timed =
+      runtime::time_precision(graph, policy, has_kernel, keep_low, setup);
+  runtime::PrecisionTiming t;
+  if (timed.is_ok()) {
+    t = std::move(*timed);
+  } else {
+    t.skipped = "it failed (" + timed.status().message() +
+                "); Options::input_shapes / amprun --shape binds representative dims";
+  }
+  if (!t.skipped.empty()) {
+    const std::string untimed = backend_->untimed_low_precision_slower(policy.target);
+    if (untimed.empty()) {
+      note("precision timing skipped: " + t.skipped);
+      return false;
+    }
+    precision = Precision::kFp32;
+    precision_note = std::string(precision_name(options.precision)) +
+                     " requested, fp32 used: " + untimed +
+                     " (precision timing skipped: " + t.skipped + ")";
+    return true;
+  }
+  char buf[400];
+  if (t.all_fp32) {
+    std::snprintf(buf, sizeof(buf),
+                  "%s requested, fp32 used: measured on this device the AMP plan is slower "
+                  "(%.3f ms against fp32's %.3f ms; %.3f against %.3f ms before %zu node(s) were "
+                  "kept fp32; timed in %.0f ms%s, Options::precision_timing)",
+                  precision_name(options.precision), t.final_ms, t.check_fp32_ms, t.low_ms,
+                  t.fp32_ms, t.pinned.size(), t.ms,
+                  t.symbolic_as_one ? " with symbolic dims as 1" : "");
+    precision = Precision::kFp32;
+    precision_note = buf;
+    return true;
+  }
+  for (const auto& [name, why] : t.pinned)
+    if (std::find(keep_low.begin(), keep_low.end(), name) == keep_low.end())
+      policy.node_hints[name] = {DType::kF32, why};
+  std::snprintf(buf, sizeof(buf),
+                "precision timing: %zu node(s) kept fp32, faster on this device; the plan "
+                "%.3f ms against fp32's %.3f ms (%.3f ms before; timed in %.0f ms, %d rounds%s)",
+                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds,
+                t.symbolic_as_one ? ", symbolic dims as 1" : "");
+  note(buf);
+  return false;
 }
 
 Status EngineImpl::read_calibration(std::vector<std::vector<NamedTensor>>& named,

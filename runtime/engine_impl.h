@@ -74,6 +74,10 @@ class EngineImpl {
   // The samples' value ranges -> policy.node_hints (runtime/calibration.h).
   Status calibrate(const std::vector<runtime::CalibrationSample>& samples,
                    graph::AmpPolicy& policy);
+  // Options::precision_timing (runtime/precision_timing.h): adds the nodes faster in fp32
+  // to policy.node_hints; true when the whole plan is slower, and the engine then fp32.
+  Result<bool> time_precision(graph::AmpPolicy& policy, const graph::KernelAvailability& has_kernel,
+                              const std::vector<runtime::CalibrationSample>& samples);
   Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for_key(
       const runtime::PlanKey& key,
       const std::vector<std::optional<graph::TensorData>>& shape_values) const;

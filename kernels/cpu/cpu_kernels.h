@@ -20,11 +20,16 @@ void register_cpu_kernels(KernelRegistry& registry);
 AMP_DECLARE_KERNEL_FAMILIES(cpu)
 
 // Why this CPU runs convolutions and matrix products no faster in `low` (kF16, kBF16) than
-// in f32, or "" when it does run them faster. oneDNN 2.6 computes f16 through f32 on every
-// CPU; bf16 gains only from AMX tiles: AVX512-BF16's dot product has the throughput of two
-// f32 FMAs (measured: a 32x384x1536 product 0.61 ms in bf16, 0.46 ms in f32), and without
-// it bf16 goes through f32 too. Casts then make a low-precision model slower than fp32.
+// in f32 whatever the node, or "" when some nodes may run faster. oneDNN 2.6 computes f16
+// through f32 on every CPU, and bf16 too without AVX512-BF16 or AMX; casts then make a
+// low-precision model slower than fp32. With AVX512-BF16 it depends on the node (measured on
+// an Intel Xeon without AMX: a 32x384x1536 product 0.61 ms in bf16, 0.46 ms in f32; 1x1
+// convolutions 2x slower), so the engine times the plan (runtime/precision_timing.h).
 std::string cpu_low_precision_slower(DType low);
+
+// Where the engine could not time a plan: why fp32 is the better guess on this CPU, or "".
+// bf16 on AVX512-BF16 without AMX: most nodes measured slower than f32 (above).
+std::string cpu_untimed_low_precision_slower(DType low);
 
 // Whether oneDNN runs bf16 convolutions and products in bf16 on this CPU (AVX512-BF16 or
 // AMX) rather than staging them through f32.

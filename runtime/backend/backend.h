@@ -74,6 +74,11 @@ class Backend {
   // Why this device runs `low` (kF16, kBF16) no faster than fp32, or "" when it is faster:
   // the engine then keeps fp32 unless Options::emulate_low_precision asks otherwise.
   virtual std::string low_precision_slower(DType /*low*/) const { return ""; }
+  // Whether Options::precision_timing's kAuto times a `low` plan here: the device may run
+  // some nodes faster in `low` and others slower, and no rule tells which.
+  virtual bool times_low_precision(DType /*low*/) const { return false; }
+  // Where a plan it would time could not be timed: why fp32 is the better guess, or "".
+  virtual std::string untimed_low_precision_slower(DType /*low*/) const { return ""; }
   // Whether convolutions keep `dtype` activations in their own layout between them
   // (runtime/layout_plan.h): the CPU's f32, and bf16 where oneDNN computes it natively.
   virtual bool conv_layout_dtype(DType /*dtype*/) const { return false; }

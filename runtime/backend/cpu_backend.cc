@@ -137,6 +137,12 @@ class CpuBackend : public Backend {
   std::string low_precision_slower(DType low) const override {
     return kernels::cpu_low_precision_slower(low);
   }
+  bool times_low_precision(DType low) const override {
+    return low == DType::kBF16 && kernels::cpu_computes_bf16();
+  }
+  std::string untimed_low_precision_slower(DType low) const override {
+    return kernels::cpu_untimed_low_precision_slower(low);
+  }
   bool conv_layout_dtype(DType dtype) const override {
     return dtype == DType::kF32 || (dtype == DType::kBF16 && kernels::cpu_computes_bf16());
   }

@@ -127,6 +127,18 @@ def test_metadata(demo):
     assert amprt.__version__.count(".") == 2
 
 
+def test_precision_timing_is_an_option(demo):
+    timed = amprt.Engine.load(demo / "demo_resnet.amp", precision="bf16", backend="cpu",
+                              emulate_low_precision=True, precision_timing="on")
+    # Timed: either some nodes stayed bf16 ("precision timing: N node(s) kept fp32"), or the
+    # whole plan measured slower and the engine runs fp32.
+    assert ("precision timing:" in timed.precision_note
+            or "measured on this device" in timed.precision_note), timed.precision_note
+    untimed = amprt.Engine.load(demo / "demo_resnet.amp", precision="bf16", backend="cpu",
+                                emulate_low_precision=True, precision_timing="off")
+    assert untimed.precision == "bf16" and "timing" not in untimed.precision_note
+
+
 def test_threads_share_one_engine(demo):
     engine = amprt.Engine.load(demo / "demo_transformer.amp", precision="fp32", threads=1)
     inputs = [random_inputs(engine, batch=1 + i % 3) for i in range(8)]
@@ -219,6 +231,8 @@ def test_bad_files_and_options(demo, tmp_path):
         amprt.Engine.load(demo / "demo_resnet.amp", precision="fp8")
     with pytest.raises(amprt.InvalidArgument, match="backend 'tpu'"):
         amprt.Engine.load(demo / "demo_resnet.amp", backend="tpu")
+    with pytest.raises(amprt.InvalidArgument, match="precision_timing 'sometimes'"):
+        amprt.Engine.load(demo / "demo_resnet.amp", precision_timing="sometimes")
     assert issubclass(amprt.NotFound, FileNotFoundError)
     assert issubclass(amprt.OutOfMemory, MemoryError)
 

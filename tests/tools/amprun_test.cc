@@ -171,6 +171,25 @@ TEST_F(AmprunTest, LowPrecisionThatIsNoFasterStaysFp32WithANote) {
   EXPECT_EQ(j["precision_plan"]["nodes_low"].get<int>(), 0);
 }
 
+// --precision-timing on: the load times the plan against fp32 and the note says what it
+// found (some nodes kept fp32, or the whole plan slower and fp32 used).
+TEST_F(AmprunTest, PrecisionTimingOnTimesThePlan) {
+  const fs::path report = dir_ / "timed.json";
+  ASSERT_EQ(run("--model " + (dir_ / "demo_resnet.amp").string() +
+                    " --backend cpu --precision bf16 --emulate-low-precision 1 "
+                    "--precision-timing on --warmup 0 --iterations 1 --json-report " +
+                    report.string(),
+                dir_ / "log.txt"),
+            0)
+      << std::ifstream(dir_ / "log.txt").rdbuf();
+  std::ifstream f(report);
+  const std::string note = json::parse(f)["precision_note"];
+  EXPECT_TRUE(note.find("precision timing: ") != std::string::npos ||
+              note.find("measured on this device the AMP plan is slower") != std::string::npos)
+      << note;
+  EXPECT_EQ(run("--model x.amp --precision-timing sometimes", dir_ / "log.txt"), 2);
+}
+
 TEST_F(AmprunTest, UsageErrorsExitTwoAndNameTheFlag) {
   EXPECT_EQ(run("--model x.amp --precision fp8", dir_ / "log.txt"), 2);
   std::ifstream f(dir_ / "log.txt");

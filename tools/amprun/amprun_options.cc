@@ -78,6 +78,11 @@ const char* usage_text() {
   --emulate-low-precision 0|1  run fp16/bf16 as planned even on a CPU that runs them no
                                faster than fp32 (default 0: fp32 there, and a note says why);
                                1 previews a GPU's AMP numerics on the CPU
+  --precision-timing auto|on|off
+                               time the AMP plan's nodes against fp32 at load and keep fp32
+                               where low precision runs slower on this device (default
+                               auto: where the device cannot tell without measuring, a CPU
+                               with native bf16; on: CUDA too; runtime/precision_timing.h)
   --streams N                  concurrent execution contexts, one host thread each (default 1)
   --save-outputs DIR           write output_N.pb files
   --dump-plan FILE.json        the AMP precision plan
@@ -140,6 +145,19 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
         a.backend = amp::BackendKind::kCuda;
       else {
         error = "--backend must be auto, cpu or cuda, got '" + s + "'";
+        return std::nullopt;
+      }
+    } else if (f == "--precision-timing") {
+      if (!(v = need(i, f))) return std::nullopt;
+      const std::string s = v;
+      if (s == "auto")
+        a.precision_timing = amp::PrecisionTimingMode::kAuto;
+      else if (s == "on")
+        a.precision_timing = amp::PrecisionTimingMode::kOn;
+      else if (s == "off")
+        a.precision_timing = amp::PrecisionTimingMode::kOff;
+      else {
+        error = "--precision-timing must be auto, on or off, got '" + s + "'";
         return std::nullopt;
       }
     } else if (f == "--calib") {

@@ -38,6 +38,7 @@ struct Args {
   bool keep_io_types = true;
   bool adaptive_threads = true;
   bool emulate_low_precision = false;
+  amp::PrecisionTimingMode precision_timing = amp::PrecisionTimingMode::kAuto;
   bool check_numerics = false;
   size_t memory_limit = 0;
   int seed = 1;

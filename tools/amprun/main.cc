@@ -115,6 +115,7 @@ int run(const amprun::Args& args) {
   opt.threads = args.threads;
   opt.adaptive_threads = args.adaptive_threads;
   opt.emulate_low_precision = args.emulate_low_precision;
+  opt.precision_timing = args.precision_timing;
   opt.policy_file = args.policy;
   opt.calibration_dirs = args.calibration_dirs;
   opt.accuracy = args.accuracy;

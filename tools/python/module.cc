@@ -44,7 +44,7 @@ void translate(const std::exception_ptr& p, void*) {
 Options make_options(const std::string& precision, const std::string& backend,
                      const std::optional<std::string>& policy,
                      const std::vector<std::string>& calibration, int threads,
-                     bool emulate_low_precision,
+                     bool emulate_low_precision, const std::string& precision_timing,
                      const std::map<std::string, std::vector<int64_t>>& input_shapes) {
   Options o;
   if (precision == "fp32")
@@ -72,6 +72,15 @@ Options make_options(const std::string& precision, const std::string& backend,
   if (threads < 0) throw Error(ErrorCode::kInvalidArgument, "threads must be >= 0");
   o.threads = threads;
   o.emulate_low_precision = emulate_low_precision;
+  if (precision_timing == "auto")
+    o.precision_timing = PrecisionTimingMode::kAuto;
+  else if (precision_timing == "on")
+    o.precision_timing = PrecisionTimingMode::kOn;
+  else if (precision_timing == "off")
+    o.precision_timing = PrecisionTimingMode::kOff;
+  else
+    throw Error(ErrorCode::kInvalidArgument,
+                "precision_timing '" + precision_timing + "': expected auto, on or off");
   o.input_shapes = input_shapes;
   return o;
 }
@@ -146,16 +155,16 @@ NB_MODULE(_amprt, m) {
           "load",
           [](const std::string& path, const std::string& precision, const std::string& backend,
              const std::optional<std::string>& policy, const std::vector<std::string>& calibration,
-             int threads, bool emulate_low_precision,
+             int threads, bool emulate_low_precision, const std::string& precision_timing,
              const std::map<std::string, std::vector<int64_t>>& input_shapes) {
             Options o = make_options(precision, backend, policy, calibration, threads,
-                                     emulate_low_precision, input_shapes);
+                                     emulate_low_precision, precision_timing, input_shapes);
             nb::gil_scoped_release released;  // loading plans and compiles: seconds
             return Engine::load(path, o);
           },
           nb::arg("path"), nb::arg("precision"), nb::arg("backend"), nb::arg("policy").none(),
           nb::arg("calibration"), nb::arg("threads"), nb::arg("emulate_low_precision"),
-          nb::arg("input_shapes"))
+          nb::arg("precision_timing"), nb::arg("input_shapes"))
       .def("run",
            [](const Engine& e, const nb::dict& inputs) {
              return run_dict(e, inputs,

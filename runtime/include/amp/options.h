@@ -35,6 +35,9 @@ struct AccuracyTarget {
   double max_rel_err = 0;
 };
 
+// Options::precision_timing.
+enum class PrecisionTimingMode { kAuto, kOff, kOn };
+
 struct NodeInfo {
   std::string name;
   std::string op_type;
@@ -62,6 +65,14 @@ struct Options {
   // is missed, pin the nodes that cause the error to fp32 (runtime/accuracy_search.h).
   // Engine::policy_json() saves the result, so a later load can skip the search.
   std::optional<AccuracyTarget> accuracy;
+  // Device-aware precision: at load, time the AMP plan's nodes against fp32 on the device and
+  // keep fp32 for those whose low type, with its casts, runs slower there; the whole engine
+  // runs fp32 when the plan is still slower (runtime/precision_timing.h; the report says
+  // "fp32: faster on this device"). kAuto: where the backend cannot tell without measuring
+  // (a CPU that computes bf16 natively; not under emulate_low_precision); kOn: wherever a
+  // low-precision plan is built (CUDA too); kOff: never. Symbolic input dims are timed as 1
+  // (bind representative ones with input_shapes); a policy file's node_dtypes skip it.
+  PrecisionTimingMode precision_timing = PrecisionTimingMode::kAuto;
   // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
   std::function<NodePrecision(const NodeInfo&)> precision_callback;
   // Keep graph inputs/outputs in the model's dtypes (true), or let fp16/bf16 outputs out

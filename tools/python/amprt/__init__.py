@@ -109,7 +109,7 @@ class Engine:
     @staticmethod
     def load(path: Union[str, os.PathLike], precision: str = "fp16", policy=None,
              backend: str = "auto", calibration=None, threads: int = 0,
-             emulate_low_precision: bool = False,
+             emulate_low_precision: bool = False, precision_timing: str = "auto",
              input_shapes: Optional[Mapping[str, Sequence[int]]] = None) -> "Engine":
         """Loads a .amp or .onnx model.
 
@@ -117,13 +117,15 @@ class Engine:
         type no faster than fp32 keeps fp32; precision_note says why). policy: an AMP policy
         file. backend: "auto", "cpu" or "cuda". calibration: a folder of samples or a list of
         them (input_<i>.pb files or test_data_set_* folders). threads: CPU threads per run
-        (0: all cores). input_shapes: bind symbolic dims at load."""
+        (0: all cores). precision_timing: "auto", "on" or "off", whether the load times the
+        AMP plan's nodes against fp32 and keeps fp32 where low precision is slower on this
+        device. input_shapes: bind symbolic dims at load."""
         if isinstance(calibration, (str, os.PathLike)):
             calibration = [calibration]
         raw = _amprt.Engine.load(
             os.fspath(path), precision, backend, None if policy is None else os.fspath(policy),
             [os.fspath(c) for c in (calibration or [])], int(threads),
-            bool(emulate_low_precision),
+            bool(emulate_low_precision), str(precision_timing),
             {k: [int(d) for d in v] for k, v in (input_shapes or {}).items()})
         return Engine(raw)
 

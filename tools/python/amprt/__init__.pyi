@@ -55,6 +55,7 @@ class Engine:
         calibration: Union[_Path, Sequence[_Path], None] = None,
         threads: int = 0,
         emulate_low_precision: bool = False,
+        precision_timing: str = "auto",
         input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
     ) -> Engine: ...
     def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]: ...
