@@ -17,12 +17,15 @@
 //   With --bench-models, only demo_bert6_{pytorch,fused}.onnx: the same encoder at a
 //     MiniLM-L6 size (6 layers, width 384, 12 heads, 1536 hidden, a 1000-token vocabulary),
 //     the transformer rows of tools/bench/bench_vs_ort.py, run by ONNX Runtime and amprun.
+//   With --search-model, only demo_bert14_pytorch.onnx: the PyTorch form at 14 layers of
+//     that width (728 nodes), the size the accuracy search's "700-node transformer in under
+//     10 seconds" goal is measured on (runtime/accuracy_search.h).
 //   demo_voice_lstm.amp  a streaming voice-activity model: "features" [1,T,40], LSTM state
 //     "h_in"/"c_in" [1,1,64] -> "speech_prob" [1,1], "h_out", "c_out"; an If on T: chunks
 //     under 4 frames report silence and pass the state through, the others run the LSTM.
 //
 // Weights come from a seeded generator: the files are identical on every machine.
-// Usage: amp-make-demo-models OUT_DIR [--bench-models]
+// Usage: amp-make-demo-models OUT_DIR [--bench-models | --search-model]
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -211,6 +214,7 @@ struct BertSize {
 };
 constexpr BertSize kDemoBert{64, 32, 4, 64, 2};
 constexpr BertSize kBenchBert{1000, 384, 12, 1536, 6};
+constexpr BertSize kSearchBert{1000, 384, 12, 1536, 14};
 
 // A BERT-style encoder (see the header): `fused` picks LayerNormalization/Gelu over the
 // decomposed forms PyTorch's exporter writes for older opsets.
@@ -426,13 +430,16 @@ int write(Graph g, const std::filesystem::path& path) {
 
 int main(int argc, char** argv) {
   const bool bench = argc == 3 && std::string(argv[2]) == "--bench-models";
-  if (argc != 2 && !bench) {
-    std::cerr << "usage: amp-make-demo-models OUT_DIR [--bench-models]\n";
+  const bool search = argc == 3 && std::string(argv[2]) == "--search-model";
+  if (argc != 2 && !bench && !search) {
+    std::cerr << "usage: amp-make-demo-models OUT_DIR [--bench-models | --search-model]\n";
     return 2;
   }
   const std::filesystem::path dir = argv[1];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  if (search)  // 98 MB: written only when asked for
+    return write(bert(/*fused=*/false, kSearchBert), dir / "demo_bert14_pytorch.onnx");
   if (bench)  // 2 x 42 MB: written only when asked for
     return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
            write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx");
