@@ -2,8 +2,9 @@
 // (AmpPolicy::node_hints). Options::calibration / amprun --calib DIR.
 //
 // Observation (observe_value_ranges): the fp32 graph the AMP planner is about to color
-// (after the load-time passes) runs once per sample on the CPU backend, every tensor in its
-// plain layout, and a StepObserver folds each step's outputs into that value's range:
+// (after the load-time passes) runs once per sample on the CPU backend (samples of one shape
+// stacked into one batch where the model has a batch dim), every tensor in its plain
+// layout, and a StepObserver folds each step's outputs into that value's range:
 // the largest finite |x|, the count of non-zero elements too small for fp16 (|x| < 2^-24,
 // which fp16 flushes to zero), and the count of Inf/NaN. One fp32 pass per sample, no copy
 // of any tensor: the observer reads the arena in place, before the memory plan reuses it.
@@ -54,13 +55,20 @@ using CalibrationSample = std::vector<const Tensor*>;
 class CpuGraphRunner {
  public:
   static Result<std::unique_ptr<CpuGraphRunner>> create(int threads);
-  // Each sample's outputs; one plan per distinct input shape. Errors name the sample.
+  // Each sample's outputs; one plan per distinct input shape. Samples of one shape run as
+  // one batch where every input and output has a symbolic batch dim (dim 0) that the model
+  // keeps apart. Errors name the sample.
   Result<std::vector<std::vector<Tensor>>> run_samples(
       const graph::Graph& g, const std::vector<CalibrationSample>& samples,
       const StepObserver* observer = nullptr);
 
  private:
   CpuGraphRunner() = default;
+  // `members` of `samples` stacked along dim 0 and run once, their outputs split back into
+  // `outputs`; false (nothing written) when an output's dim 0 turns out not to be the batch.
+  Result<bool> run_stacked(const graph::Graph& g, const std::vector<CalibrationSample>& samples,
+                           const std::vector<size_t>& members, const PlanBuildOptions& popt,
+                           const RunConfig& config, std::vector<std::vector<Tensor>>& outputs);
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Executor> executor_;
   int threads_ = 1;

@@ -239,6 +239,9 @@ Status EngineImpl::plan_precision() {
     AMP_RETURN_IF_ERROR(graph::load_amp_policy_file(options.policy_file, policy));
   policy.target = low;
   policy.keep_io_types = options.keep_io_types;
+  // The accuracy search and precision timing plan the graph many times: its weights are
+  // converted once (freed with `policy` when this returns; the engine graph keeps its own).
+  policy.weight_cache = std::make_shared<graph::ConvertedWeights>();
   if (options.accuracy && !calibrated)
     return invalid_argument(
         "an accuracy target needs calibration data to measure it on (Options::calibration / "

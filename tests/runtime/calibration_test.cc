@@ -15,6 +15,7 @@
 #include "amp/engine.h"
 #include "amp/tensor_io.h"
 #include "graph/ir/graph_builder.h"
+#include "graph/ops/shape_inference.h"
 #include "runtime/calibration.h"
 #include "tests/test_util/engine_cases.h"
 #include "tests/test_util/test_models.h"
@@ -193,6 +194,44 @@ TEST(CalibrationGuard, AttentionMaskOfMinusFltMaxIsNotHot) {
   const auto hints = runtime::range_hints(g, r, runtime::RangeTarget::kAuto);
   ASSERT_EQ(hints.count("attn"), 1u);
   EXPECT_EQ(hints.at("attn").dtype, DType::kBF16);
+}
+
+// Samples of one shape run stacked along the batch dim (one run for the accuracy search's
+// every plan); each still gets exactly its own outputs. A graph whose output's dim 0 is not
+// the batch (a Transpose) runs them one by one instead.
+TEST(CalibrationRunner, StackedSamplesGiveEachItsOwnOutputs) {
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "output dim 0 is not the batch" : "batch-leading output");
+    graph::GraphBuilder b;
+    const graph::ValueId x = b.input(
+        "x", DType::kF32, graph::Shape({graph::Dim::symbolic("N"), graph::Dim::symbolic("M")}));
+    graph::ValueId y = b.node(graph::OpType::kTanh, {x});
+    if (transposed) {
+      graph::Attributes a;
+      a.set("perm", std::vector<int64_t>{1, 0});
+      y = b.node(graph::OpType::kTranspose, {y}, a);
+    }
+    b.output(y);
+    graph::Graph g = b.build();
+    ASSERT_TRUE(graph::infer_shapes(g).is_ok());
+    std::vector<Tensor> xs;
+    for (int k = 0; k < 3; ++k)
+      xs.push_back(
+          Tensor::from(std::vector<float>{0.1f * k, -0.2f, 0.3f, 0.4f * k, 0.5f, -0.6f}, {2, 3}));
+    auto runner = runtime::CpuGraphRunner::create(1);
+    ASSERT_TRUE(runner.is_ok());
+    std::vector<runtime::CalibrationSample> all;
+    for (const Tensor& t : xs) all.push_back({&t});
+    auto together = (*runner)->run_samples(g, all);
+    ASSERT_TRUE(together.is_ok()) << together.status().to_string();
+    ASSERT_EQ(together->size(), 3u);
+    for (size_t k = 0; k < xs.size(); ++k) {
+      auto alone = (*runner)->run_samples(g, {all[k]});
+      ASSERT_TRUE(alone.is_ok());
+      EXPECT_EQ((*together)[k][0].shape(), (*alone)[0][0].shape());
+      EXPECT_EQ((*together)[k][0].to_float_vector(), (*alone)[0][0].to_float_vector());
+    }
+  }
 }
 
 }  // namespace

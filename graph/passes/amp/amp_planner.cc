@@ -118,7 +118,17 @@ class PlanBuilder {
   Result<ValueId> convert_constant(ValueId v, DType want) {
     const Value& sv = src_.value(v);
     Value nv = sv;
-    if (want != sv.dtype) {
+    const int64_t overflowed_before = report_.weight_values_overflowed;
+    // Clamped weights depend on clamp_weights as well: only unclamped ones are cached.
+    const bool cacheable = policy_.weight_cache && !policy_.clamp_weights && want != sv.dtype;
+    std::optional<ConvertedWeights::Entry> cached;
+    if (cacheable) cached = policy_.weight_cache->find(*sv.constant, want);
+    if (cached) {
+      report_.weight_values_overflowed += cached->overflowed;
+      nv.constant = std::move(cached->data);
+      nv.dtype = want;
+      nv.name = value_names_.fresh(sv.name + "." + std::string(dtype_name(want)));
+    } else if (want != sv.dtype) {
       if (!is_float(want) || !is_float(sv.dtype))
         return internal_error("AMP planner: cannot convert constant '" + sv.name + "' to " +
                               std::string(dtype_name(want)));
@@ -177,6 +187,9 @@ class PlanBuilder {
       }
       AMP_ASSIGN_OR_RETURN(TensorData t,
                            TensorData::from_bytes(want, sv.constant->dims(), std::move(bytes)));
+      if (cacheable)
+        policy_.weight_cache->put(*sv.constant, want,
+                                  {t, report_.weight_values_overflowed - overflowed_before});
       nv.constant = std::move(t);
       nv.dtype = want;
       nv.name = value_names_.fresh(sv.name + "." + std::string(dtype_name(want)));

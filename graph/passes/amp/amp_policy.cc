@@ -117,6 +117,19 @@ std::string amp_policy_json(const AmpPolicy& policy) {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::optional<ConvertedWeights::Entry> ConvertedWeights::find(const TensorData& src,
+                                                              DType want) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(key(src, want));
+  if (it == entries_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ConvertedWeights::put(const TensorData& src, DType want, Entry e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.emplace(key(src, want), std::move(e));
+}
+
 Status load_amp_policy_file(const std::string& path, AmpPolicy& policy) {
   std::ifstream f(path);
   if (!f) return not_found("cannot open AMP policy file '" + path + "'");

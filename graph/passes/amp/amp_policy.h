@@ -23,8 +23,11 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -32,6 +35,26 @@
 #include "runtime/common/status.h"
 
 namespace amp::graph {
+
+// The AMP planner's converted constants, by source buffer and target dtype. Valid while the
+// source graph's constants live (the key is their storage address); thread-safe.
+class ConvertedWeights {
+ public:
+  struct Entry {
+    TensorData data;
+    int64_t overflowed = 0;  // elements beyond the low type's range
+  };
+  std::optional<Entry> find(const TensorData& src, DType want) const;
+  void put(const TensorData& src, DType want, Entry e);
+
+ private:
+  using Key = std::tuple<const uint8_t*, int64_t, DType, DType>;
+  static Key key(const TensorData& src, DType want) {
+    return {src.bytes(), src.numel(), src.dtype(), want};
+  }
+  mutable std::mutex mu_;
+  std::map<Key, Entry> entries_;
+};
 
 struct AmpPolicy {
   DType target = DType::kF16;  // kF16 or kBF16
@@ -49,6 +72,9 @@ struct AmpPolicy {
     std::string reason;  // for the report, naming its source: "calibration: observed ..."
   };
   std::map<std::string, NodeHint> node_hints;
+  // Set by callers that plan the same graph many times (the accuracy search, precision
+  // timing): the planner's converted weights, reused instead of converted again per plan.
+  std::shared_ptr<ConvertedWeights> weight_cache;
 };
 
 // Parses a policy file's text into `policy` (fields not in the text keep their values).
