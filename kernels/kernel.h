@@ -39,6 +39,9 @@ struct TensorDesc {
   // Non-null for constant inputs: the HOST bytes, readable in prepare() (axes, pads, scales,
   // weights to pre-pack). On CUDA, run() receives the device copy through KernelArgs.
   const void* constant_data = nullptr;
+  // What keeps constant_data alive (graph::TensorData::owner), when known: lets a kernel
+  // share what it derives from a constant (packed weights) with other plans' kernels.
+  std::shared_ptr<const void> constant_owner;
   bool present = true;  // false for an absent optional input/output
   // CPU, between two oneDNN convolutions only (runtime/layout_plan.h): the tensor is stored
   // in the convolutions' own dense layout (kernels/cpu/dnnl_common.h, conv_activation_desc:
@@ -66,7 +69,10 @@ inline TensorDesc describe_value(const graph::Graph& g, graph::ValueId id) {
   const graph::Value& v = g.value(id);
   d.dtype = v.dtype;
   if (v.shape) d.dims = v.shape->static_dims();
-  if (v.is_constant()) d.constant_data = v.constant->bytes();
+  if (v.is_constant()) {
+    d.constant_data = v.constant->bytes();
+    d.constant_owner = v.constant->owner();
+  }
   return d;
 }
 

@@ -132,8 +132,9 @@ Result<bool> CpuGraphRunner::run_stacked(const graph::Graph& g,
   AMP_ASSIGN_OR_RETURN(PlanKey key, plan_key_for(inputs, {}, no_values));
   auto plan = build_execution_plan(g, key, no_values, popt);
   if (!plan.is_ok()) return plan.status().with_context(which);
-  auto ran = run_plan_chain(std::move(*plan), inputs, *executor_, config);
+  auto ran = run_plan_chain(*plan, inputs, *executor_, config);
   if (!ran.is_ok()) return ran.status().with_context(which);
+  last_plan_ = std::move(*plan);
   // An output whose dim 0 is not the batch after all: run the samples one by one.
   const int64_t total = stacked.front().shape()[0];
   for (const Tensor& out : *ran)
@@ -186,6 +187,7 @@ Result<std::vector<std::vector<Tensor>>> CpuGraphRunner::run_samples(
       if (!ran.is_ok()) return ran.status().with_context("calibration sample " + std::to_string(s));
       outputs[s] = std::move(*ran);
     }
+    last_plan_ = std::move(*plan);
   }
   return outputs;
 }

@@ -72,6 +72,10 @@ class CpuGraphRunner {
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Executor> executor_;
   int threads_ = 1;
+  // The plan run last, kept until the next is built: the next plan of the same graph (the
+  // accuracy search's next try) shares its packed weights instead of packing them again
+  // (kernels/cpu/dnnl_common.h, DnnlWeights).
+  std::shared_ptr<const ExecutionPlan> last_plan_;
 };
 
 // Runs `g` (fp32, shape-inferred) on every sample on the CPU and returns every computed

@@ -47,6 +47,9 @@ class TensorData {
   int64_t numel() const { return numel_; }
   size_t byte_size() const { return size_; }
   const uint8_t* bytes() const { return data_; }
+  // What keeps bytes() alive: the same owner and address mean the same, unchanged bytes
+  // (TensorData never writes them), which caches of derived data key on.
+  const std::shared_ptr<const void>& owner() const { return keepalive_; }
   template <typename T>
   const T* data() const {
     return reinterpret_cast<const T*>(data_);

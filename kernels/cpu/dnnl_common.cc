@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cstring>
+#include <memory>
+#include <mutex>
 
 #include "kernels/cpu/cpu_common.h"
 
@@ -336,9 +338,60 @@ void add_scratchpad(std::unordered_map<int, memory>& args, const memory::desc& d
                memory(d, dnnl_engine(), WorkspaceLayout::at(workspace, offset)));
 }
 
+namespace {
+
+// Packed constant weights by what they were packed from. The cache owns nothing: an entry
+// is found only while the constant's owner and some kernel's packed copy are both alive
+// (weak references), so a freed constant whose address is reused, or weights no kernel
+// holds any more, never match. Same owner and address mean the same bytes (TensorData is
+// immutable), so no hashing of contents.
+class PackedWeightCache {
+ public:
+  std::shared_ptr<const memory> find(const void* data, const std::shared_ptr<const void>& owner,
+                                     DType storage, const memory::dims& dims,
+                                     const memory::dims& strides, const memory::desc& target) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Entry& e : entries_)
+      if (e.data == data && same_owner(e.owner, owner) && e.storage == storage && e.dims == dims &&
+          e.strides == strides && e.target == target)
+        if (std::shared_ptr<const memory> packed = e.packed.lock()) return packed;
+    return nullptr;
+  }
+
+  void put(const void* data, const std::shared_ptr<const void>& owner, DType storage,
+           const memory::dims& dims, const memory::dims& strides, const memory::desc& target,
+           const std::shared_ptr<const memory>& packed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(entries_, [](const Entry& e) { return e.owner.expired() || e.packed.expired(); });
+    entries_.push_back({data, owner, storage, dims, strides, target, packed});
+  }
+
+ private:
+  struct Entry {
+    const void* data;
+    std::weak_ptr<const void> owner;
+    DType storage;
+    memory::dims dims, strides;
+    memory::desc target;
+    std::weak_ptr<const memory> packed;
+  };
+  static bool same_owner(const std::weak_ptr<const void>& a, const std::shared_ptr<const void>& b) {
+    return !a.expired() && !a.owner_before(b) && !b.owner_before(a);
+  }
+  std::mutex mu_;
+  std::vector<Entry> entries_;
+};
+
+PackedWeightCache& packed_weight_cache() {
+  static PackedWeightCache* cache = new PackedWeightCache();  // outlives every kernel
+  return *cache;
+}
+
+}  // namespace
+
 Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memory::dims& strides,
-                            const void* constant, const memory::desc& target, WorkspaceLayout& ws,
-                            int threads) {
+                            const void* constant, const std::shared_ptr<const void>& owner,
+                            const memory::desc& target, WorkspaceLayout& ws, int threads) {
   storage_ = storage;
   target_ = target;
   compute_ = target.data_type();
@@ -350,6 +403,11 @@ Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memor
     return internal_error("weights conversion is only to f32");
   user_desc_ = memory::desc(dims, compute_, strides);
   reorder_ = !(user_desc_ == target);
+
+  if (constant != nullptr && owner) {
+    constant_ = packed_weight_cache().find(constant, owner, storage, dims, strides, target);
+    if (constant_) return Status::ok();
+  }
   memory::desc scratch_desc;
   if (reorder_) {
     dnnl::primitive_attr attr;
@@ -367,18 +425,21 @@ Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memor
       convert_to_f32(storage, constant, widened.data(), numel_, threads);
       src = widened.data();
     }
-    constant_ = memory(target, dnnl_engine());  // library-allocated, aligned
+    auto packed = std::make_shared<memory>(target, dnnl_engine());  // library-allocated
     if (reorder_) {
       std::vector<uint8_t> scratch(scratch_desc.get_size() + 64);
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, memory(user_desc_, dnnl_engine(), const_cast<void*>(src))},
-          {DNNL_ARG_DST, constant_}};
+          {DNNL_ARG_DST, *packed}};
       if (scratch_desc.get_size() > 0)
         args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_desc, dnnl_engine(), scratch.data()));
       dnnl_execute(reorder_prim_, args, threads);
     } else {
-      std::memcpy(constant_.get_data_handle(), src, target.get_size());
+      std::memcpy(packed->get_data_handle(), src, target.get_size());
     }
+    constant_ = std::move(packed);
+    if (owner)
+      packed_weight_cache().put(constant, owner, storage, dims, strides, target, constant_);
     return Status::ok();
   }
   if (convert_) converted_ = ws.add(static_cast<size_t>(numel_) * sizeof(float));
@@ -390,7 +451,7 @@ Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memor
 }
 
 const void* DnnlWeights::get(const void* user, void* workspace, int threads) const {
-  if (constant_) return constant_.get_data_handle();
+  if (constant_) return constant_->get_data_handle();
   const void* src = user;
   if (convert_) {
     float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(workspace, converted_));

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -177,11 +178,14 @@ class DnnlReorder {
 // view needs no copy).
 class DnnlWeights {
  public:
-  // `constant`: the caller's bytes when the weights are a constant, else nullptr.
+  // `constant`: the caller's bytes when the weights are a constant, else nullptr; `owner`
+  // (may be null) what keeps them alive. Packed constants are shared between kernels that
+  // pack the same bytes of the same owner the same way (PackedWeightCache in the .cc): an
+  // engine's plans for several input shapes, the plans one load's accuracy search tries.
   // Throws dnnl::error (call inside dnnl_guard).
   Status prepare(DType storage, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides,
-                 const void* constant, const dnnl::memory::desc& target, WorkspaceLayout& ws,
-                 int threads);
+                 const void* constant, const std::shared_ptr<const void>& owner,
+                 const dnnl::memory::desc& target, WorkspaceLayout& ws, int threads);
   // Pointer to the weights in `target` layout: the packed constant, or `user` converted
   // and reordered into the workspace. Throws dnnl::error.
   const void* get(const void* user, void* workspace, int threads) const;
@@ -198,7 +202,7 @@ class DnnlWeights {
   DnnlReorder run_reorder_;     // variable weights, on every run
   size_t converted_ = WorkspaceLayout::kNone;
   size_t packed_ = WorkspaceLayout::kNone;
-  dnnl::memory constant_;  // owns packed constant weights
+  std::shared_ptr<const dnnl::memory> constant_;  // packed constant weights (shared)
 };
 
 // Converts `n` elements of a float `storage` tensor (f32, f16, bf16) to f32 scaled by

@@ -249,8 +249,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
       off_bias_ = ws_.add(static_cast<size_t>(conv_.m) * sizeof(float));
     }
   }
-  return weights_.prepare(dtype_, w_dims_, w_strides_, w.constant_data, wei_md_, ws_,
-                          cfg.num_threads);
+  return weights_.prepare(dtype_, w_dims_, w_strides_, w.constant_data, w.constant_owner, wei_md_,
+                          ws_, cfg.num_threads);
 }
 
 template <typename T>

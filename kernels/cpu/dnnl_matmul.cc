@@ -224,8 +224,8 @@ Status MatMulKernel::build(const KernelConfig& cfg) {
       off_bias_ = ws_.add(static_cast<size_t>(n_) * sizeof(float));
     }
   }
-  return weights_.prepare(dtype_, b_dims_, b_strides_, cfg.inputs[1].constant_data, wei_md_, ws_,
-                          cfg.num_threads);
+  return weights_.prepare(dtype_, b_dims_, b_strides_, cfg.inputs[1].constant_data,
+                          cfg.inputs[1].constant_owner, wei_md_, ws_, cfg.num_threads);
 }
 
 template <typename T>

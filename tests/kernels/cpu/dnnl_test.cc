@@ -29,6 +29,7 @@
 #include "kernels/common/element_access.h"
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dnnl_common.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/graph_runner.h"
@@ -964,6 +965,42 @@ TEST(DnnlPool, Threads) {
   check_pool(c, true, DType::kF32, false, false, 2, 14001);
   check_pool(c, true, DType::kF16, true, false, 2, 14002);
   check_pool(c, false, DType::kBF16, false, false, 2, 14003);
+}
+
+// Packed constant weights are shared by kernels that pack the same bytes of the same owner
+// the same way (an engine's plans for several shapes, the accuracy search's plans), and
+// never across owners: an address reused by another constant must not match.
+TEST(DnnlWeights, PackedConstantsAreSharedPerOwner) {
+  using dnnl::memory;
+  const memory::dims dims = {64, 48};
+  const memory::dims strides = {48, 1};
+  const memory::desc target(dims, memory::data_type::f32, memory::format_tag::BA16a64b4a);
+  auto make_owner = [](float seed) {
+    auto v = std::make_shared<std::vector<float>>(64 * 48);
+    for (size_t i = 0; i < v->size(); ++i) (*v)[i] = seed + 0.001f * static_cast<float>(i);
+    return v;
+  };
+  auto packed = [&](const std::shared_ptr<std::vector<float>>& owner,
+                    kernels::cpu::DnnlWeights& w) {
+    kernels::cpu::WorkspaceLayout ws;
+    EXPECT_TRUE(w.prepare(DType::kF32, dims, strides, owner->data(), owner, target, ws, 1).is_ok());
+    return w.get(nullptr, nullptr, 1);
+  };
+  auto a = make_owner(1.0f);
+  kernels::cpu::DnnlWeights w1, w2, w3, w4;
+  const void* p1 = packed(a, w1);
+  EXPECT_EQ(packed(a, w2), p1);  // same bytes, same owner: one packed copy
+
+  // The same address under another owner (aliasing a's bytes): not shared.
+  std::shared_ptr<std::vector<float>> alias(std::make_shared<int>(0), a.get());
+  EXPECT_NE(packed(alias, w3), p1);
+
+  // Without an owner nothing is shared.
+  kernels::cpu::WorkspaceLayout ws;
+  ASSERT_TRUE(w4.prepare(DType::kF32, dims, strides, a->data(), nullptr, target, ws, 1).is_ok());
+  EXPECT_NE(w4.get(nullptr, nullptr, 1), p1);
+  // And what is shared holds the packed values of its own bytes.
+  EXPECT_EQ(std::memcmp(w4.get(nullptr, nullptr, 1), p1, target.get_size()), 0);
 }
 
 }  // namespace
