@@ -88,6 +88,20 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     d.conv_layout = v != kNoValue && conv_layout[static_cast<size_t>(v)];
     return d;
   };
+  // A node that scales a conv-layout tensor per channel computes on physical dims
+  // (runtime/layout_plan.h): its kernel sees plain tensors of those dims.
+  auto physical = [&](const Node& n, std::vector<kernels::TensorDesc>& descs) {
+    const ValueId out = n.outputs.empty() ? kNoValue : n.outputs[0];
+    if (out == kNoValue || !conv_layout[static_cast<size_t>(out)] ||
+        channel_operand(g, n, [&](DType t) { return opt.backend->conv_layout_dtype(t); }) < 0)
+      return;
+    const std::vector<int64_t> logical = g.value(out).shape->static_dims();
+    const bool blocked8 = opt.backend->conv_layout_blocked8(logical);
+    for (kernels::TensorDesc& d : descs) {
+      d.dims = physical_conv_dims(d.dims, logical.size(), blocked8);
+      d.conv_layout = false;
+    }
+  };
   std::vector<const kernels::KernelDef*> defs(g.nodes.size());
   plan->steps.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -110,6 +124,8 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
                               "' has no static shape after binding");
       cfg.outputs.push_back(describe(v));
     }
+    physical(n, cfg.inputs);
+    physical(n, cfg.outputs);
     PlanStep& step = plan->steps[i];
     step.kernel = def->create();
     AMP_RETURN_IF_ERROR(step.kernel->prepare(cfg).with_context(node_label(n)));

@@ -11,17 +11,24 @@
 //
 // An elementwise node whose inputs all have its output's shape (or one element) computes
 // element i from elements i, whatever the layout, so it may sit between convolutions too.
+// So may a squeeze-and-excitation block (MobileNetV3, PaddleOCR): x -> GlobalAveragePool ->
+// ... -> scale [N, C, 1, 1]; Mul(x, scale) -> Conv. A global pooling reads x in the conv
+// layout with its strides (kernels/cpu/reduce_global_pool.cc), and a binary elementwise
+// node whose other input is per channel ([1 or N, C, 1...], right-aligned) computes on the
+// physical dims: channels-last [N, spatial..., C] with the scale as [., 1..., C], 8-channel
+// blocks [N, C/8, spatial..., 8] with it as [., C/8, 1..., 8]; a [N, C, 1...] tensor has the
+// same bytes in every layout, so the scale itself stays plain.
 // Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
 // convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
 // oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv
 // layout when it is made by a Conv, or by such an elementwise node whose full-size inputs
-// all keep it; when every use is the data input of a Conv or such a node whose output keeps
-// it; and when it is no graph output (an output, a value crossing a plan cut, or one read by
-// any other kernel, e.g. a broadcast Mul or a pooling, stays plain). Algorithm: start from
-// every candidate, drop values that break a condition until none does (each round drops at
-// least one; O(rounds x edges)). The layout is dense (kernels/cpu/dnnl_common.h,
-// conv_activation_desc), so sizes, the memory plan and in-place rules do not change, and the
-// elementwise kernels run unchanged on same-shape inputs. The conv kernel
+// all keep it; when every use is the data input of a Conv, a global pooling's input, or a
+// full-size input of such a node whose output keeps it; and when it is no graph output (an output,
+// a value crossing a plan cut, or one read by any other kernel, e.g. a broadcast Mul or a pooling,
+// stays plain). Algorithm: start from every candidate, drop values that break a condition until
+// none does (each round drops at least one; O(rounds x edges)). The layout is dense
+// (kernels/cpu/dnnl_common.h, conv_activation_desc), so sizes, the memory plan and in-place rules
+// do not change, and the elementwise kernels run unchanged on same-shape inputs. The conv kernel
 // (kernels/cpu/dnnl_conv.cc) takes the layout through TensorDesc::conv_layout and reorders
 // only when its primitive prefers yet another layout (then no worse than before).
 #pragma once
@@ -38,5 +45,17 @@ namespace amp::runtime {
 // through f32 (Backend::conv_layout_dtype).
 std::vector<char> plan_conv_layouts(const graph::Graph& g,
                                     const std::function<bool(DType)>& native);
+
+// Of a binary elementwise node: which input (0 or 1) is per channel against a full-size
+// other input and a rank 3..5 output in a `native` dtype, or -1. Such a node, when its output
+// keeps the conv layout, gets its tensors described by physical_conv_dims.
+int channel_operand(const graph::Graph& g, const graph::Node& n,
+                    const std::function<bool(DType)>& native);
+
+// The dims a tensor of logical `dims` (right-aligned to `rank`, the output's) has in the
+// conv layout, read as a plain tensor: [N, spatial..., C], or [N, C/8, spatial..., 8] when
+// `blocked8`. For a per-channel operand, its broadcast dims in that order.
+std::vector<int64_t> physical_conv_dims(const std::vector<int64_t>& dims, size_t rank,
+                                        bool blocked8);
 
 }  // namespace amp::runtime

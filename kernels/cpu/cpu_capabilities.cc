@@ -3,6 +3,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dnnl_common.h"
 
 namespace amp::kernels {
 
@@ -30,6 +31,10 @@ std::string cpu_untimed_low_precision_slower(DType low) {
     return "this CPU (oneDNN ISA avx512_core_bf16) has no AMX: most bf16 convolutions and "
            "products run slower than fp32 on it";
   return cpu_low_precision_slower(low);
+}
+
+bool cpu_conv_layout_blocked8(const std::vector<int64_t>& dims) {
+  return cpu::conv_layout_blocked8(dims);
 }
 
 bool cpu_computes_bf16() {

@@ -31,6 +31,10 @@ std::string cpu_low_precision_slower(DType low);
 // bf16 on AVX512-BF16 without AMX: most nodes measured slower than f32 (above).
 std::string cpu_untimed_low_precision_slower(DType low);
 
+// Whether the convolutions' layout of these logical dims is 8-channel blocks (else
+// channels-last): kernels/cpu/dnnl_common.h, conv_layout_blocked8.
+bool cpu_conv_layout_blocked8(const std::vector<int64_t>& dims);
+
 // Whether oneDNN runs bf16 convolutions and products in bf16 on this CPU (AVX512-BF16 or
 // AMX) rather than staging them through f32.
 bool cpu_computes_bf16();

@@ -69,12 +69,16 @@ memory::desc channels_last_desc(const memory::dims& dims, memory::data_type dt) 
   return memory::desc(dims, dt, strides);
 }
 
-memory::desc conv_activation_desc(const memory::dims& dims, memory::data_type dt) {
+bool conv_layout_blocked8(const std::vector<int64_t>& dims) {
   using isa = dnnl::cpu_isa;
   const isa cpu = dnnl::get_effective_cpu_isa();
   const bool avx512 = cpu == isa::avx512_core || cpu == isa::avx512_core_vnni ||
                       cpu == isa::avx512_core_bf16 || cpu == isa::avx512_core_amx;
-  if (!avx512 && dims.size() >= 3 && dims.size() <= 5 && dims[1] % 8 == 0) {
+  return !avx512 && dims.size() >= 3 && dims.size() <= 5 && dims[1] % 8 == 0;
+}
+
+memory::desc conv_activation_desc(const memory::dims& dims, memory::data_type dt) {
+  if (conv_layout_blocked8(std::vector<int64_t>(dims.begin(), dims.end()))) {
     using tag = memory::format_tag;
     const tag blocked = dims.size() == 3   ? tag::nCw8c
                         : dims.size() == 4 ? tag::nChw8c

@@ -68,6 +68,9 @@ dnnl::memory::desc channels_last_desc(const dnnl::memory::dims& dims, dnnl::memo
 // AVX-512 when C is a multiple of 8 (so no padding: the size stays N*C*spatial), else
 // channels-last, which AVX-512's brgconv takes.
 dnnl::memory::desc conv_activation_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type dt);
+// Whether conv_activation_desc stores these logical dims in 8-channel blocks (else
+// channels-last): the one rule the kernels that read such a tensor without oneDNN share.
+bool conv_layout_blocked8(const std::vector<int64_t>& dims);
 
 // Status for a failed oneDNN call: backend_failure naming `what` and oneDNN's message.
 Status dnnl_failure(const std::string& what, const dnnl::error& e);

@@ -82,6 +82,8 @@ class Backend {
   // Whether convolutions keep `dtype` activations in their own layout between them
   // (runtime/layout_plan.h): the CPU's f32, and bf16 where oneDNN computes it natively.
   virtual bool conv_layout_dtype(DType /*dtype*/) const { return false; }
+  // Whether the conv layout of these logical dims is 8-channel blocks (else channels-last).
+  virtual bool conv_layout_blocked8(const std::vector<int64_t>& /*dims*/) const { return false; }
 };
 
 }  // namespace amp::runtime

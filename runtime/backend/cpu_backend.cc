@@ -143,6 +143,9 @@ class CpuBackend : public Backend {
   std::string untimed_low_precision_slower(DType low) const override {
     return kernels::cpu_untimed_low_precision_slower(low);
   }
+  bool conv_layout_blocked8(const std::vector<int64_t>& dims) const override {
+    return kernels::cpu_conv_layout_blocked8(dims);
+  }
   bool conv_layout_dtype(DType dtype) const override {
     return dtype == DType::kF32 || (dtype == DType::kBF16 && kernels::cpu_computes_bf16());
   }

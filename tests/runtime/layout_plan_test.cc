@@ -31,11 +31,18 @@ struct ConvNet {
   ValueId stem, dw, scaled, pw, side, sum, act, head;  // the values the rule looks at
 };
 
-// x -> stem 3x3 (8) -> depthwise 3x3 stride 2 -> * scale[1,8,1,1] -> 1x1 (16) = pw
+// The scale the depthwise output is multiplied by.
+enum class Scale {
+  kPerChannel,     // a constant [1, 8, 1, 1]
+  kSqueezeExcite,  // Sigmoid(1x1 conv(GlobalAveragePool(dw))), [1, 8, 1, 1] at run time
+  kSpatial,        // a constant [1, 1, 10, 10]: not per channel
+};
+
+// x -> stem 3x3 (8) -> depthwise 3x3 stride 2 = dw -> * scale = scaled -> 1x1 (16) = pw
 //                   \-> 1x1 (16) stride 2 = side
 // sum = pw + side; act = Relu(sum) -> 3x3 (4) = head (output); with `side_output` also
 // Relu(side) as an output.
-ConvNet conv_net(bool side_output = false) {
+ConvNet conv_net(bool side_output = false, Scale scale = Scale::kPerChannel) {
   GraphBuilder b;
   unsigned seed = 1;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t stride,
@@ -56,8 +63,20 @@ ConvNet conv_net(bool side_output = false) {
   ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
   net.stem = conv(x, 3, 8, 3, 1, 1);
   net.dw = conv(net.stem, 8, 8, 3, 2, 8);
-  net.scaled =
-      b.node(OpType::kMul, {net.dw, b.constant("scale", test::random_f32({1, 8, 1, 1}, 1.0f, 7))});
+  ValueId factor = graph::kNoValue;
+  switch (scale) {
+    case Scale::kPerChannel:
+      factor = b.constant("scale", test::random_f32({1, 8, 1, 1}, 1.0f, 7));
+      break;
+    case Scale::kSqueezeExcite:
+      factor = b.node(OpType::kSigmoid,
+                      {conv(b.node(OpType::kGlobalAveragePool, {net.dw}), 8, 8, 1, 1, 1)});
+      break;
+    case Scale::kSpatial:
+      factor = b.constant("scale", test::random_f32({1, 1, 10, 10}, 1.0f, 7));
+      break;
+  }
+  net.scaled = b.node(OpType::kMul, {net.dw, factor});
   net.side = conv(net.stem, 8, 16, 1, 2, 1);  // the stem feeds two convolutions
   net.pw = conv(net.scaled, 8, 16, 1, 1, 1);
   net.sum = b.node(OpType::kAdd, {net.pw, net.side});
@@ -81,15 +100,47 @@ TEST(LayoutPlan, ValuesOnlyConvolutionsAndSameShapeElementwiseTouchKeepTheConvLa
   const ConvNet net = conv_net();
   const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
   auto kept = [&](ValueId v) { return in[static_cast<size_t>(v)] != 0; };
-  EXPECT_TRUE(kept(net.stem));     // read by two convolutions
-  EXPECT_FALSE(kept(net.dw));      // read by a broadcast Mul: it needs the channel index
-  EXPECT_FALSE(kept(net.scaled));  // made by that Mul from a plain input
-  EXPECT_TRUE(kept(net.pw));       // the residual block: Conv, Conv -> Add -> Relu -> Conv
+  EXPECT_TRUE(kept(net.stem));    // read by two convolutions
+  EXPECT_TRUE(kept(net.dw));      // read by a per-channel Mul: computed on physical dims
+  EXPECT_TRUE(kept(net.scaled));  // made by it
+  EXPECT_TRUE(kept(net.pw));      // the residual block: Conv, Conv -> Add -> Relu -> Conv
   EXPECT_TRUE(kept(net.side));
   EXPECT_TRUE(kept(net.sum));
   EXPECT_TRUE(kept(net.act));
   EXPECT_FALSE(kept(net.head));  // a graph output
   EXPECT_FALSE(kept(net.g.inputs[0]));
+}
+
+// A squeeze-and-excitation block keeps it too: its GlobalAveragePool reads the conv layout,
+// and the scale it leads to ([1, 8, 1, 1], the same bytes in any layout) stays plain. A
+// spatial broadcast needs the plain layout.
+TEST(LayoutPlan, SqueezeExcitationKeepsTheConvLayoutASpatialBroadcastDoesNot) {
+  const ConvNet se = conv_net(false, Scale::kSqueezeExcite);
+  const std::vector<char> in = runtime::plan_conv_layouts(se.g, f32_only);
+  EXPECT_TRUE(in[static_cast<size_t>(se.dw)]);
+  EXPECT_TRUE(in[static_cast<size_t>(se.scaled)]);
+  const graph::Node& mul = se.g.nodes[static_cast<size_t>(
+      graph::compute_producers(se.g)[static_cast<size_t>(se.scaled)])];
+  EXPECT_FALSE(in[static_cast<size_t>(mul.inputs[1])]);  // the scale
+  EXPECT_EQ(runtime::channel_operand(se.g, mul, f32_only), 1);
+
+  const ConvNet spatial = conv_net(false, Scale::kSpatial);
+  const std::vector<char> plain = runtime::plan_conv_layouts(spatial.g, f32_only);
+  EXPECT_FALSE(plain[static_cast<size_t>(spatial.dw)]);
+  EXPECT_FALSE(plain[static_cast<size_t>(spatial.scaled)]);
+  EXPECT_TRUE(plain[static_cast<size_t>(spatial.stem)]);
+}
+
+TEST(LayoutPlan, PhysicalDimsOfAChannelScale) {
+  // channels-last: [N, C, H, W] -> [N, H, W, C]; the scale [C, 1, 1] -> [1, 1, 1, C]
+  EXPECT_EQ(runtime::physical_conv_dims({2, 16, 5, 7}, 4, false),
+            (std::vector<int64_t>{2, 5, 7, 16}));
+  EXPECT_EQ(runtime::physical_conv_dims({16, 1, 1}, 4, false), (std::vector<int64_t>{1, 1, 1, 16}));
+  // 8-channel blocks: [N, C/8, H, W, 8]; the scale [N, C, 1, 1] -> [N, C/8, 1, 1, 8]
+  EXPECT_EQ(runtime::physical_conv_dims({2, 16, 5, 7}, 4, true),
+            (std::vector<int64_t>{2, 2, 5, 7, 8}));
+  EXPECT_EQ(runtime::physical_conv_dims({2, 16, 1, 1}, 4, true),
+            (std::vector<int64_t>{2, 2, 1, 1, 8}));
 }
 
 TEST(LayoutPlan, AnElementwiseReaderWithAPlainOutputKeepsItsInputsPlain) {
@@ -155,17 +206,21 @@ void check_engine_against_reference(const ConvNet& net, Precision precision = Pr
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
-  for (bool side_output : {false, true}) {
-    SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
-    check_engine_against_reference(conv_net(side_output));
-  }
+  for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
+    for (bool side_output : {false, true}) {
+      SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
+      SCOPED_TRACE("scale " + std::to_string(static_cast<int>(scale)));
+      check_engine_against_reference(conv_net(side_output, scale));
+    }
 }
 
 TEST(LayoutPlan, Bf16EngineMatchesThePlainReference) {
-  for (bool side_output : {false, true}) {
-    SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
-    check_engine_against_reference(conv_net(side_output), Precision::kBf16);
-  }
+  for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
+    for (bool side_output : {false, true}) {
+      SCOPED_TRACE(side_output ? "with Relu(side) as an output" : "residual block kept");
+      SCOPED_TRACE("scale " + std::to_string(static_cast<int>(scale)));
+      check_engine_against_reference(conv_net(side_output, scale), Precision::kBf16);
+    }
 }
 
 }  // namespace
