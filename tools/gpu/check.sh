@@ -8,7 +8,9 @@
 #      the fp16 speed-up over fp32, and accuracy against fp32 (worst cosine, worst max
 #      relative error over the outputs),
 #   4. profiles the demo transformer on CUDA (amprun --profile --profile-json) and checks
-#      the Chrome trace has one event per executed node.
+#      the Chrome trace has one event per executed node,
+#   5. loads each model at fp16 with --precision-timing on (off by default on CUDA until it
+#      has run on a GPU) and prints the timed latency beside the fp16 row and the note.
 # It finishes in under 6 minutes (each step has a timeout; models are skipped with a note
 # when the budget runs out) and exits 0 only when every test and every run succeeded.
 #
@@ -275,6 +277,46 @@ EOF2
   [[ $PROFILE_RC -eq 0 ]] || say "CUDA profiling failed (exit $PROFILE_RC)"
 fi
 
+# ---- 3c. Precision timing on CUDA (Options::precision_timing = on; off by default there
+# until this has run on a GPU): per model, fp16 with timing against the fp16 row above, and
+# what the load decided (the precision note).
+TIMING_RC=0
+for entry in "${MODELS[@]}"; do
+  name=${entry%%=*}
+  path=${entry#*=}
+  left=$(time_left)
+  if ((left < 25)); then
+    say "budget spent: skipping precision timing of $name"
+    continue
+  fi
+  extra=()
+  sample=$(dirname "$path")/test_data_set_0
+  [[ $path == *.onnx && -f $sample/input_0.pb ]] && extra+=(--inputs "$sample")
+  rc=0
+  amp_run $((left < 60 ? left - 5 : 60)) "$B/bin/amprun" --model "$path" --backend cuda \
+    --precision fp16 --precision-timing on --compare-precision fp32 --warmup 10 \
+    --iterations 50 "${extra[@]}" --json-report "$RESULTS/${name}_fp16_timed.json" \
+    > "$RESULTS/${name}_fp16_timed.log" 2>&1 || rc=$?
+  if [[ $rc -ne 0 && $rc -ne 1 ]]; then
+    TIMING_RC=1
+    say "precision timing $name failed (exit $rc):"
+    tail -n 8 "$RESULTS/${name}_fp16_timed.log" | sed 's/^/    /'
+    continue
+  fi
+  "$PY" - "$RESULTS/${name}_fp16.json" "$RESULTS/${name}_fp16_timed.json" "$name" <<'EOF3' || true
+import json, sys
+def load(p):
+    try:
+        return json.load(open(p))
+    except Exception:
+        return {}
+plain, timed, name = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
+med = lambda r: (r.get("latency_ms") or {}).get("median", float("nan"))
+print(f"  timed {name:<28} fp16 {med(plain):8.3f} ms -> timed {med(timed):8.3f} ms ({timed.get('precision', '?')}): "
+      f"{timed.get('precision_note', '')[:300]}")
+EOF3
+done
+
 # ---- 4. Optionally, the PyTorch comparison in the same call (one device loan) ----
 TORCH_RC=0
 if [[ ${AMP_CHECK_TORCH:-0} == 1 ]]; then
@@ -297,5 +339,5 @@ if [[ -n ${OUT:-} && -d ${OUT:-} ]]; then
   cp "$RESULTS/cuda_tests.log" "$OUT/" 2>/dev/null || true
 fi
 say "done in $(($(date +%s) - START_S)) s (work folder $WORK)"
-if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 || $PROFILE_RC -ne 0 ]]; then exit 1; fi
+if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 || $PROFILE_RC -ne 0 || $TIMING_RC -ne 0 ]]; then exit 1; fi
 exit 0
