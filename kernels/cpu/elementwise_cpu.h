@@ -79,9 +79,51 @@ AMP_ISA_CLONES void binary_row(const A* a, int64_t sa, const B* b, int64_t sb, O
   }
 }
 
+// out[r * n + i] = f(a[r * n + i], v[i]) (or f(v[i], b[...]) when `vector_first`) for
+// r < rows: a vector repeated on every row, such as a per-channel scale of a channels-last
+// tensor. One call for all rows: with rows of a few channels, a call per row cost more
+// than the arithmetic. Compiled per ISA (AMP_ISA_CLONES).
+template <typename A, typename B, typename O, typename F>
+AMP_ISA_CLONES void binary_row_vector(const A* a, const B* b, O* out, int64_t rows, int64_t n,
+                                      bool vector_first, const F& f) {
+  for (int64_t r = 0; r < rows; ++r) {
+    O* o = out + r * n;
+    if (vector_first) {
+      const B* row = b + r * n;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], row[i]);
+    } else {
+      const A* row = a + r * n;
+      for (int64_t i = 0; i < n; ++i) o[i] = f(row[i], b[i]);
+    }
+  }
+}
+
+// Rows of fewer elements than this take binary_row_vector when one input is a row vector.
+inline constexpr int64_t kShortRow = 256;
+
 // out = f(a, b) over a two-input plan, split across `threads`.
 template <typename A, typename B, typename O, typename F>
 void binary_loop(const BroadcastPlan& p, const A* a, const B* b, O* out, int threads, const F& f) {
+  if (p.rank == 2 && p.dims[1] < kShortRow) {
+    // [rows, n] against a row vector [1, n] (merged dims): whole rows per call.
+    const int64_t n = p.dims[1];
+    const bool b_vector = p.strides[0][0] == n && p.strides[0][1] == 1 && p.strides[1][0] == 0 &&
+                          p.strides[1][1] == 1;
+    const bool a_vector = p.strides[1][0] == n && p.strides[1][1] == 1 && p.strides[0][0] == 0 &&
+                          p.strides[0][1] == 1;
+    if (a_vector || b_vector) {
+      parallel_for(
+          p.dims[0], threads,
+          [&](int64_t begin, int64_t end) {
+            if (b_vector)
+              binary_row_vector(a + begin * n, b, out + begin * n, end - begin, n, false, f);
+            else
+              binary_row_vector(a, b + begin * n, out + begin * n, end - begin, n, true, f);
+          },
+          std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)));  // ~32K elements a chunk
+      return;
+    }
+  }
   const int64_t sa = p.inner_stride(0), sb = p.inner_stride(1);
   parallel_for(p.numel, threads, [&](int64_t begin, int64_t end) {
     for_each_row(p, begin, end, [&](int64_t o, int64_t n, const int64_t* off) {

@@ -439,9 +439,20 @@ TEST(ElementwiseClip, IntegersNanAndErrors) {
 // ---- Binary arithmetic --------------------------------------------------------------------
 
 const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> kBroadcastPairs = {
-    {{3, 4, 5}, {3, 4, 5}},    {{3, 4, 5}, {}},        {{}, {3, 4, 5}},
-    {{2, 3, 1, 5}, {3, 4, 1}}, {{1, 4, 1}, {3, 1, 5}}, {{2, 6, 7, 9}, {1, 6, 1, 1}},
-    {{4, 33, 257}, {33, 1}},   {{5}, {2, 3, 5}},       {{0, 3}, {1, 3}},
+    {{3, 4, 5}, {3, 4, 5}},
+    {{3, 4, 5}, {}},
+    {{}, {3, 4, 5}},
+    {{2, 3, 1, 5}, {3, 4, 1}},
+    {{1, 4, 1}, {3, 1, 5}},
+    {{2, 6, 7, 9}, {1, 6, 1, 1}},
+    {{4, 33, 257}, {33, 1}},
+    {{5}, {2, 3, 5}},
+    {{0, 3}, {1, 3}},
+    // A row vector against short rows, either operand (binary_row_vector; the first two
+    // split across threads): a per-channel scale of a channels-last tensor.
+    {{3000, 12}, {12}},
+    {{12}, {3000, 12}},
+    {{2, 5, 7, 16}, {1, 1, 1, 16}},
 };
 
 // Reference broadcasting: maps an output index to an input's flat index.
