@@ -2,9 +2,9 @@
 // fp32 summation, f64 for f64) or the max (NaN-propagating) over the spatial dims, which are
 // contiguous per (n, c) in the plain layout. An input kept in the convolutions' layout
 // (runtime/layout_plan.h: an SE block's GlobalAveragePool reading a depthwise conv's output)
-// is read with its strides, channels-last or 8-channel blocks: the same elements in the same
-// summation order, so the same result. The [N, C, 1..1] output is the same bytes in every
-// layout.
+// is read in it, channels-last or 8-channel blocks, a row of adjacent channels at a time
+// (tree_reduce_columns): the same elements in the same summation order, so the same result. The [N,
+// C, 1..1] output is the same bytes in every layout.
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_family.h"
 #include "kernels/common/reduction_functors.h"
@@ -27,28 +27,51 @@ class GlobalPoolKernel : public CheckedKernel<T, GlobalPoolShape, check_global_p
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     auto max = [](C u, C v) { return reduce_max_step(u, v); };
     const bool is_max = this->shape_.max;
-    const int64_t c = channels_;
-    const bool blocked = blocked8_, plain = !conv_layout_;
+    const C init = is_max ? C(reduction::lowest_of<T>()) : C(0);
+    auto finish = [&](C r) {
+      return is_max ? from_compute<T>(r) : from_compute<T>(reduce_mean_finish(r, s));
+    };
+    if (!conv_layout_) {
+      // Plain: plane p = (n, c) is contiguous.
+      parallel_for(
+          this->shape_.planes, a.num_threads,
+          [&](int64_t begin, int64_t end) {
+            for (int64_t p = begin; p < end; ++p) {
+              const T* plane = x + p * s;
+              auto value = [plane](int64_t i) { return to_compute(plane[i]); };
+              y[p] = finish(is_max ? tree_reduce<C>(0, s, init, max, value)
+                                   : tree_reduce<C>(0, s, init, add, value));
+            }
+          },
+          grain_for(s));
+      return Status::ok();
+    }
+    // The conv layout: a group is up to kColumns channels of one n whose elements at one
+    // position are adjacent (channels-last), or one block of 8 (8-channel blocks).
+    const int64_t c = channels_, n_count = this->shape_.planes / std::max<int64_t>(c, 1);
+    const int64_t width = blocked8_ ? 8 : kColumns;
+    const int64_t per_n = (c + width - 1) / width;
     parallel_for(
-        this->shape_.planes, a.num_threads,
+        n_count * per_n, a.num_threads,
         [&](int64_t begin, int64_t end) {
-          for (int64_t p = begin; p < end; ++p) {
-            // Plane p = (n, ch): its first element and the step between its elements.
-            const int64_t n = plain ? 0 : p / c, ch = plain ? 0 : p % c;
-            const int64_t first = plain     ? p * s
-                                  : blocked ? ((n * (c / 8) + ch / 8) * s) * 8 + ch % 8
-                                            : n * s * c + ch;
-            const int64_t step = plain ? 1 : blocked ? 8 : c;
-            const T* plane = x + first;
-            auto value = [plane, step](int64_t i) { return to_compute(plane[i * step]); };
-            y[p] =
-                is_max
-                    ? from_compute<T>(tree_reduce<C>(0, s, reduction::lowest_of<T>(), max, value))
-                    : from_compute<T>(
-                          reduce_mean_finish(tree_reduce<C>(0, s, C(0), add, value), s));
+          C sums[kColumns];
+          for (int64_t g = begin; g < end; ++g) {
+            const int64_t n = g / per_n, c0 = (g % per_n) * width;
+            const int64_t k = std::min(width, c - c0);
+            // Element (position i, channel c0 + j) of this group.
+            const T* base = blocked8_ ? x + (n * per_n + g % per_n) * s * 8 : x + n * s * c + c0;
+            const int64_t row = blocked8_ ? 8 : c;
+            auto value = [base, row](int64_t i, int64_t j) {
+              return to_compute(base[i * row + j]);
+            };
+            if (is_max)
+              tree_reduce_columns<C>(0, s, k, init, max, value, sums);
+            else
+              tree_reduce_columns<C>(0, s, k, init, add, value, sums);
+            for (int64_t j = 0; j < k; ++j) y[n * c + c0 + j] = finish(sums[j]);
           }
         },
-        grain_for(s));
+        std::max<int64_t>(1, grain_for(s) / width));
     return Status::ok();
   }
 

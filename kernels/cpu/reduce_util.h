@@ -99,6 +99,41 @@ C tree_reduce(int64_t begin, int64_t end, C init, Op op, Load load) {
   return op(op(a, b), tail);
 }
 
+// tree_reduce for `k` <= kColumns columns at once: out[c] is, bit for bit, what
+// tree_reduce(begin, end, init, op, [c](i) { return load(i, c); }) gives (the same lanes,
+// blocks and pairing per column), with the column loop innermost, so that a strided
+// layout (channels-last: the channels of one position are adjacent) is read row by row.
+inline constexpr int64_t kColumns = 64;
+template <typename C, typename Op, typename Load>
+void tree_reduce_columns(int64_t begin, int64_t end, int64_t k, C init, Op op, Load load, C* out) {
+  const int64_t n = end - begin;
+  if (n > 256) {
+    const int64_t mid = begin + ((n / 2) & ~int64_t{7});
+    C right[kColumns];
+    tree_reduce_columns<C>(begin, mid, k, init, op, load, out);
+    tree_reduce_columns<C>(mid, end, k, init, op, load, right);
+    for (int64_t c = 0; c < k; ++c) out[c] = op(out[c], right[c]);
+    return;
+  }
+  C lane[8][kColumns];
+  C tail[kColumns];
+  for (int64_t c = 0; c < k; ++c) {
+    tail[c] = init;
+    for (int l = 0; l < 8; ++l) lane[l][c] = init;
+  }
+  int64_t i = begin;
+  for (; i + 8 <= end; i += 8)
+    for (int l = 0; l < 8; ++l)
+      for (int64_t c = 0; c < k; ++c) lane[l][c] = op(lane[l][c], load(i + l, c));
+  for (; i < end; ++i)
+    for (int64_t c = 0; c < k; ++c) tail[c] = op(tail[c], load(i, c));
+  for (int64_t c = 0; c < k; ++c) {
+    const C a = op(op(lane[0][c], lane[1][c]), op(lane[2][c], lane[3][c]));
+    const C b = op(op(lane[4][c], lane[5][c]), op(lane[6][c], lane[7][c]));
+    out[c] = op(op(a, b), tail[c]);
+  }
+}
+
 // Tensors of higher rank are rejected in prepare (no real model comes close).
 inline constexpr int kMaxRank = kReduceMaxRank;
 // Columns per tile when the innermost dim is not reduced: per-column accumulators live on

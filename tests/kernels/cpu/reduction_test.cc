@@ -825,6 +825,61 @@ TEST(ReductionGlobalAveragePool, TypesAndShapes) {
   }
 }
 
+// An input in the convolutions' layout (runtime/layout_plan.h: channels-last here, 8-channel
+// blocks under ONEDNN_MAX_CPU_ISA=AVX2, the ctest variant) gives the plain layout's result
+// bit for bit: tree_reduce_columns sums in tree_reduce's order. 291 positions take the
+// pairwise split above 256; 200 channels span four column groups of at most 64.
+TEST(ReductionGlobalAveragePool, ConvLayoutInputGivesThePlainResultBitForBit) {
+  const std::vector<int64_t> dims = {2, 200, 3, 97};
+  const int64_t n_count = dims[0], c = dims[1], s = dims[2] * dims[3];
+  std::mt19937 rng(11);
+  std::normal_distribution<float> dist(0.0f, 3.0f);
+  std::vector<float> plain(static_cast<size_t>(n_count * c * s));
+  for (float& v : plain) v = dist(rng);
+  const bool blocked = kernels::cpu_conv_layout_blocked8(dims);
+  std::vector<float> conv(plain.size());
+  for (int64_t n = 0; n < n_count; ++n)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < s; ++i)
+        conv[static_cast<size_t>(blocked ? ((n * (c / 8) + ch / 8) * s + i) * 8 + ch % 8
+                                         : (n * s + i) * c + ch)] =
+            plain[static_cast<size_t>((n * c + ch) * s + i)];
+  for (OpType op : {OpType::kGlobalAveragePool, OpType::kGlobalMaxPool})
+    for (int threads : {1, 2}) {
+      auto run = [&](const std::vector<float>& x, bool conv_layout) {
+        graph::Node node;
+        node.op = op;
+        node.op_version = 22;
+        kernels::KernelConfig cfg;
+        cfg.node = &node;
+        cfg.num_threads = threads;
+        kernels::TensorDesc in;
+        in.dtype = DType::kF32;
+        in.dims = dims;
+        in.conv_layout = conv_layout;
+        kernels::TensorDesc out;
+        out.dtype = DType::kF32;
+        out.dims = {n_count, c, 1, 1};
+        cfg.inputs = {in};
+        cfg.outputs = {out};
+        auto kernel = test::cpu_registry().find(op, Backend::kCpu, DType::kF32)->create();
+        EXPECT_TRUE(kernel->prepare(cfg).is_ok());
+        std::vector<float> y(static_cast<size_t>(n_count * c));
+        const void* ins[] = {x.data()};
+        void* outs[] = {y.data()};
+        kernels::KernelArgs args;
+        args.inputs = ins;
+        args.outputs = outs;
+        args.num_threads = threads;
+        EXPECT_TRUE(kernel->run(args).is_ok());
+        return y;
+      };
+      const std::vector<float> want = run(plain, false), got = run(conv, true);
+      ASSERT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
+          << graph::op_name(op) << " threads " << threads << (blocked ? " blocked" : " nhwc");
+    }
+}
+
 // ---- In-place declarations ----
 
 TEST(ReductionInPlace, DeclaredKernelsGiveTheSameBytesInPlace) {
