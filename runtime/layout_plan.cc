@@ -45,6 +45,16 @@ std::vector<int64_t> right_aligned(const std::vector<int64_t>& dims, size_t rank
 // Per node: how it may touch a value kept in the conv layout.
 enum class Reader : uint8_t { kNone, kConv, kFree, kChannelBroadcast, kGlobalPool };
 
+// A MaxPool that oneDNN runs (kernels/cpu/dnnl_pool.cc: no Indices output, f32 / bf16):
+// like a Conv, it reads and writes the conv layout.
+bool dnnl_max_pool(const Graph& g, const Node& n, const std::function<bool(DType)>& native) {
+  if (n.op != OpType::kMaxPool || n.outputs.empty() || n.outputs[0] == graph::kNoValue)
+    return false;
+  for (size_t k = 1; k < n.outputs.size(); ++k)
+    if (n.outputs[k] != graph::kNoValue) return false;  // Indices: the loop
+  return native(g.value(n.outputs[0]).dtype);
+}
+
 }  // namespace
 
 int channel_operand(const Graph& g, const Node& n, const std::function<bool(DType)>& native) {
@@ -97,7 +107,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
   std::vector<int> operand(g.nodes.size(), -1);  // kChannelBroadcast: the per-channel input
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.op == OpType::kConv) {
+    if (n.op == OpType::kConv || dnnl_max_pool(g, n, native)) {
       reader[i] = Reader::kConv;
     } else if (layout_free_elementwise(g, n, native)) {
       reader[i] = Reader::kFree;

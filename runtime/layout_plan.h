@@ -18,6 +18,8 @@
 // physical dims: channels-last [N, spatial..., C] with the scale as [., 1..., C], 8-channel
 // blocks [N, C/8, spatial..., 8] with it as [., C/8, 1..., 8]; a [N, C, 1...] tensor has the
 // same bytes in every layout, so the scale itself stays plain.
+// A MaxPool that oneDNN runs counts as a Conv here (it reads and writes the layout: on
+// AVX2 its jit pooling takes nothing else, kernels/cpu/dnnl_pool.cc).
 // Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
 // convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
 // oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv

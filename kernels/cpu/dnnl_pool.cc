@@ -16,6 +16,14 @@
 // MaxPool, the Indices output (ONNX flattened indices into X, row-major, or column-major
 // over the spatial axes with storage_order = 1), and the AveragePool case above. The loop
 // is also the fallback whenever oneDNN declines a configuration.
+//
+// Layouts: oneDNN's jit pooling takes the convolutions' layout (kernels/cpu/dnnl_common.h,
+// conv_activation_desc: 8-channel blocks on AVX2, channels-last on AVX-512), and on AVX2
+// only that: plain NCHW gets its simple_nchw loop (measured, ppocr-cls's 1x200x2x96 MaxPool:
+// 0.38 ms, a third of the model). So when the plain primitive is not a jit one, the pooling
+// runs in the conv layout with reorders around it; and a tensor the runtime keeps in the
+// conv layout (runtime/layout_plan.h: a MaxPool between convolutions) is read or written in
+// it directly.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -119,8 +127,10 @@ class PoolKernel final : public Kernel {
   std::string op() const { return max_ ? "MaxPool" : "AveragePool"; }
   Status prepare_impl(const KernelConfig& cfg);
   // Creates the oneDNN primitive when it applies; false when the loop must run instead.
+  // `x_conv` / `y_conv`: the caller's tensors are in the conv layout.
   bool try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
-                const graph::Window& w, const std::vector<int64_t>& pad_r, int threads);
+                const graph::Window& w, const std::vector<int64_t>& pad_r, bool x_conv, bool y_conv,
+                int threads);
   Status run_impl(const KernelArgs& a) const;
 
   const bool max_;
@@ -130,38 +140,59 @@ class PoolKernel final : public Kernel {
   std::string impl_;  // implementation(); empty when the loop runs
   DnnlPrimitivePair prims_;
   memory::desc src_md_, dst_md_, scratch_md_;
+  DnnlReorder src_reorder_, dst_reorder_;  // caller layout <-> the primitive's
   WorkspaceLayout ws_;
   size_t off_scratch_ = WorkspaceLayout::kNone;
+  size_t off_src_blk_ = WorkspaceLayout::kNone, off_dst_blk_ = WorkspaceLayout::kNone;
 };
 
 bool PoolKernel::try_dnnl(const std::vector<int64_t>& x_dims, const std::vector<int64_t>& y_dims,
-                          const graph::Window& w, const std::vector<int64_t>& pad_r, int threads) {
+                          const graph::Window& w, const std::vector<int64_t>& pad_r, bool x_conv,
+                          bool y_conv, int threads) {
   const dt type = pool_.dtype == DType::kF32 ? dt::f32 : dt::bf16;
   memory::dims dil(w.rank()), pl(w.pad_begin.begin(), w.pad_begin.end());
   for (size_t i = 0; i < w.rank(); ++i) dil[i] = w.dilations[i] - 1;
-  const memory::desc src = plain_desc(to_dnnl_dims(x_dims), type);
-  const memory::desc dst = plain_desc(to_dnnl_dims(y_dims), type);
+  const memory::dims xd = to_dnnl_dims(x_dims), yd = to_dnnl_dims(y_dims);
+  const memory::desc x_plain = plain_desc(xd, type), y_plain = plain_desc(yd, type);
+  const memory::desc x_conv_md = conv_activation_desc(xd, type);
+  const memory::desc y_conv_md = conv_activation_desc(yd, type);
   const dnnl::algorithm alg = max_ ? dnnl::algorithm::pooling_max
                               : pool_.attrs.count_include_pad
                                   ? dnnl::algorithm::pooling_avg_include_padding
                                   : dnnl::algorithm::pooling_avg_exclude_padding;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  try {
+  auto describe = [&](const memory::desc& src, const memory::desc& dst) {
     dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, src, dst,
                                      memory::dims(w.strides.begin(), w.strides.end()),
                                      memory::dims(w.kernel.begin(), w.kernel.end()), dil, pl,
                                      memory::dims(pad_r.begin(), pad_r.end()));
-    const dnnl::primitive_desc pd = prims_.build(
-        threads, [&] { return dnnl::pooling_v2_forward::primitive_desc(d, attr, dnnl_engine()); });
-    impl_ = dnnl_implementation("pool", pd, false, false, false);
-    src_md_ = pd.query_md(dnnl::query::src_md);
-    dst_md_ = pd.query_md(dnnl::query::dst_md);
-    scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
+    return dnnl::pooling_v2_forward::primitive_desc(d, attr, dnnl_engine());
+  };
+  auto jit = [](const dnnl::primitive_desc& pd) {
+    return std::string(pd.impl_info_str()).rfind("jit", 0) == 0;
+  };
+  dnnl::primitive_desc pd;
+  try {
+    // Which layouts the primitive runs in (decided on descriptors, then built once).
+    bool conv_layouts = x_conv || y_conv;
+    if (!conv_layouts && xd.size() >= 3 && xd.size() <= 5 && !jit(describe(x_plain, y_plain)))
+      conv_layouts = jit(describe(x_conv_md, y_conv_md));  // the faster jit, with reorders
+    const memory::desc& src = conv_layouts ? x_conv_md : x_plain;
+    const memory::desc& dst = conv_layouts ? y_conv_md : y_plain;
+    pd = prims_.build(threads, [&]() -> dnnl::primitive_desc { return describe(src, dst); });
   } catch (const dnnl::error&) {
     return false;  // oneDNN declines: the loop handles it
   }
+  src_md_ = pd.query_md(dnnl::query::src_md);
+  dst_md_ = pd.query_md(dnnl::query::dst_md);
+  scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
   off_scratch_ = ws_.add(scratch_md_.get_size());
+  src_reorder_.prepare(x_conv ? x_conv_md : x_plain, src_md_, ws_, threads);
+  dst_reorder_.prepare(dst_md_, y_conv ? y_conv_md : y_plain, ws_, threads);
+  if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
+  if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
+  impl_ = dnnl_implementation("pool", pd, false, src_reorder_.active(), dst_reorder_.active());
   return true;
 }
 
@@ -184,7 +215,13 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
   }
   const bool dnnl_fits = (pool_.dtype == DType::kF32 || pool_.dtype == DType::kBF16) &&
                          !pool_.attrs.with_indices && !(pool_.attrs.count_include_pad && extended);
-  use_dnnl_ = dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r, cfg.num_threads);
+  const bool x_conv = x.conv_layout, y_conv = cfg.outputs[0].conv_layout;
+  use_dnnl_ =
+      dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r, x_conv, y_conv, cfg.num_threads);
+  // The loop reads and writes plain tensors only (the layout plan keeps a pooling's tensors
+  // in the conv layout only where oneDNN runs it).
+  if (!use_dnnl_ && (x_conv || y_conv))
+    return internal_error(op() + ": a conv-layout tensor on the loop path");
   return Status::ok();
 }
 
@@ -201,11 +238,20 @@ Status PoolKernel::run_impl(const KernelArgs& a) const {
   if (empty_) return Status::ok();
   if (use_dnnl_) {
     const dnnl::engine& eng = dnnl_engine();
+    const void* src = a.inputs[0];
+    if (src_reorder_.active()) {
+      void* blk = WorkspaceLayout::at(a.workspace, off_src_blk_);
+      src_reorder_.run(src, blk, a.workspace, a.num_threads);
+      src = blk;
+    }
+    void* dst =
+        dst_reorder_.active() ? WorkspaceLayout::at(a.workspace, off_dst_blk_) : a.outputs[0];
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(a.inputs[0]))},
-        {DNNL_ARG_DST, memory(dst_md_, eng, a.outputs[0])}};
+        {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(src))},
+        {DNNL_ARG_DST, memory(dst_md_, eng, dst)}};
     add_scratchpad(args, scratch_md_, a.workspace, off_scratch_);
     dnnl_execute(prims_.for_threads(a.num_threads), args, a.num_threads);
+    if (dst_reorder_.active()) dst_reorder_.run(dst, a.outputs[0], a.workspace, a.num_threads);
     return Status::ok();
   }
   int64_t* indices = pool_.attrs.with_indices ? static_cast<int64_t*>(a.outputs[1]) : nullptr;

@@ -98,27 +98,39 @@ AMP_ISA_CLONES void binary_row_vector(const A* a, const B* b, O* out, int64_t ro
   }
 }
 
-// Rows of fewer elements than this take binary_row_vector when one input is a row vector.
+// Rows of fewer elements than this take binary_row_vector when one input is a vector
+// repeated over them.
 inline constexpr int64_t kShortRow = 256;
 
 // out = f(a, b) over a two-input plan, split across `threads`.
 template <typename A, typename B, typename O, typename F>
 void binary_loop(const BroadcastPlan& p, const A* a, const B* b, O* out, int threads, const F& f) {
-  if (p.rank == 2 && p.dims[1] < kShortRow) {
-    // [rows, n] against a row vector [1, n] (merged dims): whole rows per call.
-    const int64_t n = p.dims[1];
-    const bool b_vector = p.strides[0][0] == n && p.strides[0][1] == 1 && p.strides[1][0] == 0 &&
-                          p.strides[1][1] == 1;
-    const bool a_vector = p.strides[1][0] == n && p.strides[1][1] == 1 && p.strides[0][0] == 0 &&
-                          p.strides[0][1] == 1;
+  // [groups, rows, n] (merged dims; groups = 1 at rank 2) against a vector [groups, 1, n]:
+  // a per-channel scale of a channels-last tensor (rank 2) or of 8-channel blocks (rank 3).
+  if ((p.rank == 2 || p.rank == 3) && p.dims[p.rank - 1] < kShortRow) {
+    const int r = p.rank;
+    const int64_t n = p.dims[r - 1], rows = p.dims[r - 2], groups = r == 3 ? p.dims[0] : 1;
+    auto dense = [&](int k) {
+      return p.strides[k][r - 1] == 1 && p.strides[k][r - 2] == n &&
+             (r == 2 || p.strides[k][0] == rows * n);
+    };
+    auto vector = [&](int k) {
+      return p.strides[k][r - 1] == 1 && p.strides[k][r - 2] == 0 &&
+             (r == 2 || p.strides[k][0] == n);
+    };
+    const bool b_vector = dense(0) && vector(1), a_vector = vector(0) && dense(1);
     if (a_vector || b_vector) {
       parallel_for(
-          p.dims[0], threads,
+          groups * rows, threads,
           [&](int64_t begin, int64_t end) {
-            if (b_vector)
-              binary_row_vector(a + begin * n, b, out + begin * n, end - begin, n, false, f);
-            else
-              binary_row_vector(a, b + begin * n, out + begin * n, end - begin, n, true, f);
+            for (int64_t row = begin; row < end;) {
+              const int64_t g = row / rows, stop = std::min(end, (g + 1) * rows);
+              if (b_vector)
+                binary_row_vector(a + row * n, b + g * n, out + row * n, stop - row, n, false, f);
+              else
+                binary_row_vector(a + g * n, b + row * n, out + row * n, stop - row, n, true, f);
+              row = stop;
+            }
           },
           std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)));  // ~32K elements a chunk
       return;

@@ -205,6 +205,36 @@ void check_engine_against_reference(const ConvNet& net, Precision precision = Pr
   std::filesystem::remove_all(dir);
 }
 
+// A MaxPool oneDNN runs sits between convolutions like one (ResNet's stem); with the
+// Indices output it runs the loop, which needs the plain layout.
+TEST(LayoutPlan, MaxPoolBetweenConvolutionsKeepsTheConvLayout) {
+  for (bool indices : {false, true}) {
+    SCOPED_TRACE(indices ? "with Indices" : "without Indices");
+    GraphBuilder b;
+    Attributes c;
+    c.set("kernel_shape", std::vector<int64_t>{3, 3});
+    c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    Attributes p;
+    p.set("kernel_shape", std::vector<int64_t>{2, 2});
+    p.set("strides", std::vector<int64_t>{2, 2});
+    const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
+    const ValueId stem =
+        b.node(OpType::kConv, {x, b.constant("w1", test::random_f32({8, 3, 3, 3}, 0.4f, 1))}, c);
+    const std::vector<ValueId> pooled = b.node_multi(OpType::kMaxPool, {stem}, indices ? 2 : 1, p);
+    const ValueId head = b.node(
+        OpType::kConv, {pooled[0], b.constant("w2", test::random_f32({4, 8, 3, 3}, 0.4f, 2))}, c);
+    b.output(head);
+    if (indices) b.output(pooled[1]);
+    ConvNet net;
+    net.g = b.build();
+    ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+    const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
+    EXPECT_EQ(in[static_cast<size_t>(stem)] != 0, !indices);
+    EXPECT_EQ(in[static_cast<size_t>(pooled[0])] != 0, !indices);
+    if (!indices) check_engine_against_reference(net);
+  }
+}
+
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
   for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
     for (bool side_output : {false, true}) {

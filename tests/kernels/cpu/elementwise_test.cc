@@ -453,6 +453,9 @@ const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> kBroadc
     {{3000, 12}, {12}},
     {{12}, {3000, 12}},
     {{2, 5, 7, 16}, {1, 1, 1, 16}},
+    // The same per group (8-channel blocks: [N, C/8, H, W, 8] by [N, C/8, 1, 1, 8]).
+    {{1, 25, 2, 96, 8}, {1, 25, 1, 1, 8}},
+    {{3, 1, 1, 8}, {3, 4, 5, 8}},
 };
 
 // Reference broadcasting: maps an output index to an input's flat index.
