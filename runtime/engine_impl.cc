@@ -270,12 +270,23 @@ Status EngineImpl::plan_precision() {
   const kernels::KernelRegistry& reg = backend_->registry();
   const kernels::Backend kind = backend_->kind();
   auto has_kernel = [&reg, kind](const graph::Node& n, DType t) { return reg.has(n.op, kind, t); };
-  const bool timed = options.precision_timing == PrecisionTimingMode::kOn ||
-                     (options.precision_timing == PrecisionTimingMode::kAuto &&
-                      !options.emulate_low_precision && backend_->times_low_precision(low));
-  if (timed) {
+  // Where only a measurement tells whether the low type pays (Backend::times_low_precision).
+  const bool needs_timing = !options.emulate_low_precision && backend_->times_low_precision(low);
+  if (options.precision_timing == PrecisionTimingMode::kOn ||
+      (options.precision_timing == PrecisionTimingMode::kAuto && needs_timing)) {
     AMP_ASSIGN_OR_RETURN(bool slower, time_precision(policy, has_kernel, samples));
     if (slower) return Status::ok();  // fp32 (precision_note says why)
+  } else if (needs_timing) {
+    // Timing turned off: the backend's guess, as when a plan cannot be timed.
+    const std::string untimed = backend_->untimed_low_precision_slower(low);
+    if (!untimed.empty()) {
+      precision = Precision::kFp32;
+      precision_note = std::string(precision_name(options.precision)) +
+                       " requested, fp32 used: " + untimed +
+                       " (precision timing is off; Options::emulate_low_precision runs the AMP "
+                       "plan anyway)";
+      return Status::ok();
+    }
   }
   AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
                        graph::plan_mixed_precision(graph, policy, has_kernel));

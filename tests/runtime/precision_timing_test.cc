@@ -183,6 +183,22 @@ TEST_F(PrecisionTimingEngine, OffAndEmulationPlanAsPlanned) {
   EXPECT_EQ(Engine::load(model_, o).precision_note().find("timing"), std::string::npos);
 }
 
+// Timing off on a CPU that would time: the backend's guess, fp32 unless it has AMX (and fp32
+// from the static rule on a CPU without native bf16), with a note saying so.
+TEST_F(PrecisionTimingEngine, OffWithoutEmulationTakesTheBackendsGuess) {
+  Options o = timed_bf16();
+  o.emulate_low_precision = false;
+  o.precision_timing = PrecisionTimingMode::kOff;
+  const Engine e = Engine::load(model_, o);
+  if (e.precision() == Precision::kFp32) {
+    EXPECT_NE(e.precision_note().find("bf16 requested, fp32 used"), std::string::npos)
+        << e.precision_note();
+  } else {
+    EXPECT_EQ(e.precision(), Precision::kBf16);  // a CPU with AMX
+  }
+  EXPECT_EQ(e.precision_note().find("precision timing:"), std::string::npos);
+}
+
 TEST_F(PrecisionTimingEngine, ASavedPolicyWithNodeDtypesIsNotTimedAgain) {
   const fs::path policy = dir_ / "policy.json";
   std::ofstream(policy) << R"({"target": "bf16", "node_dtypes": {"a": "fp32"}})";

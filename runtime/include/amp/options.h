@@ -70,8 +70,10 @@ struct Options {
   // runs fp32 when the plan is still slower (runtime/precision_timing.h; the report says
   // "fp32: faster on this device"). kAuto: where the backend cannot tell without measuring
   // (a CPU that computes bf16 natively; not under emulate_low_precision); kOn: wherever a
-  // low-precision plan is built (CUDA too); kOff: never. Symbolic input dims are timed as 1
-  // (bind representative ones with input_shapes); a policy file's node_dtypes skip it.
+  // low-precision plan is built (CUDA too); kOff: never, and where kAuto would time, the
+  // backend's guess (fp32 on a CPU with AVX512-BF16 but no AMX). Symbolic input dims are
+  // timed as 1 (bind representative ones with input_shapes); a policy file's node_dtypes
+  // skip it.
   PrecisionTimingMode precision_timing = PrecisionTimingMode::kAuto;
   // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
   std::function<NodePrecision(const NodeInfo&)> precision_callback;
