@@ -139,6 +139,23 @@ def test_precision_timing_is_an_option(demo):
     assert untimed.precision == "bf16" and "timing" not in untimed.precision_note
 
 
+def test_accuracy_target_pins_and_saves_the_policy(demo, tmp_path):
+    rng = np.random.default_rng(3)
+    for k in range(2):
+        folder = tmp_path / "calib" / f"test_data_set_{k}"
+        folder.mkdir(parents=True)
+        amprt.save_tensor_pb(folder / "input_0.pb",
+                             rng.uniform(-1, 1, (2, 3, 32, 32)).astype(np.float32))
+    engine = amprt.Engine.load(demo / "demo_resnet.amp", precision="fp16", backend="cpu",
+                               emulate_low_precision=True, calibration=tmp_path / "calib",
+                               accuracy={"cosine": 0.99999999, "max_rel_err": 1e-4})
+    assert "accuracy search:" in engine.precision_note, engine.precision_note
+    assert "node_dtypes" in engine.policy()
+    with pytest.raises(amprt.InvalidArgument, match="accuracy key 'cos'"):
+        amprt.Engine.load(demo / "demo_resnet.amp", precision="fp16", backend="cpu",
+                          calibration=tmp_path / "calib", accuracy={"cos": 0.9})
+
+
 def test_threads_share_one_engine(demo):
     engine = amprt.Engine.load(demo / "demo_transformer.amp", precision="fp32", threads=1)
     inputs = [random_inputs(engine, batch=1 + i % 3) for i in range(8)]

@@ -45,6 +45,7 @@ Options make_options(const std::string& precision, const std::string& backend,
                      const std::optional<std::string>& policy,
                      const std::vector<std::string>& calibration, int threads,
                      bool emulate_low_precision, const std::string& precision_timing,
+                     const std::map<std::string, double>& accuracy,
                      const std::map<std::string, std::vector<int64_t>>& input_shapes) {
   Options o;
   if (precision == "fp32")
@@ -81,6 +82,19 @@ Options make_options(const std::string& precision, const std::string& backend,
   else
     throw Error(ErrorCode::kInvalidArgument,
                 "precision_timing '" + precision_timing + "': expected auto, on or off");
+  if (!accuracy.empty()) {
+    AccuracyTarget target;
+    for (const auto& [key, value] : accuracy) {
+      if (key == "cosine")
+        target.min_cosine = value;
+      else if (key == "max_rel_err")
+        target.max_rel_err = value;
+      else
+        throw Error(ErrorCode::kInvalidArgument,
+                    "accuracy key '" + key + "': expected cosine and/or max_rel_err");
+    }
+    o.accuracy = target;
+  }
   o.input_shapes = input_shapes;
   return o;
 }
@@ -156,15 +170,17 @@ NB_MODULE(_amprt, m) {
           [](const std::string& path, const std::string& precision, const std::string& backend,
              const std::optional<std::string>& policy, const std::vector<std::string>& calibration,
              int threads, bool emulate_low_precision, const std::string& precision_timing,
+             const std::map<std::string, double>& accuracy,
              const std::map<std::string, std::vector<int64_t>>& input_shapes) {
-            Options o = make_options(precision, backend, policy, calibration, threads,
-                                     emulate_low_precision, precision_timing, input_shapes);
+            Options o =
+                make_options(precision, backend, policy, calibration, threads,
+                             emulate_low_precision, precision_timing, accuracy, input_shapes);
             nb::gil_scoped_release released;  // loading plans and compiles: seconds
             return Engine::load(path, o);
           },
           nb::arg("path"), nb::arg("precision"), nb::arg("backend"), nb::arg("policy").none(),
           nb::arg("calibration"), nb::arg("threads"), nb::arg("emulate_low_precision"),
-          nb::arg("precision_timing"), nb::arg("input_shapes"))
+          nb::arg("precision_timing"), nb::arg("accuracy"), nb::arg("input_shapes"))
       .def("run",
            [](const Engine& e, const nb::dict& inputs) {
              return run_dict(e, inputs,

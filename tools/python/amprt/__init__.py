@@ -110,6 +110,7 @@ class Engine:
     def load(path: Union[str, os.PathLike], precision: str = "fp16", policy=None,
              backend: str = "auto", calibration=None, threads: int = 0,
              emulate_low_precision: bool = False, precision_timing: str = "auto",
+             accuracy: Optional[Mapping[str, float]] = None,
              input_shapes: Optional[Mapping[str, Sequence[int]]] = None) -> "Engine":
         """Loads a .amp or .onnx model.
 
@@ -119,13 +120,16 @@ class Engine:
         them (input_<i>.pb files or test_data_set_* folders). threads: CPU threads per run
         (0: all cores). precision_timing: "auto", "on" or "off", whether the load times the
         AMP plan's nodes against fp32 and keeps fp32 where low precision is slower on this
-        device. input_shapes: bind symbolic dims at load."""
+        device. accuracy: {"cosine": C, "max_rel_err": E} (either or both), a target against
+        fp32 on the calibration samples: the nodes that make the plan miss it are pinned to fp32
+        (policy_json() saves the result). input_shapes: bind symbolic dims at load."""
         if isinstance(calibration, (str, os.PathLike)):
             calibration = [calibration]
         raw = _amprt.Engine.load(
             os.fspath(path), precision, backend, None if policy is None else os.fspath(policy),
             [os.fspath(c) for c in (calibration or [])], int(threads),
             bool(emulate_low_precision), str(precision_timing),
+            {str(k): float(v) for k, v in (accuracy or {}).items()},
             {k: [int(d) for d in v] for k, v in (input_shapes or {}).items()})
         return Engine(raw)
 

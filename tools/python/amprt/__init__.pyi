@@ -56,6 +56,7 @@ class Engine:
         threads: int = 0,
         emulate_low_precision: bool = False,
         precision_timing: str = "auto",
+        accuracy: Optional[Mapping[str, float]] = None,
         input_shapes: Optional[Mapping[str, Sequence[int]]] = None,
     ) -> Engine: ...
     def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]: ...
