@@ -132,6 +132,8 @@ class PoolKernel final : public Kernel {
                 const graph::Window& w, const std::vector<int64_t>& pad_r, bool x_conv, bool y_conv,
                 int threads);
   Status run_impl(const KernelArgs& a) const;
+  // The plain loop (no oneDNN) from x to y.
+  Status run_loop(const KernelArgs& a, const void* x, void* y, int64_t* indices) const;
 
   const bool max_;
   PoolSetup pool_;  // the record, dtype and window walk (common/window_op_io.h)
@@ -218,10 +220,22 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
   const bool x_conv = x.conv_layout, y_conv = cfg.outputs[0].conv_layout;
   use_dnnl_ =
       dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r, x_conv, y_conv, cfg.num_threads);
-  // The loop reads and writes plain tensors only (the layout plan keeps a pooling's tensors
-  // in the conv layout only where oneDNN runs it).
-  if (!use_dnnl_ && (x_conv || y_conv))
-    return internal_error(op() + ": a conv-layout tensor on the loop path");
+  if (!use_dnnl_ && (x_conv || y_conv)) {
+    // The loop reads and writes plain tensors: where oneDNN declines a pooling the layout
+    // plan kept in the conv layout, reorder around the loop.
+    const dt type = pool_.dtype == DType::kF32 ? dt::f32 : dt::bf16;
+    const memory::dims xd = to_dnnl_dims(x.dims), yd = to_dnnl_dims(cfg.outputs[0].dims);
+    if (x_conv) {
+      src_reorder_.prepare(conv_activation_desc(xd, type), plain_desc(xd, type), ws_,
+                           cfg.num_threads);
+      off_src_blk_ = ws_.add(plain_desc(xd, type).get_size());
+    }
+    if (y_conv) {
+      dst_reorder_.prepare(plain_desc(yd, type), conv_activation_desc(yd, type), ws_,
+                           cfg.num_threads);
+      off_dst_blk_ = ws_.add(plain_desc(yd, type).get_size());
+    }
+  }
   return Status::ok();
 }
 
@@ -257,6 +271,18 @@ Status PoolKernel::run_impl(const KernelArgs& a) const {
   int64_t* indices = pool_.attrs.with_indices ? static_cast<int64_t*>(a.outputs[1]) : nullptr;
   const void* x = a.inputs[0];
   void* y = a.outputs[0];
+  if (src_reorder_.active()) {  // a conv-layout input, read plain (prepare_impl)
+    void* plain = WorkspaceLayout::at(a.workspace, off_src_blk_);
+    src_reorder_.run(x, plain, a.workspace, a.num_threads);
+    x = plain;
+  }
+  if (dst_reorder_.active()) y = WorkspaceLayout::at(a.workspace, off_dst_blk_);
+  AMP_RETURN_IF_ERROR(run_loop(a, x, y, indices));
+  if (dst_reorder_.active()) dst_reorder_.run(y, a.outputs[0], a.workspace, a.num_threads);
+  return Status::ok();
+}
+
+Status PoolKernel::run_loop(const KernelArgs& a, const void* x, void* y, int64_t* indices) const {
   switch (pool_.dtype) {
     case DType::kF32:
       pool_loop<float>(max_, pool_.attrs.count_include_pad, pool_.geom, x, y, indices,
