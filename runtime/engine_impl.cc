@@ -226,11 +226,9 @@ Status EngineImpl::plan_precision() {
     const std::string slower = backend_->low_precision_slower(low);
     if (!slower.empty()) {
       // A permission, not an order (options.h): fp32 is the faster plan here.
-      precision = Precision::kFp32;
-      precision_note = std::string(precision_name(options.precision)) +
-                       " requested, fp32 used: " + slower +
-                       " (Options::emulate_low_precision / amprun " +
-                       "--emulate-low-precision 1 runs the AMP plan anyway)";
+      run_fp32_instead(slower +
+                       " (Options::emulate_low_precision / amprun --emulate-low-precision 1 "
+                       "runs the AMP plan anyway)");
       return Status::ok();
     }
   }
@@ -280,11 +278,9 @@ Status EngineImpl::plan_precision() {
     // Timing turned off: the backend's guess, as when a plan cannot be timed.
     const std::string untimed = backend_->untimed_low_precision_slower(low);
     if (!untimed.empty()) {
-      precision = Precision::kFp32;
-      precision_note = std::string(precision_name(options.precision)) +
-                       " requested, fp32 used: " + untimed +
+      run_fp32_instead(untimed +
                        " (precision timing is off; Options::emulate_low_precision runs the AMP "
-                       "plan anyway)";
+                       "plan anyway)");
       return Status::ok();
     }
   }
@@ -295,6 +291,11 @@ Status EngineImpl::plan_precision() {
   precision_dot = graph::precision_report_dot(graph, report);
   amp_report = std::move(report);
   return Status::ok();
+}
+
+void EngineImpl::run_fp32_instead(const std::string& why) {
+  precision = Precision::kFp32;
+  precision_note = std::string(precision_name(options.precision)) + " requested, fp32 used: " + why;
 }
 
 Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
@@ -344,23 +345,18 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
       note("precision timing skipped: " + t.skipped);
       return false;
     }
-    precision = Precision::kFp32;
-    precision_note = std::string(precision_name(options.precision)) +
-                     " requested, fp32 used: " + untimed +
-                     " (precision timing skipped: " + t.skipped + ")";
+    run_fp32_instead(untimed + " (precision timing skipped: " + t.skipped + ")");
     return true;
   }
   char buf[400];
   if (t.all_fp32) {
     std::snprintf(buf, sizeof(buf),
-                  "%s requested, fp32 used: measured on this device the AMP plan is slower "
-                  "(%.3f ms against fp32's %.3f ms; %.3f against %.3f ms before %zu node(s) were "
-                  "kept fp32; timed in %.0f ms%s, Options::precision_timing)",
-                  precision_name(options.precision), t.final_ms, t.check_fp32_ms, t.low_ms,
-                  t.fp32_ms, t.pinned.size(), t.ms,
+                  "measured on this device the AMP plan is slower (%.3f ms against fp32's "
+                  "%.3f ms; %.3f against %.3f ms before %zu node(s) were kept fp32; timed in "
+                  "%.0f ms%s, Options::precision_timing)",
+                  t.final_ms, t.check_fp32_ms, t.low_ms, t.fp32_ms, t.pinned.size(), t.ms,
                   t.symbolic_as_one ? " with symbolic dims as 1" : "");
-    precision = Precision::kFp32;
-    precision_note = buf;
+    run_fp32_instead(buf);
     return true;
   }
   for (const auto& [name, why] : t.pinned)

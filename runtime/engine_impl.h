@@ -74,6 +74,9 @@ class EngineImpl {
   // The samples' value ranges -> policy.node_hints (runtime/calibration.h).
   Status calibrate(const std::vector<runtime::CalibrationSample>& samples,
                    graph::AmpPolicy& policy);
+  // fp16 / bf16 were a permission the engine declines: it runs fp32, and the note says
+  // "<precision> requested, fp32 used: <why>".
+  void run_fp32_instead(const std::string& why);
   // Options::precision_timing (runtime/precision_timing.h): adds the nodes faster in fp32
   // to policy.node_hints; true when the whole plan is slower, and the engine then fp32.
   Result<bool> time_precision(graph::AmpPolicy& policy, const graph::KernelAvailability& has_kernel,

@@ -209,57 +209,56 @@ void check_engine_against_reference(const ConvNet& net, Precision precision = Pr
   std::filesystem::remove_all(dir);
 }
 
+// x -> 3x3 conv (8) = stem -> MaxPool(`pool`) = pooled -> 3x3 conv (4) (output); with
+// `indices` also the pool's Indices as an output.
+struct PooledNet {
+  ConvNet net;
+  ValueId stem, pooled;
+};
+PooledNet pooled_net(const Attributes& pool, bool indices = false) {
+  GraphBuilder b;
+  Attributes c;
+  c.set("kernel_shape", std::vector<int64_t>{3, 3});
+  c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
+  PooledNet p;
+  p.stem = b.node(OpType::kConv, {x, b.constant("w1", test::random_f32({8, 3, 3, 3}, 0.4f, 1))}, c);
+  const std::vector<ValueId> pooled =
+      b.node_multi(OpType::kMaxPool, {p.stem}, indices ? 2 : 1, pool);
+  p.pooled = pooled[0];
+  b.output(b.node(OpType::kConv,
+                  {p.pooled, b.constant("w2", test::random_f32({4, 8, 3, 3}, 0.4f, 2))}, c));
+  if (indices) b.output(pooled[1]);
+  p.net.g = b.build();
+  EXPECT_TRUE(graph::infer_shapes(p.net.g).is_ok());
+  return p;
+}
+
 // A MaxPool oneDNN runs sits between convolutions like one (ResNet's stem); with the
 // Indices output it runs the loop, which needs the plain layout.
 TEST(LayoutPlan, MaxPoolBetweenConvolutionsKeepsTheConvLayout) {
+  Attributes pool;
+  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool.set("strides", std::vector<int64_t>{2, 2});
   for (bool indices : {false, true}) {
     SCOPED_TRACE(indices ? "with Indices" : "without Indices");
-    GraphBuilder b;
-    Attributes c;
-    c.set("kernel_shape", std::vector<int64_t>{3, 3});
-    c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-    Attributes p;
-    p.set("kernel_shape", std::vector<int64_t>{2, 2});
-    p.set("strides", std::vector<int64_t>{2, 2});
-    const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
-    const ValueId stem =
-        b.node(OpType::kConv, {x, b.constant("w1", test::random_f32({8, 3, 3, 3}, 0.4f, 1))}, c);
-    const std::vector<ValueId> pooled = b.node_multi(OpType::kMaxPool, {stem}, indices ? 2 : 1, p);
-    const ValueId head = b.node(
-        OpType::kConv, {pooled[0], b.constant("w2", test::random_f32({4, 8, 3, 3}, 0.4f, 2))}, c);
-    b.output(head);
-    if (indices) b.output(pooled[1]);
-    ConvNet net;
-    net.g = b.build();
-    ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
-    const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
-    EXPECT_EQ(in[static_cast<size_t>(stem)] != 0, !indices);
-    EXPECT_EQ(in[static_cast<size_t>(pooled[0])] != 0, !indices);
-    if (!indices) check_engine_against_reference(net);
+    const PooledNet p = pooled_net(pool, indices);
+    const std::vector<char> in = runtime::plan_conv_layouts(p.net.g, f32_only);
+    EXPECT_EQ(in[static_cast<size_t>(p.stem)] != 0, !indices);
+    EXPECT_EQ(in[static_cast<size_t>(p.pooled)] != 0, !indices);
+    if (!indices) check_engine_against_reference(p.net);
   }
 }
 
 // Pads as wide as the window: the windows wholly in the padding give -inf (ONNX ignores
 // padding), in the conv layout as in the plain reference.
 TEST(LayoutPlan, MaxPoolWithPadsAsWideAsItsWindowMatchesTheReference) {
-  GraphBuilder b;
-  Attributes c;
-  c.set("kernel_shape", std::vector<int64_t>{3, 3});
-  c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  Attributes p;
-  p.set("kernel_shape", std::vector<int64_t>{2, 2});
-  p.set("pads", std::vector<int64_t>{2, 2, 2, 2});
-  const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
-  const ValueId stem =
-      b.node(OpType::kConv, {x, b.constant("w1", test::random_f32({8, 3, 3, 3}, 0.4f, 1))}, c);
-  const ValueId pooled = b.node(OpType::kMaxPool, {stem}, p);
-  b.output(b.node(OpType::kConv,
-                  {pooled, b.constant("w2", test::random_f32({4, 8, 3, 3}, 0.4f, 2))}, c));
-  ConvNet net;
-  net.g = b.build();
-  ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
-  EXPECT_TRUE(runtime::plan_conv_layouts(net.g, f32_only)[static_cast<size_t>(stem)]);
-  check_engine_against_reference(net);
+  Attributes pool;
+  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool.set("pads", std::vector<int64_t>{2, 2, 2, 2});
+  const PooledNet p = pooled_net(pool);
+  EXPECT_TRUE(runtime::plan_conv_layouts(p.net.g, f32_only)[static_cast<size_t>(p.stem)]);
+  check_engine_against_reference(p.net);
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {

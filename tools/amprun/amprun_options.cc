@@ -1,6 +1,7 @@
 #include "tools/amprun/amprun_options.h"
 
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
 
 namespace amprun {
@@ -12,6 +13,26 @@ std::optional<amp::Precision> parse_precision(const std::string& s) {
   if (s == "bf16") return amp::Precision::kBf16;
   if (s == "auto") return amp::Precision::kAuto;
   return std::nullopt;
+}
+
+// `value` of `flag` as one of `choices` into `out`; else false with "--flag must be a, b or
+// c, got 'value'" in `error`.
+template <typename T>
+bool parse_choice(const std::string& flag, const std::string& value,
+                  std::initializer_list<std::pair<const char*, T>> choices, T& out,
+                  std::string& error) {
+  std::string names;
+  size_t i = 0;
+  for (const auto& [name, v] : choices) {
+    if (value == name) {
+      out = v;
+      return true;
+    }
+    names += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(name);
+    ++i;
+  }
+  error = flag + " must be " + names + ", got '" + value + "'";
+  return false;
 }
 
 bool parse_int(const std::string& s, long long lo, long long hi, long long& out) {
@@ -135,31 +156,19 @@ std::optional<Args> parse_args(int argc, char** argv, std::string& error) {
       }
       (f == "--precision" ? a.precision : a.compare_precision) = *p;
     } else if (f == "--backend") {
-      if (!(v = need(i, f))) return std::nullopt;
-      const std::string s = v;
-      if (s == "auto")
-        a.backend = amp::BackendKind::kAuto;
-      else if (s == "cpu")
-        a.backend = amp::BackendKind::kCpu;
-      else if (s == "cuda")
-        a.backend = amp::BackendKind::kCuda;
-      else {
-        error = "--backend must be auto, cpu or cuda, got '" + s + "'";
+      if (!(v = need(i, f)) || !parse_choice(f, v,
+                                             {{"auto", amp::BackendKind::kAuto},
+                                              {"cpu", amp::BackendKind::kCpu},
+                                              {"cuda", amp::BackendKind::kCuda}},
+                                             a.backend, error))
         return std::nullopt;
-      }
     } else if (f == "--precision-timing") {
-      if (!(v = need(i, f))) return std::nullopt;
-      const std::string s = v;
-      if (s == "auto")
-        a.precision_timing = amp::PrecisionTimingMode::kAuto;
-      else if (s == "on")
-        a.precision_timing = amp::PrecisionTimingMode::kOn;
-      else if (s == "off")
-        a.precision_timing = amp::PrecisionTimingMode::kOff;
-      else {
-        error = "--precision-timing must be auto, on or off, got '" + s + "'";
+      if (!(v = need(i, f)) || !parse_choice(f, v,
+                                             {{"auto", amp::PrecisionTimingMode::kAuto},
+                                              {"on", amp::PrecisionTimingMode::kOn},
+                                              {"off", amp::PrecisionTimingMode::kOff}},
+                                             a.precision_timing, error))
         return std::nullopt;
-      }
     } else if (f == "--calib") {
       if (!(v = need(i, f))) return std::nullopt;
       a.calibration_dirs.push_back(v);

@@ -12,6 +12,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <initializer_list>
 #include <new>
 
 #include "amp/engine.h"
@@ -41,6 +42,22 @@ void translate(const std::exception_ptr& p, void*) {
   }
 }
 
+// Option `what`'s value as one of `choices`; otherwise an InvalidArgument naming them all
+// ("backend 'tpu': expected auto, cpu or cuda").
+template <typename T>
+T choose(const char* what, const std::string& value,
+         std::initializer_list<std::pair<const char*, T>> choices) {
+  std::string expected;
+  size_t i = 0;
+  for (const auto& [name, v] : choices) {
+    if (value == name) return v;
+    expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(name);
+    ++i;
+  }
+  throw Error(ErrorCode::kInvalidArgument,
+              std::string(what) + " '" + value + "': expected " + expected);
+}
+
 Options make_options(const std::string& precision, const std::string& backend,
                      const std::optional<std::string>& policy,
                      const std::vector<std::string>& calibration, int threads,
@@ -48,40 +65,23 @@ Options make_options(const std::string& precision, const std::string& backend,
                      const std::map<std::string, double>& accuracy,
                      const std::map<std::string, std::vector<int64_t>>& input_shapes) {
   Options o;
-  if (precision == "fp32")
-    o.precision = Precision::kFp32;
-  else if (precision == "fp16")
-    o.precision = Precision::kFp16;
-  else if (precision == "bf16")
-    o.precision = Precision::kBf16;
-  else if (precision == "auto")
-    o.precision = Precision::kAuto;
-  else
-    throw Error(ErrorCode::kInvalidArgument,
-                "precision '" + precision + "': expected fp32, fp16, bf16 or auto");
-  if (backend == "auto")
-    o.backend = BackendKind::kAuto;
-  else if (backend == "cpu")
-    o.backend = BackendKind::kCpu;
-  else if (backend == "cuda")
-    o.backend = BackendKind::kCuda;
-  else
-    throw Error(ErrorCode::kInvalidArgument,
-                "backend '" + backend + "': expected auto, cpu or cuda");
+  o.precision = choose<Precision>("precision", precision,
+                                  {{"fp32", Precision::kFp32},
+                                   {"fp16", Precision::kFp16},
+                                   {"bf16", Precision::kBf16},
+                                   {"auto", Precision::kAuto}});
+  o.backend = choose<BackendKind>(
+      "backend", backend,
+      {{"auto", BackendKind::kAuto}, {"cpu", BackendKind::kCpu}, {"cuda", BackendKind::kCuda}});
   if (policy) o.policy_file = *policy;
   o.calibration_dirs = calibration;
   if (threads < 0) throw Error(ErrorCode::kInvalidArgument, "threads must be >= 0");
   o.threads = threads;
   o.emulate_low_precision = emulate_low_precision;
-  if (precision_timing == "auto")
-    o.precision_timing = PrecisionTimingMode::kAuto;
-  else if (precision_timing == "on")
-    o.precision_timing = PrecisionTimingMode::kOn;
-  else if (precision_timing == "off")
-    o.precision_timing = PrecisionTimingMode::kOff;
-  else
-    throw Error(ErrorCode::kInvalidArgument,
-                "precision_timing '" + precision_timing + "': expected auto, on or off");
+  o.precision_timing = choose<PrecisionTimingMode>("precision_timing", precision_timing,
+                                                   {{"auto", PrecisionTimingMode::kAuto},
+                                                    {"on", PrecisionTimingMode::kOn},
+                                                    {"off", PrecisionTimingMode::kOff}});
   if (!accuracy.empty()) {
     AccuracyTarget target;
     for (const auto& [key, value] : accuracy) {
