@@ -19,7 +19,8 @@ Result<AccuracyScore> evaluate(const graph::Graph& g, const graph::AmpPolicy& po
                                const std::vector<std::string>& pins,
                                const std::vector<CalibrationSample>& samples,
                                const std::vector<std::vector<Tensor>>& reference,
-                               CpuGraphRunner& runner, std::vector<std::string>* low) {
+                               CpuGraphRunner& runner, ValueMemo& memo, bool record,
+                               std::vector<std::string>* low) {
   graph::AmpPolicy p = policy;
   for (const std::string& name : pins) p.node_hints[name] = {DType::kF32, "accuracy target"};
   graph::Graph planned = g;
@@ -32,7 +33,8 @@ Result<AccuracyScore> evaluate(const graph::Graph& g, const graph::AmpPolicy& po
   if (low)
     for (const graph::AmpNodeReport& n : report.nodes)
       if (n.color != "-" && is_low_float(n.dtype)) low->push_back(n.node);
-  AMP_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> got, runner.run_samples(planned, samples));
+  AMP_ASSIGN_OR_RETURN(std::vector<std::vector<Tensor>> got,
+                       runner.run_samples(planned, samples, nullptr, &memo, record));
   return score_outputs(reference, got);
 }
 
@@ -76,63 +78,88 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
   if (target.min_cosine <= 0 && target.max_rel_err <= 0)
     return invalid_argument("accuracy target: give a cosine and/or a max relative error");
   AMP_ASSIGN_OR_RETURN(std::unique_ptr<CpuGraphRunner> runner, CpuGraphRunner::create(threads));
+  ValueMemo memo;
   SearchResult r;
+  auto score = [&](const std::vector<std::string>& pins, bool record,
+                   std::vector<std::string>* low_nodes = nullptr) -> Result<AccuracyScore> {
+    ++r.evaluations;
+    return evaluate(g, policy, pins, samples, reference, *runner, memo, record, low_nodes);
+  };
+  auto finish = [&] {
+    r.steps_run = memo.steps_run();
+    r.steps_reused = memo.steps_skipped();
+    r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return r;
+  };
+
+  // The AMP plan, kept for the first round's tries to reuse.
   std::vector<std::string> low;
-  AMP_ASSIGN_OR_RETURN(r.before, evaluate(g, policy, {}, samples, reference, *runner, &low));
-  ++r.evaluations;
+  AMP_ASSIGN_OR_RETURN(r.before, score({}, /*record=*/true, &low));
   r.after = r.before;
   r.met = r.before.meets(target);
-  // A prefix length of `rest` known to meet the target together with the pins (from an
+  if (r.met || low.empty()) return finish();
+
+  // A suffix start in `rest` known to meet the target together with the pins (from an
   // earlier evaluation of exactly that set of pins), so a round need not test it again.
   std::optional<size_t> known_to_meet;
+  size_t last_distance = 0;  // from the previous round's start to its culprit
   while (!r.met) {
     std::set<std::string> pinned(r.pinned.begin(), r.pinned.end());
     std::vector<std::string> rest;
     for (const std::string& n : low)
       if (!pinned.count(n)) rest.push_back(n);
     if (rest.empty()) break;
-    auto with_prefix = [&](size_t k) {
+    auto with_suffix = [&](size_t j) {
       std::vector<std::string> pins = r.pinned;
-      pins.insert(pins.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(k));
+      pins.insert(pins.end(), rest.begin() + static_cast<std::ptrdiff_t>(j), rest.end());
       return pins;
     };
-    size_t hi = rest.size();  // with_prefix(hi) meets the target
+    size_t lo = 0;  // with_suffix(lo) meets the target
     if (known_to_meet) {
-      hi = *known_to_meet;
+      lo = *known_to_meet;
     } else {
-      // Pinning everything left must meet the target, else no prefix does.
-      AMP_ASSIGN_OR_RETURN(AccuracyScore all, evaluate(g, policy, with_prefix(rest.size()), samples,
-                                                       reference, *runner, nullptr));
-      ++r.evaluations;
+      // Pinning everything left must meet the target, else no suffix does.
+      AMP_ASSIGN_OR_RETURN(AccuracyScore all, score(with_suffix(0), false));
       if (!all.meets(target)) {
         r.after = all;
         break;
       }
     }
-    size_t lo = 0;  // with_prefix(0), the pins alone, misses (evaluated last round)
-    while (hi - lo > 1) {
-      const size_t mid = lo + (hi - lo) / 2;
-      AMP_ASSIGN_OR_RETURN(AccuracyScore s, evaluate(g, policy, with_prefix(mid), samples,
-                                                     reference, *runner, nullptr));
-      ++r.evaluations;
-      if (s.meets(target)) {
-        hi = mid;
-      } else {
-        lo = mid;
+    size_t hi = rest.size();  // with_suffix(hi), the pins alone, misses (evaluated last round)
+    if (lo >= hi) break;      // the pins alone met after all: evaluations disagree
+    const size_t start = lo;
+    if (known_to_meet) {
+      // Gallop from the last culprit, first as far as the last round went: where culprits
+      // lie close together a round then costs ~2 log2(distance) tries, not log2 |L|.
+      for (size_t step = last_distance + 1; lo + step < hi; step *= 2) {
+        AMP_ASSIGN_OR_RETURN(AccuracyScore s, score(with_suffix(lo + step), false));
+        if (!s.meets(target)) {
+          hi = lo + step;
+          break;
+        }
+        lo += step;
       }
     }
-    r.pinned.push_back(rest[hi - 1]);
-    // Next round: its rest lacks rest[hi - 1], so its prefix of hi - 1 with the new pins is
-    // the set just found to meet: the next culprit lies before it.
-    known_to_meet = hi - 1;
-    // The pins so far, without the rest of the prefix: met already, or another round.
-    AMP_ASSIGN_OR_RETURN(r.after,
-                         evaluate(g, policy, r.pinned, samples, reference, *runner, nullptr));
-    ++r.evaluations;
+    while (hi - lo > 1) {
+      const size_t mid = lo + (hi - lo) / 2;
+      AMP_ASSIGN_OR_RETURN(AccuracyScore s, score(with_suffix(mid), false));
+      if (s.meets(target)) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    r.pinned.push_back(rest[lo]);
+    last_distance = lo - start;
+    // Next round: its rest lacks rest[lo], so its suffix from lo with the new pins is the
+    // set just found to meet: the next culprit lies after it.
+    known_to_meet = lo;
+    // The pins so far, without the rest of the suffix: met already, or another round. Its
+    // values are the next round's to reuse.
+    AMP_ASSIGN_OR_RETURN(r.after, score(r.pinned, /*record=*/true));
     r.met = r.after.meets(target);
   }
-  r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  return r;
+  return finish();
 }
 
 }  // namespace amp::runtime

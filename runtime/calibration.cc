@@ -117,7 +117,8 @@ Tensor rows(const Tensor& t, int64_t begin, int64_t count) {
 Result<bool> CpuGraphRunner::run_stacked(const graph::Graph& g,
                                          const std::vector<CalibrationSample>& samples,
                                          const std::vector<size_t>& members,
-                                         const PlanBuildOptions& popt, const RunConfig& config,
+                                         const PlanBuildOptions& popt, RunConfig config,
+                                         ValueMemo* memo,
                                          std::vector<std::vector<Tensor>>& outputs) {
   std::vector<Tensor> stacked;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -132,6 +133,11 @@ Result<bool> CpuGraphRunner::run_stacked(const graph::Graph& g,
   AMP_ASSIGN_OR_RETURN(PlanKey key, plan_key_for(inputs, {}, no_values));
   auto plan = build_execution_plan(g, key, no_values, popt);
   if (!plan.is_ok()) return plan.status().with_context(which);
+  // The same members stacked are the same data: the memo's tag for this run.
+  uint64_t tag = 0x5354;
+  for (size_t s : members) tag = tag * 1000003 + s;
+  std::unique_ptr<StepReuse> reuse = memo ? memo->bind(*plan, tag) : nullptr;
+  config.reuse = reuse.get();
   auto ran = run_plan_chain(*plan, inputs, *executor_, config);
   if (!ran.is_ok()) return ran.status().with_context(which);
   last_plan_ = std::move(*plan);
@@ -150,7 +156,7 @@ Result<bool> CpuGraphRunner::run_stacked(const graph::Graph& g,
 
 Result<std::vector<std::vector<Tensor>>> CpuGraphRunner::run_samples(
     const graph::Graph& g, const std::vector<CalibrationSample>& samples,
-    const StepObserver* observer) {
+    const StepObserver* observer, ValueMemo* memo, bool record) {
   PlanBuildOptions popt;
   popt.backend = backend_.get();
   popt.threads = threads_;
@@ -173,9 +179,17 @@ Result<std::vector<std::vector<Tensor>>> CpuGraphRunner::run_samples(
     groups[*key].push_back(s);
   }
   std::vector<std::vector<Tensor>> outputs(samples.size());
+  if (memo) memo->begin(record);
+  struct EndMemo {
+    ValueMemo* memo;
+    ~EndMemo() {
+      if (memo) memo->end();
+    }
+  } end_memo{memo};
   for (const auto& [key, members] : groups) {
     if (stackable && members.size() > 1) {
-      AMP_ASSIGN_OR_RETURN(bool stacked, run_stacked(g, samples, members, popt, config, outputs));
+      AMP_ASSIGN_OR_RETURN(bool stacked,
+                           run_stacked(g, samples, members, popt, config, memo, outputs));
       if (stacked) continue;
     }
     // One plan for the shape, run per sample.
@@ -183,7 +197,10 @@ Result<std::vector<std::vector<Tensor>>> CpuGraphRunner::run_samples(
     auto plan = build_execution_plan(g, key, shape_values[members.front()], popt);
     if (!plan.is_ok()) return plan.status().with_context(which);
     for (size_t s : members) {
-      auto ran = run_plan_chain(*plan, samples[s], *executor_, config);
+      std::unique_ptr<StepReuse> reuse = memo ? memo->bind(*plan, s) : nullptr;
+      RunConfig run_config = config;
+      run_config.reuse = reuse.get();
+      auto ran = run_plan_chain(*plan, samples[s], *executor_, run_config);
       if (!ran.is_ok()) return ran.status().with_context("calibration sample " + std::to_string(s));
       outputs[s] = std::move(*ran);
     }

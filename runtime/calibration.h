@@ -32,6 +32,7 @@
 #include "graph/passes/amp/amp_policy.h"
 #include "runtime/backend/backend.h"
 #include "runtime/common/status.h"
+#include "runtime/value_memo.h"
 
 namespace amp::runtime {
 
@@ -57,10 +58,11 @@ class CpuGraphRunner {
   static Result<std::unique_ptr<CpuGraphRunner>> create(int threads);
   // Each sample's outputs; one plan per distinct input shape. Samples of one shape run as
   // one batch where every input and output has a symbolic batch dim (dim 0) that the model
-  // keeps apart. Errors name the sample.
+  // keeps apart. Errors name the sample. `memo` (optional, runtime/value_memo.h): skip the
+  // steps whose outputs an earlier call on the same samples kept; `record`: keep this call's.
   Result<std::vector<std::vector<Tensor>>> run_samples(
       const graph::Graph& g, const std::vector<CalibrationSample>& samples,
-      const StepObserver* observer = nullptr);
+      const StepObserver* observer = nullptr, ValueMemo* memo = nullptr, bool record = false);
 
  private:
   CpuGraphRunner() = default;
@@ -68,7 +70,8 @@ class CpuGraphRunner {
   // `outputs`; false (nothing written) when an output's dim 0 turns out not to be the batch.
   Result<bool> run_stacked(const graph::Graph& g, const std::vector<CalibrationSample>& samples,
                            const std::vector<size_t>& members, const PlanBuildOptions& popt,
-                           const RunConfig& config, std::vector<std::vector<Tensor>>& outputs);
+                           RunConfig config, ValueMemo* memo,
+                           std::vector<std::vector<Tensor>>& outputs);
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Executor> executor_;
   int threads_ = 1;

@@ -36,11 +36,22 @@ namespace amp::runtime {
 using StepObserver = std::function<void(const graph::Graph& g, const graph::Node& node,
                                         const std::vector<HostTensorView>& outputs)>;
 
+// Steps whose outputs a run already knows (runtime/value_memo.h, the accuracy search).
+// The CPU executor asks before each step: true means the step is skipped (the outputs that
+// later steps read were written into `outputs`); after each step it runs it reports it.
+class StepReuse {
+ public:
+  virtual ~StepReuse() = default;
+  virtual bool restored(size_t step, const std::vector<HostTensorView>& outputs) = 0;
+  virtual void ran(size_t step, const std::vector<HostTensorView>& outputs) = 0;
+};
+
 struct RunConfig {
   int threads = 1;                         // CPU threads a run may use
   bool check_numerics = false;             // Options::check_numerics
   RunProfiler* profiler = nullptr;         // set: time every step (runtime/profiler.h)
   const StepObserver* observer = nullptr;  // set: the CPU executor reports every step
+  StepReuse* reuse = nullptr;              // set: the CPU executor skips known steps
 };
 
 class Executor {

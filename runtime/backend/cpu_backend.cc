@@ -82,6 +82,7 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     args.dynamic_size = static_cast<int64_t>(s) == plan.dynamic_step ? &dynamic_size : nullptr;
     const PlanStep& step = plan.steps[s];
+    if (config.reuse && config.reuse->restored(s, views(plan, step.outputs))) continue;
     for (size_t k = 0; k < step.inputs.size(); ++k)
       in_ptrs_[k] = step.inputs[k] == graph::kNoValue ? nullptr : address(plan, step.inputs[k]);
     for (size_t k = 0; k < step.outputs.size(); ++k)
@@ -101,6 +102,7 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
     if (check)
       AMP_RETURN_IF_ERROR(check_step_numerics(g, n, inputs_finite, views(plan, step.outputs)));
     if (config.observer) (*config.observer)(g, n, views(plan, step.outputs));
+    if (config.reuse) config.reuse->ran(s, views(plan, step.outputs));
   }
   const auto t2 = Clock::now();
 

@@ -103,6 +103,27 @@ std::string write_cancelling_model(const std::filesystem::path& dir) {
   return write(b.build(), dir, "cancelling");
 }
 
+std::string write_layered_cancelling_model(const std::filesystem::path& dir, int layers,
+                                           const std::map<int, float>& shifts) {
+  GraphBuilder b;
+  auto h = b.input("x", DType::kF32, Shape({4, 32}));
+  for (int k = 1; k <= layers; ++k) {
+    const std::string s = std::to_string(k);
+    h = b.node(OpType::kMatMul, {h, b.constant("W" + s, random_f32({32, 32}, 0.3f, 40 + k))}, {},
+               "mm" + s);
+    h = b.node(OpType::kTanh, {h}, {}, "act" + s);
+    if (auto it = shifts.find(k); it != shifts.end()) {
+      const auto c = b.constant("c" + s, TensorData::scalar_f32(it->second));
+      h = b.node(OpType::kAdd, {h, c}, {}, "shift" + s);
+      h = b.node(OpType::kSub, {h, c}, {}, "unshift" + s);
+    }
+  }
+  auto y = b.node(OpType::kMatMul, {h, b.constant("V", random_f32({32, 8}, 0.3f, 39))}, {}, "out");
+  b.rename(y, "y");
+  b.output(y);
+  return write(b.build(), dir, "layered_cancelling");
+}
+
 std::string write_expand_model(const std::filesystem::path& dir) {
   GraphBuilder b;
   auto x = b.input("x", DType::kF32, Shape({1}));

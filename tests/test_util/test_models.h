@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ std::string write_hot_matmul_model(const std::filesystem::path& dir);
 // [-0.1, 0.1]. fp16's spacing at 2048 is 2, so the +-0.3 that the first product adds is
 // rounded away ("mm<b>", "shift<b>", "unshift<b>", "out<b>"); fp32 keeps it.
 std::string write_cancelling_model(const std::filesystem::path& dir);
+
+// One chain of `layers` stages, h = Tanh(MatMul(h, W<k>)) ("mm<k>", "act<k>"), x [4, 32] in
+// [0, 1], with the same +c / -c cancellation after the stages in `shifts` (stage -> c:
+// "shift<k>", "unshift<k>"), then y = MatMul(h, V) ("out"). Errors that fp16 makes at one
+// stage travel through the later ones: an accuracy search with culprits that interact.
+std::string write_layered_cancelling_model(const std::filesystem::path& dir, int layers,
+                                           const std::map<int, float>& shifts);
 
 // y = Expand(x [1] f32, shape) with `shape` an i64 [2] graph input: the values of `shape`
 // decide every size in the plan.
