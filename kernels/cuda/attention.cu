@@ -13,10 +13,35 @@
 // Pointer arrays rather than strided batches: the 3-D layout's (batch, head) offsets are
 // not one stride. Workspace: cuBLAS's own, the pointers, S and P (pairs * Sq * T each).
 //
+// Flash path (fp32 / fp16 / bf16 storage, no past, no qk_matmul_output, head sizes <= 128),
+// taken where the GEMM path's score matrices would be large (long sequences): one pass over
+// the keys with an online softmax (FlashAttention's algorithm, Dao et al. 2022), nothing of
+// size Sq x T ever stored. A block of kFlashRows warps serves kFlashRows query rows of one
+// (batch, query head); per tile of 32 keys:
+//   1. the block loads the tile's K and V rows into shared memory, widened to fp32 (rows
+//      past T are zeros, so masked-out products add 0, never 0 * NaN);
+//   2. lane j of a warp computes its row's score with key j (fp32 dot product), softcap and
+//      bias applied as on the other paths;
+//   3. the warp's running max m and sum l are updated (m' = max(m, tile max); everything
+//      accumulated so far is scaled by exp(m - m')), the tile's probabilities exp(s - m')
+//      go to shared memory;
+//   4. each lane accumulates its value elements (d = lane, lane + 32, ...) of P V in fp32
+//      registers.
+// At the end Y = O / l (0 for a row whose every key is masked, as on the other paths).
+// fp32 throughout after the loads: P is not rounded to the storage type. SIMT arithmetic,
+// no tensor cores: what it buys is memory (and one kernel instead of three), not FLOPs.
+// AMP_CUDA_ATTENTION=flash|gemm|direct forces a path (tests, comparisons); the path taken
+// is otherwise decided once in prepare.
+//
 // Direct path (everything else: f64, a past, qk_matmul_output): four plain launches (the
 // present key/value caches, the scores with one thread per (query row, key), the softmax
 // with one thread per row, the output with one thread per (row, value element)).
+//
+// present_key / present_value without a past are copies of K and V, written first on every
+// path.
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -189,6 +214,109 @@ __global__ void row_softmax_kernel(AttentionPlan p, const void* mask,
   }
 }
 
+// ---- Flash path ----
+
+inline constexpr int kFlashRows = 8;       // warps (query rows) per block
+inline constexpr int kFlashTile = 32;      // keys per tile: one per lane
+inline constexpr int kFlashMaxHead = 128;  // head sizes the registers hold (4 per lane)
+// The GEMM path stores two Sq x T matrices per (batch, head): beyond this, flash.
+inline constexpr size_t kFlashAboveScoreBytes = size_t{64} << 20;
+
+// Shared memory of one block: K tile [32][D + 1] (padded: lanes read their own key's row),
+// V tile [32][Dv], the warps' query rows [kFlashRows][D] and probabilities [kFlashRows][32].
+inline size_t flash_shared_bytes(int64_t d, int64_t dv) {
+  return static_cast<size_t>(kFlashTile * (d + 1) + kFlashTile * dv + kFlashRows * d +
+                             kFlashRows * kFlashTile) *
+         sizeof(float);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kFlashRows * 32)
+    flash_attention_kernel(AttentionPlan p, const T* __restrict__ q, const T* __restrict__ k,
+                           const T* __restrict__ v, const void* mask,
+                           const int64_t* __restrict__ nonpad, T* __restrict__ y) {
+  extern __shared__ float smem[];
+  const int64_t d_k = p.head_size, d_v = p.v_head_size;
+  float* ks = smem;                         // [32][d_k + 1]
+  float* vs = ks + kFlashTile * (d_k + 1);  // [32][d_v]
+  float* qs = vs + kFlashTile * d_v;        // [kFlashRows][d_k]
+  float* ps = qs + kFlashRows * d_k;        // [kFlashRows][32]
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int64_t b = blockIdx.y / p.q_heads, h = blockIdx.y % p.q_heads;
+  const int64_t kvh = h / (p.q_heads / p.kv_heads);
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * kFlashRows + warp;
+  const bool active = i < p.q_len;
+  if (active)
+    for (int64_t d = lane; d < d_k; d += 32) qs[warp * d_k + d] = dev_load(q[p.q.at(b, h, i) + d]);
+
+  float o[kFlashMaxHead / 32] = {};
+  float m = -INFINITY, l = 0.0f;
+  const float scale = static_cast<float>(p.scale);
+  for (int64_t j0 = 0; j0 < p.total; j0 += kFlashTile) {
+    __syncthreads();  // the previous tile is no longer read
+    for (int64_t t = threadIdx.x; t < kFlashTile * d_k; t += blockDim.x) {
+      const int64_t r = t / d_k, d = t % d_k, j = j0 + r;
+      ks[r * (d_k + 1) + d] = j < p.total ? dev_load(k[p.k.at(b, kvh, j) + d]) : 0.0f;
+    }
+    for (int64_t t = threadIdx.x; t < kFlashTile * d_v; t += blockDim.x) {
+      const int64_t r = t / d_v, d = t % d_v, j = j0 + r;
+      vs[r * d_v + d] = j < p.total ? dev_load(v[p.v.at(b, kvh, j) + d]) : 0.0f;
+    }
+    __syncthreads();
+    if (!active) continue;
+    const int64_t j = j0 + lane;
+    float s = -INFINITY;
+    if (j < p.total) {
+      float dot = 0.0f;
+      const float* qr = qs + warp * d_k;
+      const float* kr = ks + lane * (d_k + 1);
+      for (int64_t d = 0; d < d_k; ++d) dot = fmaf(qr[d], kr[d], dot);
+      s = attention_softcap(dot * scale, p.softcap) +
+          attention_bias<float>(p, mask, nonpad, b, h, i, j);
+    }
+    float tile_max = s;
+    for (int off = 16; off > 0; off /= 2)
+      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, off));
+    const float m_new = fmaxf(m, tile_max);
+    // Every key so far masked: nothing accumulated, nothing to add.
+    const float pj = m_new == -INFINITY || s == -INFINITY ? 0.0f : expf(s - m_new);
+    const float alpha = m == -INFINITY ? 0.0f : expf(m - m_new);
+    float tile_sum = pj;
+    for (int off = 16; off > 0; off /= 2) tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, off);
+    l = l * alpha + tile_sum;
+    m = m_new;
+    ps[warp * kFlashTile + lane] = pj;
+    __syncwarp();
+    const int64_t keys = p.total - j0 < kFlashTile ? p.total - j0 : kFlashTile;
+#pragma unroll
+    for (int t = 0; t < kFlashMaxHead / 32; ++t) {
+      const int64_t d = lane + 32 * t;
+      if (d >= d_v) break;
+      float acc = o[t] * alpha;
+      for (int64_t r = 0; r < keys; ++r)
+        acc = fmaf(ps[warp * kFlashTile + r], vs[r * d_v + d], acc);
+      o[t] = acc;
+    }
+    __syncwarp();  // ps is rewritten by the next tile
+  }
+  if (!active) return;
+  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+  T* yr = y + p.y.at(b, h, i);
+#pragma unroll
+  for (int t = 0; t < kFlashMaxHead / 32; ++t) {
+    const int64_t d = lane + 32 * t;
+    if (d < d_v) yr[d] = dev_store<T>(o[t] * inv);
+  }
+}
+
+enum class AttentionPath { kDirect, kGemm, kFlash };
+
+// AMP_CUDA_ATTENTION: a path forced for tests and comparisons ("" when unset).
+inline std::string forced_attention_path() {
+  const char* e = std::getenv("AMP_CUDA_ATTENTION");
+  return e ? std::string(e) : std::string();
+}
+
 template <typename T>
 class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   using C = compute_t<T>;
@@ -196,7 +324,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
 
  public:
   Status prepare_params(const KernelConfig& cfg) override {
-    gemm_ = false;
+    path_ = AttentionPath::kDirect;
     if constexpr (!std::is_same_v<C, float>) {
       return Status::ok();  // f64: the direct path
     } else {
@@ -205,12 +333,28 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       dtype_ = cfg.inputs[0].dtype;
       const int64_t limit = std::numeric_limits<int>::max();
       const int64_t pairs = setup_.batch * setup_.q_heads;
-      gemm_ = !setup_.has_past && !setup_.want_qk && pairs > 0 && setup_.q_len > 0 &&
-              setup_.total > 0 && setup_.head_size > 0 && setup_.v_head_size > 0 &&
-              pairs <= limit && setup_.q_len <= limit && setup_.total <= limit &&
-              setup_.head_size <= limit && setup_.q.s <= limit && setup_.k.s <= limit &&
-              setup_.v.s <= limit && setup_.y.s <= limit;
-      if (!gemm_) return Status::ok();
+      const bool plain = !setup_.has_past && !setup_.want_qk && pairs > 0 && setup_.q_len > 0 &&
+                         setup_.total > 0 && setup_.head_size > 0 && setup_.v_head_size > 0;
+      const bool gemm_fits = plain && pairs <= limit && setup_.q_len <= limit &&
+                             setup_.total <= limit && setup_.head_size <= limit &&
+                             setup_.q.s <= limit && setup_.k.s <= limit && setup_.v.s <= limit &&
+                             setup_.y.s <= limit;
+      const bool flash_fits =
+          plain && setup_.head_size <= kFlashMaxHead && setup_.v_head_size <= kFlashMaxHead &&
+          pairs <= std::numeric_limits<uint16_t>::max() &&
+          flash_shared_bytes(setup_.head_size, setup_.v_head_size) <= size_t{48} << 10;
+      const size_t score_bytes =
+          static_cast<size_t>(pairs * setup_.q_len * setup_.total) * (sizeof(float) + sizeof(T));
+      const std::string forced = forced_attention_path();
+      if (forced == "direct") return Status::ok();
+      if (flash_fits &&
+          (forced == "flash" ||
+           (forced != "gemm" && (!gemm_fits || score_bytes > kFlashAboveScoreBytes)))) {
+        path_ = AttentionPath::kFlash;
+        return Status::ok();
+      }
+      if (!gemm_fits) return Status::ok();
+      path_ = AttentionPath::kGemm;
       ws_ = WorkspaceLayout();
       off_cublas_ = ws_.add(kCublasWorkspace);
       off_pointers_ = ws_.add(static_cast<size_t>(pairs) * 6 * sizeof(void*));
@@ -222,14 +366,14 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
   size_t workspace_bytes() const override {
-    if (gemm_) return ws_.total();
+    if (path_ == AttentionPath::kGemm) return ws_.total();
+    if (path_ == AttentionPath::kFlash) return 0;
     return static_cast<size_t>(setup_.batch * setup_.q_heads * setup_.q_len * setup_.total) *
            sizeof(C);
   }
 
   Status run(const KernelArgs& a) const override {
     cudaStream_t st = stream_of(a);
-    if (gemm_) return run_gemm(a, st);
     const T* past_k = setup_.has_past ? a.input<T>(4) : nullptr;
     const T* past_v = setup_.has_past ? a.input<T>(5) : nullptr;
     if (setup_.want_present) {
@@ -241,7 +385,10 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       if (nv > 0)
         present_kernel<T><<<grid_for(nv), kThreads, 0, st>>>(
             setup_, past_v, a.input<T>(2), setup_.v, setup_.v_head_size, a.output<T>(2));
+      AMP_RETURN_IF_ERROR(launch_status("attention present"));
     }
+    if (path_ == AttentionPath::kGemm) return run_gemm(a, st);
+    if (path_ == AttentionPath::kFlash) return run_flash(a, st);
     const int64_t rows = setup_.batch * setup_.q_heads * setup_.q_len;
     if (rows == 0) return launch_status("attention");
     C* s = static_cast<C*>(a.workspace);
@@ -258,6 +405,21 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
  private:
+  Status run_flash(const KernelArgs& a, cudaStream_t st) const {
+    if constexpr (!std::is_same_v<C, float>) {
+      return internal_error("Attention: the flash path is for fp32 / fp16 / bf16");
+    } else {
+      const dim3 grid(static_cast<unsigned>((setup_.q_len + kFlashRows - 1) / kFlashRows),
+                      static_cast<unsigned>(setup_.batch * setup_.q_heads));
+      flash_attention_kernel<T>
+          <<<grid, kFlashRows * 32, flash_shared_bytes(setup_.head_size, setup_.v_head_size), st>>>(
+              setup_, a.input<T>(0), a.input<T>(1), a.input<T>(2),
+              setup_.has_mask ? a.inputs[3] : nullptr,
+              setup_.has_nonpad ? a.input<int64_t>(6) : nullptr, a.output<T>(0));
+      return launch_status("attention (flash)");
+    }
+  }
+
   Status run_gemm(const KernelArgs& a, cudaStream_t st) const {
     AMP_ASSIGN_OR_RETURN(const cuda::ContextHandles* ctx, context_handles(a));
     if (!ctx->cublas) return internal_error("Attention: no cuBLAS handle in the context");
@@ -301,7 +463,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     return Status::ok();
   }
 
-  bool gemm_ = false;
+  AttentionPath path_ = AttentionPath::kDirect;
   bool allow_tf32_ = false;
   DType dtype_ = DType::kF32;
   WorkspaceLayout ws_;

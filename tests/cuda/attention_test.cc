@@ -1,8 +1,9 @@
 // Attention on the GPU (kernels/cuda/attention.cu) against the CPU kernel: the cuBLAS GEMM
-// path (fp32 / fp16 / bf16; 3-D and 4-D layouts, grouped-query heads, float and bool masks,
-// causal masking, a fully masked row, softcap, lengths that fill no tile) and the direct
-// path (f64, a past key/value). Each case is a one-node graph run on both backends by the
-// test runners, with outputs poisoned before the run.
+// path and the flash path (fp32 / fp16 / bf16; 3-D and 4-D layouts, grouped-query heads,
+// float and bool masks, causal masking, a fully masked row, softcap, lengths that fill no
+// tile, present key/value without a past), the flash path taken on its own for a long
+// sequence, and the direct path (f64, a past key/value). Each case is a one-node graph run
+// on both backends by the test runners, with outputs poisoned before the run.
 //
 // Tolerances: both accumulate in fp32; the GPU rounds the probabilities to the storage
 // type before the second product (as flash attention does), the CPU keeps them in fp32, so
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <sstream>
@@ -61,8 +63,9 @@ struct AttnCase {
   std::vector<int64_t> mask_dims;
   bool causal = false;
   float softcap = 0.0f;
-  float scale = 0.0f;  // 0: the default 1/sqrt(D)
-  bool past = false;   // 4-D past_key / past_value of 3 positions (the direct path)
+  float scale = 0.0f;    // 0: the default 1/sqrt(D)
+  bool past = false;     // 4-D past_key / past_value of 3 positions (the direct path)
+  bool present = false;  // present_key / present_value outputs too
 };
 
 void check_case(const AttnCase& c, DType t, unsigned seed) {
@@ -105,7 +108,11 @@ void check_case(const AttnCase& c, DType t, unsigned seed) {
   if (c.causal) at.set("is_causal", int64_t{1});
   if (c.softcap > 0) at.set("softcap", c.softcap);
   if (c.scale > 0) at.set("scale", c.scale);
-  b.output(b.node(OpType::kAttention, ins, at));
+  if (c.present) {
+    for (ValueId out : b.node_multi(OpType::kAttention, ins, 3, at)) b.output(out);
+  } else {
+    b.output(b.node(OpType::kAttention, ins, at));
+  }
   const graph::Graph g = b.build();
 
   std::ostringstream label;
@@ -115,9 +122,20 @@ void check_case(const AttnCase& c, DType t, unsigned seed) {
   auto gpu = test::run_graph_cuda(g, in);
   ASSERT_TRUE(gpu.is_ok()) << label.str() << ": CUDA: " << gpu.status().to_string();
   const double tol = t == DType::kBF16 ? 3e-2 : t == DType::kF16 ? 4e-3 : 1e-4;
-  const std::string diff = test::compare_tensors((*cpu)[0], (*gpu)[0], tol, tol);
-  EXPECT_TRUE(diff.empty()) << label.str() << ": " << diff;
+  ASSERT_EQ(cpu->size(), gpu->size());
+  for (size_t o = 0; o < cpu->size(); ++o) {
+    const std::string diff = test::compare_tensors((*cpu)[o], (*gpu)[o], tol, tol);
+    EXPECT_TRUE(diff.empty()) << label.str() << " output " << o << ": " << diff;
+  }
 }
+
+// Sets AMP_CUDA_ATTENTION (kernels/cuda/attention.cu) for one scope: kernels prepared inside
+// take that path.
+class ForcedAttentionPath {
+ public:
+  explicit ForcedAttentionPath(const char* path) { ::setenv("AMP_CUDA_ATTENTION", path, 1); }
+  ~ForcedAttentionPath() { ::unsetenv("AMP_CUDA_ATTENTION"); }
+};
 
 const std::vector<AttnCase>& cases() {
   static const std::vector<AttnCase> all = {
@@ -160,8 +178,44 @@ const std::vector<AttnCase>& cases() {
 TEST(CudaAttention, GemmPathMatchesTheCpuKernel) {
   AMP_REQUIRE_GPU();
   const unsigned seed = std::random_device{}();
+  ForcedAttentionPath gemm("gemm");
   for (const AttnCase& c : cases())
     for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) check_case(c, t, seed);
+}
+
+TEST(CudaAttention, FlashPathMatchesTheCpuKernel) {
+  AMP_REQUIRE_GPU();
+  const unsigned seed = std::random_device{}();
+  ForcedAttentionPath flash("flash");
+  for (const AttnCase& c : cases())
+    for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) check_case(c, t, seed);
+  // Head sizes at the path's limit (128), keys in many tiles with a ragged last one.
+  const AttnCase wide = {
+      "4-D D=128 causal", {1, 2, 40, 128}, {1, 2, 77, 128}, {1, 2, 77, 128}, 0, 0, "", {}, true};
+  for (DType t : {DType::kF16, DType::kBF16}) check_case(wide, t, seed);
+}
+
+// Every path writes present_key / present_value (copies of K and V without a past).
+TEST(CudaAttention, PresentWithoutAPastOnEveryPath) {
+  AMP_REQUIRE_GPU();
+  const unsigned seed = std::random_device{}();
+  AttnCase c = {"4-D present", {1, 2, 7, 16}, {1, 2, 9, 16}, {1, 2, 9, 16}};
+  c.present = true;
+  for (const char* path : {"gemm", "flash", "direct"}) {
+    ForcedAttentionPath forced(path);
+    c.label = std::string("4-D present, ") + path;
+    check_case(c, DType::kF16, seed);
+  }
+}
+
+// A long sequence, unforced: the GEMM path's scores would need 8 x 1024 x 2048 x (4 + 2)
+// bytes = 96 MiB of workspace, over the flash path's 64 MiB threshold.
+TEST(CudaAttention, LongSequenceMatchesTheCpuKernel) {
+  AMP_REQUIRE_GPU();
+  const unsigned seed = std::random_device{}();
+  const AttnCase long_seq = {
+      "3-D long", {1, 1024, 8 * 64}, {1, 2048, 8 * 64}, {1, 2048, 8 * 64}, 8, 8, "", {}, true};
+  check_case(long_seq, DType::kF16, seed);
 }
 
 TEST(CudaAttention, DirectPathForF64AndAPast) {

@@ -10,7 +10,10 @@
 #   4. profiles the demo transformer on CUDA (amprun --profile --profile-json) and checks
 #      the Chrome trace has one event per executed node,
 #   5. loads each model at fp16 with --precision-timing on (off by default on CUDA until it
-#      has run on a GPU) and prints the timed latency beside the fp16 row and the note.
+#      has run on a GPU) and prints the timed latency beside the fp16 row and the note,
+#   6. times the demo BERT encoder (fp16, batch 64 x 16 tokens) with each attention path
+#      forced (AMP_CUDA_ATTENTION=gemm / flash, kernels/cuda/attention.cu): the flash path
+#      is taken only for long sequences until this says how it compares at short ones.
 # It finishes in under 6 minutes (each step has a timeout; models are skipped with a note
 # when the budget runs out) and exits 0 only when every test and every run succeeded.
 #
@@ -317,6 +320,35 @@ print(f"  timed {name:<28} fp16 {med(plain):8.3f} ms -> timed {med(timed):8.3f} 
 EOF3
 done
 
+# ---- 3d. Attention paths on CUDA: the same encoder with each path forced ----
+ATTN_RC=0
+if [[ -f $MODEL_DIR/demo_bert_fused.amp ]] && (($(time_left) > 30)); then
+  for path in gemm flash; do
+    rc=0
+    export AMP_CUDA_ATTENTION=$path
+    amp_run 40 "$B/bin/amprun" --model "$MODEL_DIR/demo_bert_fused.amp" --backend cuda \
+      --precision fp16 --shape input_ids=64x16 --shape attention_mask=64x16 --warmup 10 \
+      --iterations 100 --json-report "$RESULTS/attention_$path.json" \
+      > "$RESULTS/attention_$path.log" 2>&1 || rc=$?
+    unset AMP_CUDA_ATTENTION
+    if [[ $rc -ne 0 && $rc -ne 1 ]]; then
+      ATTN_RC=1
+      say "attention path $path failed (exit $rc):"
+      tail -n 8 "$RESULTS/attention_$path.log" | sed 's/^/    /'
+    fi
+  done
+  "$PY" - "$RESULTS/attention_gemm.json" "$RESULTS/attention_flash.json" <<'EOF4' || true
+import json, sys
+def med(p):
+    try:
+        return json.load(open(p))["latency_ms"]["median"]
+    except Exception:
+        return float("nan")
+g, f = med(sys.argv[1]), med(sys.argv[2])
+print(f"  attention paths, demo_bert_fused fp16 64x16: gemm {g:.3f} ms, flash {f:.3f} ms")
+EOF4
+fi
+
 # ---- 4. Optionally, the PyTorch comparison in the same call (one device loan) ----
 TORCH_RC=0
 if [[ ${AMP_CHECK_TORCH:-0} == 1 ]]; then
@@ -339,5 +371,6 @@ if [[ -n ${OUT:-} && -d ${OUT:-} ]]; then
   cp "$RESULTS/cuda_tests.log" "$OUT/" 2>/dev/null || true
 fi
 say "done in $(($(date +%s) - START_S)) s (work folder $WORK)"
-if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 || $PROFILE_RC -ne 0 || $TIMING_RC -ne 0 ]]; then exit 1; fi
+if [[ $TEST_RC -ne 0 || $RUN_FAIL -ne 0 || $PROFILE_RC -ne 0 || $TIMING_RC -ne 0 ||
+  $ATTN_RC -ne 0 ]]; then exit 1; fi
 exit 0
