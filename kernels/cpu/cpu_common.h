@@ -15,7 +15,11 @@
 // (x86-64-v3) and the baseline, and the loader picks the best one this CPU has (function
 // multiversioning through an ifunc), so one binary vectorizes 16 or 8 floats a step where
 // the CPU can. Clang (the fuzzing build) spells the targets differently: baseline only.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// AMP_CPU_ISA_CAP_AVX2 (CMake option of that name) leaves the AVX-512 clone out, so that a
+// measurement on an AVX-512 machine sees what an AVX2-only CPU would run.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(AMP_CPU_ISA_CAP_AVX2)
+#define AMP_ISA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define AMP_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define AMP_ISA_CLONES

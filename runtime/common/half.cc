@@ -64,17 +64,21 @@ void convert_f16_to_f32(const uint16_t* src, float* dst, size_t n) {
 }
 
 // bf16 is integer arithmetic on the float bits; GCC vectorizes these loops, and the clones
-// let the AVX-512 version run where the CPU has it (the default build targets baseline x86-64).
-#if AMP_X86_DISPATCH
-__attribute__((target_clones("avx512f", "avx2", "default")))
+// let the AVX-512 version run where the CPU has it (the default build targets baseline x86-64;
+// AMP_CPU_ISA_CAP_AVX2 leaves it out, as kernels/cpu/cpu_common.h's AMP_ISA_CLONES does).
+#if AMP_X86_DISPATCH && defined(AMP_CPU_ISA_CAP_AVX2)
+#define AMP_BF16_CLONES __attribute__((target_clones("avx2", "default")))
+#elif AMP_X86_DISPATCH
+#define AMP_BF16_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AMP_BF16_CLONES
 #endif
+AMP_BF16_CLONES
 void convert_f32_to_bf16(const float* src, uint16_t* dst, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = float_to_bf16_bits(src[i]);
 }
 
-#if AMP_X86_DISPATCH
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
+AMP_BF16_CLONES
 void convert_bf16_to_f32(const uint16_t* src, float* dst, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] = bf16_bits_to_float(src[i]);
 }
