@@ -141,6 +141,30 @@ TEST_F(ValueMemoTest, ARecordReplacesThePreviousAndTheBudgetBoundsIt) {
   EXPECT_EQ(none.steps_skipped(), 0);
 }
 
+// A plan cut after a data-dependent node (runtime/plan_split.h) runs without the memo: its
+// continuation's inputs are computed at run time, which no fingerprint can stand for.
+TEST_F(ValueMemoTest, ACutPlanRunsWithoutTheMemo) {
+  graph::GraphBuilder b;
+  const graph::ValueId x = b.input("x", DType::kF32, graph::Shape({8}));
+  const graph::ValueId pos =
+      b.node(graph::OpType::kGreater, {x, b.constant("zero", graph::TensorData::scalar_f32(0.0f))});
+  const graph::ValueId idx = b.node(graph::OpType::kNonZero, {pos});
+  const graph::ValueId flat = b.node(graph::OpType::kSqueeze,
+                                     {idx, b.constant("axes", graph::TensorData::vector_i64({0}))});
+  b.output(b.node(graph::OpType::kGather, {x, flat}));
+  graph::Graph g = b.build();
+  ASSERT_TRUE(graph::infer_shapes(g).is_ok());
+  const Tensor t = Tensor::from(std::vector<float>{1, -2, 3, -4, 5, -6, 7, -8}, {8});
+  runtime::ValueMemo memo;
+  for (bool record : {true, false}) {
+    auto out = runner_->run_samples(g, {{&t}}, nullptr, &memo, record);
+    ASSERT_TRUE(out.is_ok()) << out.status().to_string();
+    EXPECT_EQ((*out)[0][0].to_float_vector(), (std::vector<float>{1, 3, 5, 7}));
+  }
+  EXPECT_EQ(memo.steps_skipped(), 0);
+  EXPECT_EQ(memo.bytes(), 0u);
+}
+
 // Fingerprints of two plans agree exactly on the values the pinned node does not reach, and
 // depend on the run's tag (which input data it is).
 TEST_F(ValueMemoTest, FingerprintsFollowWhatDecidesAValue) {
