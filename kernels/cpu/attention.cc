@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/common/attention_plan.h"
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_family.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
+#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -44,6 +46,30 @@ AMP_ISA_CLONES void attention_weighted_sum(const C* __restrict__ p, const C* __r
     const C w = p[j];
     const C* __restrict__ row = v + j * dv;
     for (int64_t d = 0; d < dv; ++d) acc[d] += w * row[d];
+  }
+}
+
+// A row of storage values widened to the compute type, or narrowed back: fp16 / bf16 through
+// the vectorized converters of common/half.h (bit-equal to to_compute / from_compute, which
+// convert one element at a time and cost more than the products on short sequences).
+template <typename T, typename C>
+void widen_row(const T* src, C* dst, int64_t n) {
+  if constexpr (std::is_same_v<T, Half> && std::is_same_v<C, float>) {
+    convert_f16_to_f32(reinterpret_cast<const uint16_t*>(src), dst, static_cast<size_t>(n));
+  } else if constexpr (std::is_same_v<T, BFloat16> && std::is_same_v<C, float>) {
+    convert_bf16_to_f32(reinterpret_cast<const uint16_t*>(src), dst, static_cast<size_t>(n));
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = to_compute(src[i]);
+  }
+}
+template <typename T, typename C>
+void narrow_row(const C* src, T* dst, int64_t n) {
+  if constexpr (std::is_same_v<T, Half> && std::is_same_v<C, float>) {
+    convert_f32_to_f16(src, reinterpret_cast<uint16_t*>(dst), static_cast<size_t>(n));
+  } else if constexpr (std::is_same_v<T, BFloat16> && std::is_same_v<C, float>) {
+    convert_f32_to_bf16(src, reinterpret_cast<uint16_t*>(dst), static_cast<size_t>(n));
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = from_compute<T>(src[i]);
   }
 }
 
@@ -161,20 +187,17 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     C* acc = s + total;       // [Dv]
     C* qc = acc + dv;         // [D]
     for (int64_t j = 0; j < total; ++j) {
-      const T* kr = kv_row(past_k, k, setup_.k, dk, b, kvh, j);
-      for (int64_t d = 0; d < dk; ++d) kt[d * total + j] = to_compute(kr[d]);
-      const T* vr = kv_row(past_v, v, setup_.v, dv, b, kvh, j);
-      for (int64_t d = 0; d < dv; ++d) vc[j * dv + d] = to_compute(vr[d]);
+      widen_row(kv_row(past_k, k, setup_.k, dk, b, kvh, j), qc, dk);  // qc: a row's room
+      for (int64_t d = 0; d < dk; ++d) kt[d * total + j] = qc[d];
+      widen_row(kv_row(past_v, v, setup_.v, dv, b, kvh, j), vc + j * dv, dv);
     }
     for (int64_t i = 0; i < setup_.q_len; ++i) {
-      const T* qr = q + setup_.q.at(b, h, i);
-      for (int64_t d = 0; d < dk; ++d) qc[d] = to_compute(qr[d]);
+      widen_row(q + setup_.q.at(b, h, i), qc, dk);
       attention_scores(qc, kt, dk, total, s);
       const int64_t r = (b * setup_.q_heads + h) * setup_.q_len + i;
       softmax_row(b, h, i, mask, nonpad, qk ? qk + r * total : nullptr, s);
       attention_weighted_sum(s, vc, total, dv, acc);
-      T* yr = y + setup_.y.at(b, h, i);
-      for (int64_t d = 0; d < dv; ++d) yr[d] = from_compute<T>(acc[d]);
+      narrow_row(acc, y + setup_.y.at(b, h, i), dv);
     }
   }
 
