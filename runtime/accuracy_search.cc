@@ -99,6 +99,18 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
   r.met = r.before.meets(target);
   if (r.met || low.empty()) return finish();
 
+  // Which end the pins should come from (the header's "Direction").
+  std::vector<std::string> order = low;
+  bool front_first = false;
+  if (low.size() >= 2) {
+    const auto half = low.begin() + static_cast<std::ptrdiff_t>(low.size() / 2);
+    AMP_ASSIGN_OR_RETURN(AccuracyScore front, score({low.begin(), half}, false));
+    AMP_ASSIGN_OR_RETURN(AccuracyScore back, score({half, low.end()}, false));
+    front_first = front.meets(target) && front.miss(target) < back.miss(target);
+    if (front_first) std::reverse(order.begin(), order.end());
+  }
+  r.front_first = front_first;
+
   // A suffix start in `rest` known to meet the target together with the pins (from an
   // earlier evaluation of exactly that set of pins), so a round need not test it again.
   std::optional<size_t> known_to_meet;
@@ -106,7 +118,7 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
   while (!r.met) {
     std::set<std::string> pinned(r.pinned.begin(), r.pinned.end());
     std::vector<std::string> rest;
-    for (const std::string& n : low)
+    for (const std::string& n : order)
       if (!pinned.count(n)) rest.push_back(n);
     if (rest.empty()) break;
     auto with_suffix = [&](size_t j) {
@@ -118,8 +130,9 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
     if (known_to_meet) {
       lo = *known_to_meet;
     } else {
-      // Pinning everything left must meet the target, else no suffix does.
-      AMP_ASSIGN_OR_RETURN(AccuracyScore all, score(with_suffix(0), false));
+      // Pinning everything left must meet the target, else no suffix does. Front first, its
+      // values are what every later try shares (all of the front pinned).
+      AMP_ASSIGN_OR_RETURN(AccuracyScore all, score(with_suffix(0), /*record=*/front_first));
       if (!all.meets(target)) {
         r.after = all;
         break;
@@ -154,9 +167,9 @@ Result<SearchResult> search_fp32_pins(const graph::Graph& g, const graph::AmpPol
     // Next round: its rest lacks rest[lo], so its suffix from lo with the new pins is the
     // set just found to meet: the next culprit lies after it.
     known_to_meet = lo;
-    // The pins so far, without the rest of the suffix: met already, or another round. Its
-    // values are the next round's to reuse.
-    AMP_ASSIGN_OR_RETURN(r.after, score(r.pinned, /*record=*/true));
+    // The pins so far, without the rest of the suffix: met already, or another round. Back
+    // first, its values are the next round's to reuse.
+    AMP_ASSIGN_OR_RETURN(r.after, score(r.pinned, /*record=*/!front_first));
     r.met = r.after.meets(target);
   }
   return finish();

@@ -15,9 +15,12 @@
 // The first round checks that pinning all of L meets the target at all. A later round
 // needs no such check and searches only after the previous j: with L[j] moved into P,
 // P + L[j+1..) is exactly the set the previous round found to meet the target, so the
-// next culprit lies after it. Each round costs at most ~log2 |L| + 1 plan-and-run
-// evaluations, so p pins cost ~p log2 |L|, against |L| per pin for a greedy search that
-// tries every node (tests compare the two).
+// next culprit lies after it. The first round costs ~log2 |L| + 1 plan-and-run
+// evaluations. A later round gallops from the last culprit (j = lo + g, lo + 3g, lo + 7g...,
+// g the last round's distance from its start to its culprit) until a try misses, then
+// binary-searches that bracket: ~2 log2(distance to the next culprit) + 1. So p pins spread
+// over L cost ~p (2 log2(|L| / p) + 1), against |L| per pin for a greedy search that tries
+// every node (tests compare the two).
 // It assumes pinning more nodes never makes the error larger (monotone), which holds for
 // the usual culprits (an overflowing or cancelling node) but is not guaranteed: the result
 // is then still a plan that meets the target, maybe with more pins than needed. If pinning
@@ -28,8 +31,21 @@
 // met yet?), and its values are kept (runtime/value_memo.h), so a try runs only the steps
 // from L[j] on; and as the pins move through the graph, so does j. On a 14-layer encoder
 // this skips most steps of most tries (the note says how many).
+//
+// Direction. The bisection keeps the low nodes at one end low for as long as the target
+// allows and pins where that budget runs out, so its pins come from the other end: with L
+// in graph order, from the back. That is poor when one node at the front carries most of
+// the error (an embedding whose fp16 rounding every later layer carries: greedy pins it
+// alone, the back-first bisection 21 nodes of the last layers). So two tries first pin the
+// front half of L and the back half: if the front half alone meets the target and does
+// better than the back half, the search runs on L reversed (pins from the front; every try
+// then shares its all-pinned front with the first round's "pin everything" run, whose
+// values are the ones kept). Otherwise back first, the order whose tries reuse the most.
+// The rule is a heuristic, measured on the encoders of the README: it matched or beat both
+// fixed orders on every target tried there.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -50,6 +66,14 @@ struct AccuracyScore {
     return (t.min_cosine <= 0 || cosine >= t.min_cosine) &&
            (t.max_rel_err <= 0 || max_rel_err <= t.max_rel_err);
   }
+  // How far from the target, in units of what it allows (<= 1: met): the larger of
+  // (1 - cosine) / (1 - min_cosine) and max_rel_err / max_rel_err allowed.
+  double miss(const AccuracyTarget& t) const {
+    double m = 0;
+    if (t.min_cosine > 0) m = (1 - cosine) / std::max(1 - t.min_cosine, 1e-300);
+    if (t.max_rel_err > 0) m = std::max(m, max_rel_err / t.max_rel_err);
+    return m;
+  }
 };
 
 struct SearchResult {
@@ -58,6 +82,7 @@ struct SearchResult {
   bool met = false;
   int evaluations = 0;
   int64_t steps_run = 0, steps_reused = 0;  // over every evaluation's runs
+  bool front_first = false;                 // the pins came from the front (see Direction)
   double ms = 0;
 };
 

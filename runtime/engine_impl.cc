@@ -429,13 +429,13 @@ Status EngineImpl::calibrate(const std::vector<runtime::CalibrationSample>& samp
     policy.node_hints[name] = {DType::kF32, "accuracy target: pinned by the search"};
   std::snprintf(buf, sizeof(buf),
                 "; accuracy search: %zu node(s) pinned fp32 in %.1f ms (%d plans tried, %.0f%% "
-                "of their steps reused from earlier plans), cosine %.6f -> %.6f, max rel err "
-                "%.2e -> %.2e%s",
+                "of their steps reused from earlier plans, %s first), cosine %.6f -> %.6f, max "
+                "rel err %.2e -> %.2e%s",
                 found.pinned.size(), found.ms, found.evaluations,
                 100.0 * static_cast<double>(found.steps_reused) /
                     static_cast<double>(std::max<int64_t>(1, found.steps_run + found.steps_reused)),
-                found.before.cosine, found.after.cosine, found.before.max_rel_err,
-                found.after.max_rel_err,
+                found.front_first ? "front" : "back", found.before.cosine, found.after.cosine,
+                found.before.max_rel_err, found.after.max_rel_err,
                 found.met ? "" : " (target not met even with every low node fp32)");
   precision_note += buf;
   return Status::ok();

@@ -181,6 +181,36 @@ TEST_F(AccuracySearch, CulpritsAlongOneChainNeedNoMorePinsThanGreedy) {
   EXPECT_LE(pinned.size(), greedy.size());
 }
 
+// One fatal stage at the front of a chain: pinning the front half meets the target, the
+// back half does not, so the search looks for pins from the front (runtime/accuracy_search.h,
+// Direction) and pins that stage alone, as greedy does.
+TEST_F(AccuracySearch, AFrontCulpritIsSoughtFromTheFront) {
+  const int layers = 8;
+  const std::string model = test::write_layered_cancelling_model(dir_, layers, {{1, 2048.0f}});
+  const std::vector<Tensor> calib = {sample(21), sample(22)};
+  Options fp32 = fp16();
+  fp32.precision = Precision::kFp32;
+  const Engine ref = Engine::load(model, fp32);
+  const double target = 0.9999;
+  Options opt = fp16();
+  for (const Tensor& x : calib) opt.calibration.push_back({{"x", x}});
+  opt.accuracy = AccuracyTarget{target, 0};
+  const Engine e = Engine::load(model, opt);
+  EXPECT_GE(worst_cosine(e, ref, calib), target);
+  const std::string note = e.precision_note();
+  EXPECT_NE(note.find("front first"), std::string::npos) << note;
+  std::vector<std::string> nodes = {"out"};
+  for (int k = 1; k <= layers; ++k)
+    for (const char* stage : {"mm", "act", "shift", "unshift"})
+      if (k == 1 || (stage[0] != 's' && stage[0] != 'u'))
+        nodes.push_back(stage + std::to_string(k));
+  const std::set<std::string> pinned = searched_pins(e);
+  const std::set<std::string> greedy = greedy_pins(model, nodes, calib, ref, target);
+  print_comparison(note, pinned, greedy);
+  EXPECT_EQ(pinned.size(), 1u);
+  EXPECT_LE(pinned.size(), greedy.size());
+}
+
 TEST_F(AccuracySearch, SavedPolicyReloadsToTheSamePlan) {
   Options opt = fp16();
   opt.calibration = {{{"x", sample(1)}}};
