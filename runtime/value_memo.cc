@@ -190,7 +190,8 @@ class MemoRun : public StepReuse {
       const size_t v = static_cast<size_t>(ids[k]);
       const ValueMemo::Bytes kept = *memo_.find(fp_[v]);
       // The arena is the executor's own, writable memory; the view is const for observers.
-      if (needed_[v]) std::memcpy(const_cast<void*>(outputs[k].data), kept->data(), kept->size());
+      if (needed_[v] && !kept->empty())
+        std::memcpy(const_cast<void*>(outputs[k].data), kept->data(), kept->size());
       if (memo_.record_) memo_.keep(fp_[v], kept);
     }
     ++memo_.steps_skipped_;
