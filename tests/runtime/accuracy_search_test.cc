@@ -107,6 +107,20 @@ void print_comparison(const std::string& note, const std::set<std::string>& pinn
   std::cout << "\n";
 }
 
+Engine fp32_engine(const std::string& model) {
+  Options fp32 = fp16();
+  fp32.precision = Precision::kFp32;
+  return Engine::load(model, fp32);
+}
+
+// fp16 with the samples of `calib` and a cosine target: the accuracy search runs at load.
+Engine searched_engine(const std::string& model, const std::vector<Tensor>& calib, double target) {
+  Options opt = fp16();
+  for (const Tensor& x : calib) opt.calibration.push_back({{"x", x}});
+  opt.accuracy = AccuracyTarget{target, 0};
+  return Engine::load(model, opt);
+}
+
 class AccuracySearch : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -122,18 +136,13 @@ class AccuracySearch : public ::testing::Test {
 TEST_F(AccuracySearch, MeetsTheTargetWithNoMorePinsThanGreedy) {
   const std::vector<Tensor> calib = {sample(1), sample(2)};
   const std::vector<Tensor> held_out = {sample(7), sample(8)};
-  Options fp32 = fp16();
-  fp32.precision = Precision::kFp32;
-  const Engine ref = Engine::load(model_, fp32);
+  const Engine ref = fp32_engine(model_);
   const double target = 0.999;
 
   // Plain fp16 misses the target: both branches lose their signal.
   EXPECT_LT(worst_cosine(Engine::load(model_, fp16()), ref, held_out), 0.9);
 
-  Options opt = fp16();
-  for (const Tensor& x : calib) opt.calibration.push_back({{"x", x}});
-  opt.accuracy = AccuracyTarget{target, 0};
-  const Engine e = Engine::load(model_, opt);
+  const Engine e = searched_engine(model_, calib, target);
   EXPECT_GE(worst_cosine(e, ref, held_out), target);
   const std::set<std::string> pinned = searched_pins(e);
   const std::string note = e.precision_note();
@@ -158,16 +167,11 @@ TEST_F(AccuracySearch, CulpritsAlongOneChainNeedNoMorePinsThanGreedy) {
   const std::string model = test::write_layered_cancelling_model(
       dir_, layers, {{2, 64.0f}, {4, 256.0f}, {5, 1024.0f}, {7, 2048.0f}});
   const std::vector<Tensor> calib = {sample(11), sample(12)};
-  Options fp32 = fp16();
-  fp32.precision = Precision::kFp32;
-  const Engine ref = Engine::load(model, fp32);
+  const Engine ref = fp32_engine(model);
   const double target = 0.9999;
   EXPECT_LT(worst_cosine(Engine::load(model, fp16()), ref, calib), target);
 
-  Options opt = fp16();
-  for (const Tensor& x : calib) opt.calibration.push_back({{"x", x}});
-  opt.accuracy = AccuracyTarget{target, 0};
-  const Engine e = Engine::load(model, opt);
+  const Engine e = searched_engine(model, calib, target);
   EXPECT_GE(worst_cosine(e, ref, calib), target);
   const std::set<std::string> pinned = searched_pins(e);
 
@@ -188,14 +192,9 @@ TEST_F(AccuracySearch, AFrontCulpritIsSoughtFromTheFront) {
   const int layers = 8;
   const std::string model = test::write_layered_cancelling_model(dir_, layers, {{1, 2048.0f}});
   const std::vector<Tensor> calib = {sample(21), sample(22)};
-  Options fp32 = fp16();
-  fp32.precision = Precision::kFp32;
-  const Engine ref = Engine::load(model, fp32);
+  const Engine ref = fp32_engine(model);
   const double target = 0.9999;
-  Options opt = fp16();
-  for (const Tensor& x : calib) opt.calibration.push_back({{"x", x}});
-  opt.accuracy = AccuracyTarget{target, 0};
-  const Engine e = Engine::load(model, opt);
+  const Engine e = searched_engine(model, calib, target);
   EXPECT_GE(worst_cosine(e, ref, calib), target);
   const std::string note = e.precision_note();
   EXPECT_NE(note.find("front first"), std::string::npos) << note;
