@@ -40,9 +40,10 @@
 // present_key / present_value without a past are copies of K and V, written first on every
 // path.
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "kernels/common/attention_plan.h"
@@ -325,7 +326,14 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
  public:
   Status prepare_params(const KernelConfig& cfg) override {
     path_ = AttentionPath::kDirect;
+    // The direct and GEMM paths hold Sq x T scores per (batch, head) in their workspace.
+    // In double: the product of three int64 sizes may not fit one.
+    const double score_elements = static_cast<double>(setup_.batch * setup_.q_heads) *
+                                  static_cast<double>(setup_.q_len) *
+                                  static_cast<double>(setup_.total);
+    const bool scores_addressable = score_elements < 0x1p52;
     if constexpr (!std::is_same_v<C, float>) {
+      if (!scores_addressable) return too_many_scores(score_elements);
       return Status::ok();  // f64: the direct path
     } else {
       AMP_ASSIGN_OR_RETURN(const cuda::DeviceHandles* dev, device_handles(cfg));
@@ -341,18 +349,21 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
                              setup_.y.s <= limit;
       const bool flash_fits =
           plain && setup_.head_size <= kFlashMaxHead && setup_.v_head_size <= kFlashMaxHead &&
-          pairs <= std::numeric_limits<uint16_t>::max() &&
+          pairs <= std::numeric_limits<uint16_t>::max() &&                // grid.y
+          setup_.q_len / kFlashRows < std::numeric_limits<int>::max() &&  // grid.x
           flash_shared_bytes(setup_.head_size, setup_.v_head_size) <= size_t{48} << 10;
-      const size_t score_bytes =
-          static_cast<size_t>(pairs * setup_.q_len * setup_.total) * (sizeof(float) + sizeof(T));
+      const double score_bytes = score_elements * static_cast<double>(sizeof(float) + sizeof(T));
       const std::string forced = forced_attention_path();
-      if (forced == "direct") return Status::ok();
+      if (forced == "direct")
+        return scores_addressable ? Status::ok() : too_many_scores(score_elements);
       if (flash_fits &&
           (forced == "flash" ||
-           (forced != "gemm" && (!gemm_fits || score_bytes > kFlashAboveScoreBytes)))) {
+           (forced != "gemm" &&
+            (!gemm_fits || score_bytes > static_cast<double>(kFlashAboveScoreBytes))))) {
         path_ = AttentionPath::kFlash;
         return Status::ok();
       }
+      if (!scores_addressable) return too_many_scores(score_elements);
       if (!gemm_fits) return Status::ok();
       path_ = AttentionPath::kGemm;
       ws_ = WorkspaceLayout();
@@ -405,6 +416,15 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
  private:
+  static Status too_many_scores(double elements) {
+    char n[32];
+    std::snprintf(n, sizeof(n), "%.3g", elements);
+    return unsupported("Attention: " + std::string(n) +
+                       " attention scores (batch x heads x Sq x T) are more than its GEMM and "
+                       "direct paths can hold, and the flash path does not apply (a past, "
+                       "qk_matmul_output, f64 or head sizes over 128)");
+  }
+
   Status run_flash(const KernelArgs& a, cudaStream_t st) const {
     if constexpr (!std::is_same_v<C, float>) {
       return internal_error("Attention: the flash path is for fp32 / fp16 / bf16");
