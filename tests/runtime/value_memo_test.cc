@@ -111,6 +111,25 @@ TEST_F(ValueMemoTest, ATailChangeReusesTheFrontAndMatchesAFreshRun) {
   EXPECT_GE(memo.steps_run() - run_before, 1);
 }
 
+// Samples of different shapes run one by one, each with its own plan and tag: a value kept
+// for one sample is never restored into another's run.
+TEST_F(ValueMemoTest, SamplesOfDifferentShapesKeepTheirOwnValues) {
+  std::vector<Tensor> inputs;
+  for (int64_t rows : {3, 5, 3}) {
+    std::vector<float> v(static_cast<size_t>(rows * 64));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 0.02f * static_cast<float>((i * 5 + rows) % 89);
+    inputs.push_back(Tensor::from(v, {rows, 64}));
+  }
+  inputs[2] = Tensor::from(std::vector<float>(3 * 64, 0.5f), {3, 64});  // same shape as [0]
+  samples_.clear();
+  for (const Tensor& t : inputs) samples_.push_back({&t});
+  runtime::ValueMemo memo;
+  run(planned(source_, {}, cache_), &memo, true);
+  const graph::Graph tail_pinned = planned(source_, {"mm3"}, cache_);
+  EXPECT_EQ(run(tail_pinned, &memo, false), run(tail_pinned, nullptr, false));
+  EXPECT_GT(memo.steps_skipped(), 0);
+}
+
 TEST_F(ValueMemoTest, AFrontChangeReusesNothingDownstream) {
   runtime::ValueMemo memo;
   run(planned(source_, {}, cache_), &memo, true);
