@@ -20,12 +20,16 @@
 //   With --search-model, only demo_bert14_pytorch.onnx: the PyTorch form at 14 layers of
 //     that width (728 nodes), the size the accuracy search's "700-node transformer in under
 //     10 seconds" goal is measured on (runtime/accuracy_search.h).
+//   With --attention-model, only demo_attention.amp: one causal self-attention op (opset 23
+//     Attention, 8 heads of 64) on "x" [1,S,512] with the sequence length S symbolic, so
+//     amprun --shape x=1x4096x512 times attention alone at any length (tools/gpu/check.sh
+//     compares the CUDA attention paths with it).
 //   demo_voice_lstm.amp  a streaming voice-activity model: "features" [1,T,40], LSTM state
 //     "h_in"/"c_in" [1,1,64] -> "speech_prob" [1,1], "h_out", "c_out"; an If on T: chunks
 //     under 4 frames report silence and pass the state through, the others run the LSTM.
 //
 // Weights come from a seeded generator: the files are identical on every machine.
-// Usage: amp-make-demo-models OUT_DIR [--bench-models | --search-model]
+// Usage: amp-make-demo-models OUT_DIR [--bench-models | --search-model | --attention-model]
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -409,6 +413,20 @@ Graph voice_lstm() {
 }
 
 // Writes `g` as .amp, or as ONNX when the path ends in .onnx.
+Graph attention_only() {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, Shape({Dim(1), Dim::symbolic("S"), Dim(8 * 64)}));
+  Attributes a;
+  a.set("q_num_heads", int64_t{8});
+  a.set("kv_num_heads", int64_t{8});
+  a.set("is_causal", int64_t{1});
+  ValueId y = b.node(OpType::kAttention, {x, x, x}, a, "attention");
+  b.rename(y, "y");
+  b.output(y);
+  Graph g = b.build();
+  return g;
+}
+
 int write(Graph g, const std::filesystem::path& path) {
   g.metadata.producer = "amp-make-demo-models 1";
   g.metadata.source_opset = 20;
@@ -429,15 +447,24 @@ int write(Graph g, const std::filesystem::path& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const char* usage =
+      "usage: amp-make-demo-models OUT_DIR [--bench-models | --search-model | --attention-model]\n";
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << usage;
+    return 0;
+  }
   const bool bench = argc == 3 && std::string(argv[2]) == "--bench-models";
   const bool search = argc == 3 && std::string(argv[2]) == "--search-model";
-  if (argc != 2 && !bench && !search) {
-    std::cerr << "usage: amp-make-demo-models OUT_DIR [--bench-models | --search-model]\n";
+  const bool attention = argc == 3 && std::string(argv[2]) == "--attention-model";
+  // An option where the folder belongs would otherwise become a folder named like it.
+  if ((argc != 2 && !bench && !search && !attention) || argv[1][0] == '-') {
+    std::cerr << usage;
     return 2;
   }
   const std::filesystem::path dir = argv[1];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
+  if (attention) return write(attention_only(), dir / "demo_attention.amp");
   if (search)  // 98 MB: written only when asked for
     return write(bert(/*fused=*/false, kSearchBert), dir / "demo_bert14_pytorch.onnx");
   if (bench)  // 2 x 42 MB: written only when asked for

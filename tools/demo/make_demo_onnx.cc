@@ -113,7 +113,12 @@ void value_info(onnx::ValueInfoProto* vi, const std::string& name,
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
+  if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << "usage: amp-make-demo-onnx OUT.onnx\n";
+    return 0;
+  }
+  // An option where the file name belongs would otherwise become a file named like it.
+  if (argc != 2 || argv[1][0] == '-') {
     std::cerr << "usage: amp-make-demo-onnx OUT.onnx\n";
     return 2;
   }

@@ -11,9 +11,10 @@
 #      the Chrome trace has one event per executed node,
 #   5. loads each model at fp16 with --precision-timing on (off by default on CUDA until it
 #      has run on a GPU) and prints the timed latency beside the fp16 row and the note,
-#   6. times the demo BERT encoder (fp16, batch 64 x 16 tokens) with each attention path
-#      forced (AMP_CUDA_ATTENTION=gemm / flash, kernels/cuda/attention.cu): the flash path
-#      is taken only for long sequences until this says how it compares at short ones.
+#   6. times attention with each CUDA path forced (AMP_CUDA_ATTENTION=gemm / flash,
+#      kernels/cuda/attention.cu) at fp16: the demo BERT encoder at 64 x 16 tokens and one
+#      causal attention op at 512 and 4096 tokens (amp-make-demo-models --attention-model).
+#      The flash path is taken only above 64 MiB of GEMM-path scores until this says more.
 # It finishes in under 6 minutes (each step has a timeout; models are skipped with a note
 # when the budget runs out) and exits 0 only when every test and every run succeeded.
 #
@@ -320,33 +321,48 @@ print(f"  timed {name:<28} fp16 {med(plain):8.3f} ms -> timed {med(timed):8.3f} 
 EOF3
 done
 
-# ---- 3d. Attention paths on CUDA: the same encoder with each path forced ----
+# ---- 3d. Attention paths on CUDA: the same attention with each path forced ----
+# The demo encoder (64 x 16 tokens: short) and demo_attention.amp (one causal 8 x 64-head
+# Attention) at 512 and 4096 tokens, where the GEMM path's scores take 12 and 805 MiB.
 ATTN_RC=0
-if [[ -f $MODEL_DIR/demo_bert_fused.amp ]] && (($(time_left) > 30)); then
-  for path in gemm flash; do
-    rc=0
-    export AMP_CUDA_ATTENTION=$path
-    amp_run 40 "$B/bin/amprun" --model "$MODEL_DIR/demo_bert_fused.amp" --backend cuda \
-      --precision fp16 --shape input_ids=64x16 --shape attention_mask=64x16 --warmup 10 \
-      --iterations 100 --json-report "$RESULTS/attention_$path.json" \
-      > "$RESULTS/attention_$path.log" 2>&1 || rc=$?
-    unset AMP_CUDA_ATTENTION
-    if [[ $rc -ne 0 && $rc -ne 1 ]]; then
-      ATTN_RC=1
-      say "attention path $path failed (exit $rc):"
-      tail -n 8 "$RESULTS/attention_$path.log" | sed 's/^/    /'
-    fi
-  done
-  "$PY" - "$RESULTS/attention_gemm.json" "$RESULTS/attention_flash.json" <<'EOF4' || true
+if (($(time_left) > 45)); then
+  amp_run 30 "$B/bin/amp-make-demo-models" "$MODEL_DIR" --attention-model \
+    > "$RESULTS/demo_attention.log" 2>&1 || ATTN_RC=1
+  attn_cases=("bert64x16:demo_bert_fused.amp:--shape input_ids=64x16 --shape attention_mask=64x16"
+    "attn512:demo_attention.amp:--shape x=1x512x512"
+    "attn4096:demo_attention.amp:--shape x=1x4096x512")
+  for c in "${attn_cases[@]}"; do
+    IFS=: read -r label model shapes <<< "$c"
+    [[ -f $MODEL_DIR/$model ]] || continue
+    for path in gemm flash; do
+      rc=0
+      export AMP_CUDA_ATTENTION=$path
+      # shellcheck disable=SC2086  # $shapes is several words on purpose
+      amp_run 40 "$B/bin/amprun" --model "$MODEL_DIR/$model" --backend cuda --precision fp16 \
+        $shapes --compare-precision fp32 --warmup 10 --iterations 50 \
+        --json-report "$RESULTS/attention_${label}_$path.json" \
+        > "$RESULTS/attention_${label}_$path.log" 2>&1 || rc=$?
+      unset AMP_CUDA_ATTENTION
+      if [[ $rc -ne 0 && $rc -ne 1 ]]; then
+        ATTN_RC=1
+        say "attention $label $path failed (exit $rc):"
+        tail -n 8 "$RESULTS/attention_${label}_$path.log" | sed 's/^/    /'
+      fi
+    done
+    "$PY" - "$RESULTS/attention_${label}_gemm.json" "$RESULTS/attention_${label}_flash.json" \
+      "$label" <<'EOF4' || true
 import json, sys
-def med(p):
+def load(p):
     try:
-        return json.load(open(p))["latency_ms"]["median"]
+        return json.load(open(p))
     except Exception:
-        return float("nan")
-g, f = med(sys.argv[1]), med(sys.argv[2])
-print(f"  attention paths, demo_bert_fused fp16 64x16: gemm {g:.3f} ms, flash {f:.3f} ms")
+        return {}
+def med(r):
+    return (r.get("latency_ms") or {}).get("median", float("nan"))
+g, f = load(sys.argv[1]), load(sys.argv[2])
+print(f"  attention {sys.argv[3]:<10} fp16: gemm {med(g):8.3f} ms, flash {med(f):8.3f} ms")
 EOF4
+  done
 fi
 
 # ---- 4. Optionally, the PyTorch comparison in the same call (one device loan) ----
