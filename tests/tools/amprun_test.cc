@@ -318,4 +318,29 @@ TEST_F(AmprunTest, ProfileJsonIsAChromeTraceWithOneEventPerExecutedNode) {
   EXPECT_NE(log.find("=== Profile"), std::string::npos) << log;
 }
 
+// amp-make-demo-models as a user may first call it: --help prints the usage, an option where
+// the folder belongs is refused (no folder named like it), and --attention-model writes the
+// one-op attention model that amprun runs at a sequence length chosen with --shape.
+TEST_F(AmprunTest, DemoGeneratorHelpRefusalAndAttentionModel) {
+  const std::string gen = DEMO_GENERATOR_PATH;
+  auto status = [](const std::string& cmd) {
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  const fs::path help = dir_ / "help.txt";
+  EXPECT_EQ(status(gen + " --help > " + help.string()), 0);
+  std::ifstream hf(help);
+  const std::string usage((std::istreambuf_iterator<char>(hf)), {});
+  EXPECT_NE(usage.find("usage: amp-make-demo-models OUT_DIR"), std::string::npos) << usage;
+  EXPECT_EQ(status("cd " + dir_.string() + " && " + gen + " -x 2> /dev/null"), 2);
+  EXPECT_FALSE(fs::exists(dir_ / "-x"));
+
+  ASSERT_EQ(status(gen + " " + (dir_ / "att").string() + " --attention-model > /dev/null"), 0);
+  const fs::path model = dir_ / "att" / "demo_attention.amp";
+  ASSERT_TRUE(fs::exists(model));
+  EXPECT_EQ(run("--model " + model.string() + " --shape x=1x40x512 --iterations 2 --warmup 0",
+                dir_ / "att.log"),
+            0);
+}
+
 }  // namespace
