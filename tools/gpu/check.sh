@@ -335,10 +335,16 @@ if (($(time_left) > 45)); then
     IFS=: read -r label model shapes <<< "$c"
     [[ -f $MODEL_DIR/$model ]] || continue
     for path in gemm flash; do
+      left=$(time_left)
+      if ((left < 15)); then
+        say "budget spent: skipping attention $label $path"
+        continue
+      fi
       rc=0
       export AMP_CUDA_ATTENTION=$path
       # shellcheck disable=SC2086  # $shapes is several words on purpose
-      amp_run 40 "$B/bin/amprun" --model "$MODEL_DIR/$model" --backend cuda --precision fp16 \
+      amp_run $((left < 45 ? left - 5 : 40)) "$B/bin/amprun" --model "$MODEL_DIR/$model" \
+        --backend cuda --precision fp16 \
         $shapes --compare-precision fp32 --warmup 10 --iterations 50 \
         --json-report "$RESULTS/attention_${label}_$path.json" \
         > "$RESULTS/attention_${label}_$path.log" 2>&1 || rc=$?
