@@ -13,14 +13,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 
 #include "kernels/common/attention_plan.h"
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_family.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
-#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -50,24 +48,20 @@ AMP_ISA_CLONES void attention_weighted_sum(const C* __restrict__ p, const C* __r
 }
 
 // A row of storage values widened to the compute type, or narrowed back: fp16 / bf16 through
-// the vectorized converters of common/half.h (bit-equal to to_compute / from_compute, which
-// convert one element at a time and cost more than the products on short sequences).
+// bulk_cast (cpu_common.h), not one element at a time, which cost more than the products on
+// short sequences.
 template <typename T, typename C>
 void widen_row(const T* src, C* dst, int64_t n) {
-  if constexpr (std::is_same_v<T, Half> && std::is_same_v<C, float>) {
-    convert_f16_to_f32(reinterpret_cast<const uint16_t*>(src), dst, static_cast<size_t>(n));
-  } else if constexpr (std::is_same_v<T, BFloat16> && std::is_same_v<C, float>) {
-    convert_bf16_to_f32(reinterpret_cast<const uint16_t*>(src), dst, static_cast<size_t>(n));
+  if constexpr (kBulkCast<T, C>) {
+    bulk_cast(src, dst, static_cast<size_t>(n));
   } else {
     for (int64_t i = 0; i < n; ++i) dst[i] = to_compute(src[i]);
   }
 }
 template <typename T, typename C>
 void narrow_row(const C* src, T* dst, int64_t n) {
-  if constexpr (std::is_same_v<T, Half> && std::is_same_v<C, float>) {
-    convert_f32_to_f16(src, reinterpret_cast<uint16_t*>(dst), static_cast<size_t>(n));
-  } else if constexpr (std::is_same_v<T, BFloat16> && std::is_same_v<C, float>) {
-    convert_f32_to_bf16(src, reinterpret_cast<uint16_t*>(dst), static_cast<size_t>(n));
+  if constexpr (kBulkCast<C, T>) {
+    bulk_cast(src, dst, static_cast<size_t>(n));
   } else {
     for (int64_t i = 0; i < n; ++i) dst[i] = from_compute<T>(src[i]);
   }

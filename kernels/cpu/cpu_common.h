@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "amp/dtype.h"
@@ -26,6 +27,27 @@
 #endif
 
 namespace amp::kernels::cpu {
+
+// The float <-> low-float pairs the vectorized converters of common/half.h serve (bit-equal
+// to the scalar conversions, a row at a time instead of an element).
+template <typename S, typename D>
+inline constexpr bool kBulkCast = (std::is_same_v<S, float> &&
+                                   (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>)) ||
+                                  (std::is_same_v<D, float> &&
+                                   (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>));
+
+template <typename S, typename D>
+void bulk_cast(const S* in, D* out, size_t n) {
+  static_assert(kBulkCast<S, D>);
+  if constexpr (std::is_same_v<D, Half>)
+    convert_f32_to_f16(in, reinterpret_cast<uint16_t*>(out), n);
+  else if constexpr (std::is_same_v<D, BFloat16>)
+    convert_f32_to_bf16(in, reinterpret_cast<uint16_t*>(out), n);
+  else if constexpr (std::is_same_v<S, Half>)
+    convert_f16_to_f32(reinterpret_cast<const uint16_t*>(in), out, n);
+  else
+    convert_bf16_to_f32(reinterpret_cast<const uint16_t*>(in), out, n);
+}
 
 // Storage type -> fp32 and back, rounding once (nearest even) on store.
 inline float load_f32(float v) {

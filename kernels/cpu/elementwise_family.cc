@@ -9,29 +9,9 @@
 #include "kernels/common/elementwise_kernels.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/elementwise_cpu.h"
-#include "runtime/common/half.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-// The float <-> low-float pairs the vectorized converters of common/half.h serve.
-template <typename S, typename D>
-inline constexpr bool kBulkCast = (std::is_same_v<S, float> &&
-                                   (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>)) ||
-                                  (std::is_same_v<D, float> &&
-                                   (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>));
-
-template <typename S, typename D>
-void bulk_cast(const S* in, D* out, size_t n) {
-  if constexpr (std::is_same_v<D, Half>)
-    convert_f32_to_f16(in, reinterpret_cast<uint16_t*>(out), n);
-  else if constexpr (std::is_same_v<D, BFloat16>)
-    convert_f32_to_bf16(in, reinterpret_cast<uint16_t*>(out), n);
-  else if constexpr (std::is_same_v<S, Half>)
-    convert_f16_to_f32(reinterpret_cast<const uint16_t*>(in), out, n);
-  else
-    convert_bf16_to_f32(reinterpret_cast<const uint16_t*>(in), out, n);
-}
 
 struct CpuElementwise {
   static constexpr Backend kBackend = Backend::kCpu;
