@@ -312,10 +312,14 @@ __global__ void __launch_bounds__(kFlashRows * 32)
 
 enum class AttentionPath { kDirect, kGemm, kFlash };
 
-// AMP_CUDA_ATTENTION: a path forced for tests and comparisons ("" when unset).
-inline std::string forced_attention_path() {
+// AMP_CUDA_ATTENTION: a path forced for tests and comparisons ("" when unset). Another value
+// is an error naming it, not a silent fall back to the automatic choice.
+inline Result<std::string> forced_attention_path() {
   const char* e = std::getenv("AMP_CUDA_ATTENTION");
-  return e ? std::string(e) : std::string();
+  const std::string path = e ? e : "";
+  if (path.empty() || path == "gemm" || path == "flash" || path == "direct") return path;
+  return invalid_argument("AMP_CUDA_ATTENTION='" + path +
+                          "': expected gemm, flash or direct (or unset for the automatic choice)");
 }
 
 template <typename T>
@@ -326,6 +330,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
  public:
   Status prepare_params(const KernelConfig& cfg) override {
     path_ = AttentionPath::kDirect;
+    AMP_ASSIGN_OR_RETURN(const std::string forced, forced_attention_path());
     // The direct and GEMM paths hold Sq x T scores per (batch, head) in their workspace.
     // In double: the product of three int64 sizes may not fit one.
     const double score_elements = static_cast<double>(setup_.batch * setup_.q_heads) *
@@ -353,7 +358,6 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
           setup_.q_len / kFlashRows < std::numeric_limits<int>::max() &&  // grid.x
           flash_shared_bytes(setup_.head_size, setup_.v_head_size) <= size_t{48} << 10;
       const double score_bytes = score_elements * static_cast<double>(sizeof(float) + sizeof(T));
-      const std::string forced = forced_attention_path();
       if (forced == "direct")
         return scores_addressable ? Status::ok() : too_many_scores(score_elements);
       if (flash_fits &&

@@ -208,6 +208,26 @@ TEST(CudaAttention, PresentWithoutAPastOnEveryPath) {
   }
 }
 
+// A misspelt forced path is an error naming it, not the automatic choice.
+TEST(CudaAttention, AnUnknownForcedPathIsAnError) {
+  AMP_REQUIRE_GPU();
+  GraphBuilder b;
+  const graph::Shape s4({1, 2, 4, 8});
+  ValueId q = b.input("q", DType::kF32, s4), k = b.input("k", DType::kF32, s4),
+          v = b.input("v", DType::kF32, s4);
+  b.output(b.node(OpType::kAttention, {q, k, v}));
+  const graph::Graph g = b.build();
+  std::mt19937 gen(1);
+  std::map<std::string, TensorData> in = {{"q", random_tensor(DType::kF32, {1, 2, 4, 8}, gen)},
+                                          {"k", random_tensor(DType::kF32, {1, 2, 4, 8}, gen)},
+                                          {"v", random_tensor(DType::kF32, {1, 2, 4, 8}, gen)}};
+  ForcedAttentionPath typo("flsh");
+  auto gpu = test::run_graph_cuda(g, in);
+  ASSERT_FALSE(gpu.is_ok());
+  EXPECT_NE(gpu.status().to_string().find("AMP_CUDA_ATTENTION='flsh'"), std::string::npos)
+      << gpu.status().to_string();
+}
+
 // A long sequence, unforced: the GEMM path's scores would need 8 x 1024 x 2048 x (4 + 2)
 // bytes = 96 MiB of workspace, over the flash path's 64 MiB threshold.
 TEST(CudaAttention, LongSequenceMatchesTheCpuKernel) {
