@@ -7,16 +7,29 @@
 
 namespace amp::kernels {
 
+std::string cpu_dnnl_isa_name() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    default:
+      return "older than avx2";
+  }
+}
+
 std::string cpu_low_precision_slower(DType low) {
-  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   // With native bf16 the answer depends on the node: the engine times it (precision_timing).
   if (low == DType::kBF16 && cpu_computes_bf16()) return "";
-  const char* name = isa == dnnl::cpu_isa::avx512_core_bf16   ? "avx512_core_bf16"
-                     : isa == dnnl::cpu_isa::avx512_core_vnni ? "avx512_core_vnni"
-                     : isa == dnnl::cpu_isa::avx512_core      ? "avx512_core"
-                     : isa == dnnl::cpu_isa::avx2_vnni        ? "avx2_vnni"
-                     : isa == dnnl::cpu_isa::avx2             ? "avx2"
-                                                              : "older than avx2";
+  const std::string name = cpu_dnnl_isa_name();
   if (low == DType::kF16)
     return std::string("this CPU (oneDNN ISA ") + name +
            ") computes fp16 convolutions and products through fp32";

@@ -39,4 +39,8 @@ bool cpu_conv_layout_blocked8(const std::vector<int64_t>& dims);
 // AMX) rather than staging them through f32.
 bool cpu_computes_bf16();
 
+// The instruction set oneDNN dispatches to in this process ("avx2", "avx512_core_bf16", ...):
+// its CPUID view, capped by ONEDNN_MAX_CPU_ISA.
+std::string cpu_dnnl_isa_name();
+
 }  // namespace amp::kernels

@@ -127,7 +127,9 @@ class CpuBackend : public Backend {
   kernels::Backend kind() const override { return kernels::Backend::kCpu; }
   const kernels::KernelRegistry& registry() const override { return cpu_kernel_registry(); }
   size_t alignment() const override { return 64; }
-  std::string device_name() const override { return cpu_device_name(); }
+  std::string device_name() const override {
+    return cpu_device_name() + ", oneDNN ISA " + kernels::cpu_dnnl_isa_name();
+  }
   Status upload_weights(const graph::Graph&) override { return Status::ok(); }
   Status place_constants(ExecutionPlan& plan) const override {
     for (ValueRef& ref : plan.values) ref.constant = ref.host_constant;

@@ -5,7 +5,8 @@
 
 namespace amp::runtime {
 
-// "AMD EPYC 9654 (2 cores; avx2 avx512f avx512_bf16 f16c)" from /proc/cpuinfo.
+// "AMD EPYC 7B13 (2 threads; avx2 fma f16c)": the model name from /proc/cpuinfo and the
+// extensions this process's CPUID reports and the OS enables (what our dispatch sees).
 std::string cpu_device_name();
 
 }  // namespace amp::runtime

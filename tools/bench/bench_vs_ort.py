@@ -17,6 +17,11 @@ count of --threads. With --busy, the same again while another process keeps one 
 
 Needs onnxruntime and numpy (pip). amprun's precision is --precision (fp32 by default;
 bf16/fp16 rows are added with --precision fp32,bf16).
+
+--as-avx2 LIB (LIB: build/tools/bench/libamp-as-avx2-cpu.so) measures both runtimes as on an
+AVX2/FMA/F16C-only CPU: the script runs again under LD_AUDIT=LIB, which hides AVX-512 and AMX
+from CPUID for it, ONNX Runtime's MLAS inside it, and amprun (oneDNN and our own loops alike).
+It checks that numpy and amprun then report no AVX-512 before measuring anything.
 """
 import argparse
 import json
@@ -109,7 +114,18 @@ def tensor_proto_dims(path):
     return dims
 
 
+def as_avx2_active():
+    return bool(os.environ.get("AMP_BENCH_AS_AVX2"))
+
+
 def cpu_name():
+    if as_avx2_active():
+        return (f"{cpuinfo_cpu_name()}, as an AVX2-only CPU (AVX-512/AMX hidden from CPUID by "
+                f"{os.path.basename(os.environ['AMP_BENCH_AS_AVX2'])})")
+    return cpuinfo_cpu_name()
+
+
+def cpuinfo_cpu_name():
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
@@ -186,8 +202,24 @@ def amprun_median(amprun, model, inputs, threads, runs, warmup, precision):
             raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout[-2000:]}")
         with open(report.name) as f:
             j = json.load(f)
+        if as_avx2_active() and "avx512" in j["device"]:
+            raise RuntimeError(f"--as-avx2, yet amprun reports {j['device']}")
         # An fp16/bf16 request that this CPU runs no faster than fp32 runs fp32 (amp/options.h).
         return j["latency_ms"]["median"], j["precision"]
+
+
+def run_as_avx2(lib):
+    """Runs this script again under LD_AUDIT=lib, or checks that it now runs so."""
+    if not os.path.isfile(lib):
+        sys.exit(f"--as-avx2: {lib} does not exist (build the amp-as-avx2-cpu target)")
+    if os.environ.get("AMP_BENCH_AS_AVX2") != lib:
+        env = dict(os.environ, LD_AUDIT=lib, AMP_BENCH_AS_AVX2=lib)
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    core = getattr(np, "_core", None) or np.core
+    features = core._multiarray_umath.__cpu_features__
+    if features.get("AVX512F") or not features.get("AVX2"):
+        sys.exit(f"--as-avx2: numpy still sees AVX512F={features.get('AVX512F')} "
+                 f"AVX2={features.get('AVX2')} under LD_AUDIT={lib}")
 
 
 def main():
@@ -206,7 +238,11 @@ def main():
     ap.add_argument("--demo", help="amp-make-demo-models: add its --bench-models encoders")
     ap.add_argument("--dim", action="append", default=[],
                     help="NAME=VALUE for a symbolic dim (repeatable; --demo sets N=2)")
+    ap.add_argument("--as-avx2", metavar="LIB",
+                    help="libamp-as-avx2-cpu.so: run both runtimes as on an AVX2-only CPU")
     args = ap.parse_args()
+    if args.as_avx2:
+        run_as_avx2(os.path.abspath(args.as_avx2))
     named_dims = {}
     for d in args.dim + (["N=2"] if args.demo else []):
         k, v = d.split("=", 1)
