@@ -5,6 +5,7 @@
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/constant_folding.h"
 #include "graph/passes/dead_code_elimination.h"
+#include "graph/passes/fold_conv_bias_add.h"
 #include "graph/passes/fuse_activation.h"
 #include "graph/passes/fuse_batchnorm.h"
 #include "graph/passes/fuse_decomposed_ops.h"
@@ -74,6 +75,7 @@ Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
 
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
   PassManager pm;
+  pm.add(std::make_unique<FoldAddIntoConvBias>());
   pm.add(std::make_unique<FoldBatchNormIntoConv>());
   pm.add(std::make_unique<FuseDecomposedOps>());
   pm.add(std::make_unique<FuseMatMulBias>());

@@ -26,8 +26,8 @@ Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool 
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
 
 // Load-time fusions, before the AMP planner:
-//   FoldBatchNormIntoConv -> FuseDecomposedOps -> FuseMatMulBias -> FuseActivation ->
-//   DeadCodeElimination
+//   FoldAddIntoConvBias -> FoldBatchNormIntoConv -> FuseDecomposedOps -> FuseMatMulBias ->
+//   FuseActivation -> DeadCodeElimination
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
 
 }  // namespace amp::graph

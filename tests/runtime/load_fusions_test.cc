@@ -1,9 +1,10 @@
 // The load-time fusions, before and after: FuseDecomposedOps
-// (graph/passes/fuse_decomposed_ops.h) and FuseMatMulBias (graph/passes/fuse_matmul_bias.h),
-// with FuseActivation after them. Each exported spelling is built with the GraphBuilder, run
-// through the load-time passes, and checked for the ops left and for the same numbers as the
-// unfused graph (both run on the CPU kernels). Near misses (a value used outside the pattern,
-// a wrong constant) stay unfused.
+// (graph/passes/fuse_decomposed_ops.h), FuseMatMulBias (graph/passes/fuse_matmul_bias.h) and
+// FoldAddIntoConvBias (graph/passes/fold_conv_bias_add.h), with FuseActivation after them. Each
+// exported spelling is built with the GraphBuilder, run through the load-time passes, and checked
+// for the ops left and for the same numbers as the unfused graph (both run on the CPU kernels).
+// Near misses (a value used outside the pattern, a wrong constant) stay unfused.
+#include "graph/passes/fold_conv_bias_add.h"
 #include "graph/passes/fuse_decomposed_ops.h"
 #include "graph/passes/fuse_matmul_bias.h"
 
@@ -244,6 +245,62 @@ TEST(FuseMatMulBias, ABiasThatBroadcastsRowsOrAVariableWeightStaysAMatMul) {
     ASSERT_TRUE(infer_shapes(g).is_ok());
     ASSERT_TRUE(run_runtime_passes(g).is_ok());
     EXPECT_EQ(ops_of(g), (std::vector<OpType>{OpType::kMatMul, OpType::kAdd})) << variant;
+  }
+}
+
+// CNTK's mnist-8 (and tf2onnx's BiasAdd): a bias-less Conv, the Add of a [C, 1, 1] constant,
+// then Relu. The Add becomes the conv's bias, and so the Relu its epilogue.
+TEST(FoldAddIntoConvBias, ChannelConstantBecomesTheBiasAndReluTheEpilogue) {
+  for (const std::vector<int64_t>& c_dims :
+       {std::vector<int64_t>{4, 1, 1}, {1, 4, 1, 1}, {1}, std::vector<int64_t>{}}) {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {2, 3, 6, 6});
+    ValueId y = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 3, 3}, -0.3f)});
+    y = b.node(OpType::kAdd, {vec(b, "c", c_dims, 0.7f), y});
+    b.output(b.node(OpType::kRelu, {y}));
+    Graph g = expect_fused(b.build(), {2, 3, 6, 6}, {OpType::kConv});
+    ASSERT_EQ(g.nodes[0].inputs.size(), 3u);
+    EXPECT_EQ(g.value(g.nodes[0].inputs[2]).constant->dims(), (std::vector<int64_t>{4}));
+    EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "Relu");
+  }
+}
+
+// With a bias already, the constant adds to it; a ConvTranspose counts its channels from
+// W's second axis times the groups.
+TEST(FoldAddIntoConvBias, AddsToAnExistingBiasAndServesConvTranspose) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {1, 4, 5, 5});
+  ValueId y = b.node(OpType::kConv, {x, vec(b, "w", {4, 4, 3, 3}, -0.3f), vec(b, "b", {4}, 1)});
+  y = b.node(OpType::kAdd, {y, vec(b, "c", {4, 1, 1}, -0.5f)});
+  Attributes groups;
+  groups.set("group", int64_t{2});
+  y = b.node(OpType::kConvTranspose, {y, vec(b, "wt", {4, 3, 2, 2}, 0.2f)}, groups);
+  b.output(b.node(OpType::kAdd, {y, vec(b, "ct", {1, 6, 1, 1}, 0.3f)}));
+  Graph g = expect_fused(b.build(), {1, 4, 5, 5}, {OpType::kConv, OpType::kConvTranspose});
+  ASSERT_EQ(g.nodes[0].inputs.size(), 3u);
+  const std::vector<double> bias = g.value(g.nodes[0].inputs[2]).constant->to_f64_vector();
+  EXPECT_NEAR(bias[0], 1.0 + -0.5, 1e-6);  // vec(): base + 0.1 * (i % 7)
+  EXPECT_NEAR(bias[3], 1.3 + -0.2, 1e-6);
+  EXPECT_EQ(g.value(g.nodes[1].inputs[2]).constant->dims(), (std::vector<int64_t>{6}));
+}
+
+// Near misses stay as they are: a constant that varies along width ([C] aligns with the
+// last axis), one along batch, a conv output read twice, a variable addend.
+TEST(FoldAddIntoConvBias, NearMissesStayAnAdd) {
+  for (int variant = 0; variant < 4; ++variant) {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {2, 3, 4, 4});
+    ValueId y = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 1, 1}, -0.3f)});
+    ValueId c = variant == 0   ? vec(b, "c", {4}, 0.1f)
+                : variant == 1 ? vec(b, "c", {2, 1, 1, 1}, 0.1f)
+                : variant == 2 ? vec(b, "c", {4, 1, 1}, 0.1f)
+                               : b.input("c", DType::kF32, {4, 1, 1});
+    b.output(b.node(OpType::kAdd, {y, c}));
+    if (variant == 2) b.output(y);
+    Graph g = b.build();
+    ASSERT_TRUE(infer_shapes(g).is_ok());
+    ASSERT_TRUE(run_runtime_passes(g).is_ok());
+    EXPECT_EQ(ops_of(g), (std::vector<OpType>{OpType::kConv, OpType::kAdd})) << variant;
   }
 }
 
