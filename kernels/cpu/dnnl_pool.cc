@@ -23,7 +23,8 @@
 // 0.38 ms, a third of the model). So when the plain primitive is not a jit one, the pooling
 // runs in the conv layout with reorders around it; and a tensor the runtime keeps in the
 // conv layout (runtime/layout_plan.h: a MaxPool between convolutions) is read or written in
-// it directly.
+// it directly. An f32 MaxPool of an input in 8-channel blocks runs our own loop instead
+// (max_pool_blocked8.h: oneDNN's jit:avx2 pooling is 2-5x slower on that layout).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -34,6 +35,7 @@
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/max_pool_blocked8.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -139,6 +141,9 @@ class PoolKernel final : public Kernel {
   PoolSetup pool_;  // the record, dtype and window walk (common/window_op_io.h)
   bool empty_ = false;
   bool use_dnnl_ = false;
+  // MaxPool of an f32 input in 8-channel blocks by our loop (max_pool_blocked8.h).
+  bool use_blocked8_ = false, y_plain_ = false;
+  int64_t blocks_ = 0;
   std::string impl_;  // implementation(); empty when the loop runs
   DnnlPrimitivePair prims_;
   memory::desc src_md_, dst_md_, scratch_md_;
@@ -218,6 +223,14 @@ Status PoolKernel::prepare_impl(const KernelConfig& cfg) {
   const bool dnnl_fits = (pool_.dtype == DType::kF32 || pool_.dtype == DType::kBF16) &&
                          !pool_.attrs.with_indices && !(pool_.attrs.count_include_pad && extended);
   const bool x_conv = x.conv_layout, y_conv = cfg.outputs[0].conv_layout;
+  if (max_ && pool_.dtype == DType::kF32 && !pool_.attrs.with_indices && x_conv &&
+      conv_layout_blocked8(x.dims)) {
+    use_blocked8_ = true;
+    y_plain_ = !y_conv;
+    blocks_ = x.dims[0] * x.dims[1] / 8;
+    impl_ = y_plain_ ? "own loop, 8-channel blocks in, plain out" : "own loop, 8-channel blocks";
+    return Status::ok();
+  }
   use_dnnl_ =
       dnnl_fits && try_dnnl(x.dims, cfg.outputs[0].dims, w, pad_r, x_conv, y_conv, cfg.num_threads);
   if (!use_dnnl_ && (x_conv || y_conv)) {
@@ -250,6 +263,11 @@ void pool_loop(bool max, bool include_pad, const PoolGeometry& g, const void* x,
 
 Status PoolKernel::run_impl(const KernelArgs& a) const {
   if (empty_) return Status::ok();
+  if (use_blocked8_) {
+    max_pool_blocked8(pool_.geom, blocks_, static_cast<const float*>(a.inputs[0]),
+                      static_cast<float*>(a.outputs[0]), y_plain_, a.num_threads);
+    return Status::ok();
+  }
   if (use_dnnl_) {
     const dnnl::engine& eng = dnnl_engine();
     const void* src = a.inputs[0];

@@ -261,6 +261,39 @@ TEST(LayoutPlan, MaxPoolWithPadsAsWideAsItsWindowMatchesTheReference) {
   check_engine_against_reference(p.net);
 }
 
+// MaxPool geometries in the conv layout against the plain reference: on AVX2 (8-channel
+// blocks; ctest LayoutPlan.AsOnAnAvx2Cpu) they run kernels/cpu/max_pool_blocked8.h, on
+// AVX-512 oneDNN. Strides with padding (a ResNet stem), ceil_mode, dilations, uneven pads,
+// and the pool's output as a graph output (read from blocks, written plain).
+TEST(LayoutPlan, MaxPoolGeometriesInTheConvLayoutMatchTheReference) {
+  struct Geometry {
+    const char* what;
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    int64_t ceil_mode;
+  };
+  const std::vector<Geometry> cases = {
+      {"3x3 stride 2 pad 1", {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 0},
+      {"3x3 stride 2 ceil_mode", {3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
+      {"2x2 dilations 2", {2, 2}, {1, 1}, {0, 0, 0, 0}, {2, 2}, 0},
+      {"3x2 uneven pads", {3, 2}, {1, 2}, {0, 1, 2, 0}, {1, 1}, 0},
+  };
+  for (const Geometry& c : cases)
+    for (bool pooled_is_output : {false, true}) {
+      SCOPED_TRACE(c.what);
+      SCOPED_TRACE(pooled_is_output ? "pooled output" : "pooled into a conv");
+      Attributes pool;
+      pool.set("kernel_shape", c.kernel);
+      pool.set("strides", c.strides);
+      pool.set("pads", c.pads);
+      pool.set("dilations", c.dilations);
+      pool.set("ceil_mode", c.ceil_mode);
+      PooledNet p = pooled_net(pool);
+      if (pooled_is_output) p.net.g.outputs.push_back(p.pooled);
+      EXPECT_TRUE(runtime::plan_conv_layouts(p.net.g, f32_only)[static_cast<size_t>(p.stem)]);
+      check_engine_against_reference(p.net);
+    }
+}
+
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
   for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
     for (bool side_output : {false, true}) {
