@@ -172,8 +172,9 @@ TEST(LayoutPlan, Bf16ActivationsKeepTheConvLayoutOnlyWhereComputedNatively) {
 // Runs `net` through an Engine on the CPU (at 1 and 2 threads) and through the plain
 // reference, and compares every output. With `precision` bf16 the AMP plan runs as planned
 // (emulate_low_precision), with bf16 activations between the convolutions.
-void check_engine_against_reference(const ConvNet& net, Precision precision = Precision::kFp32) {
-  const TensorData x = test::random_f32({1, 3, 20, 20}, 1.0f, 99);
+void check_engine_against_reference(const ConvNet& net, Precision precision = Precision::kFp32,
+                                    const std::vector<int64_t>& x_dims = {1, 3, 20, 20}) {
+  const TensorData x = test::random_f32(x_dims, 1.0f, 99);
   auto expected = test::run_graph(net.g, {{"x", x}});
   ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
 
@@ -192,7 +193,7 @@ void check_engine_against_reference(const ConvNet& net, Precision precision = Pr
     o.emulate_low_precision = true;
     Engine e = Engine::load(path, o);
     const std::vector<float> xv(x.data<float>(), x.data<float>() + x.numel());
-    std::vector<Tensor> out = e.run({{"x", Tensor::from(xv, {1, 3, 20, 20})}});
+    std::vector<Tensor> out = e.run({{"x", Tensor::from(xv, x_dims)}});
     ASSERT_EQ(out.size(), expected->size());
     for (size_t k = 0; k < out.size(); ++k) {
       const std::vector<float> got = out[k].to_float_vector();
@@ -292,6 +293,37 @@ TEST(LayoutPlan, MaxPoolGeometriesInTheConvLayoutMatchTheReference) {
       EXPECT_TRUE(runtime::plan_conv_layouts(p.net.g, f32_only)[static_cast<size_t>(p.stem)]);
       check_engine_against_reference(p.net);
     }
+}
+
+// The same in 1-D and 3-D (nCw8c / nCdhw8c on AVX2): conv -> MaxPool -> conv.
+TEST(LayoutPlan, MaxPoolIn1dAnd3dInTheConvLayoutMatchesTheReference) {
+  for (size_t spatial : {1u, 3u}) {
+    SCOPED_TRACE(std::to_string(spatial) + "-D");
+    std::vector<int64_t> x_dims = {1, 3};
+    x_dims.resize(2 + spatial, spatial == 1 ? 30 : 9);
+    auto per_axis = [&](int64_t v) { return std::vector<int64_t>(spatial, v); };
+    Attributes c;
+    c.set("kernel_shape", per_axis(3));
+    c.set("pads", std::vector<int64_t>(2 * spatial, 1));
+    Attributes pool;
+    pool.set("kernel_shape", per_axis(3));
+    pool.set("strides", per_axis(2));
+    pool.set("pads", std::vector<int64_t>(2 * spatial, 1));
+    GraphBuilder b;
+    const ValueId x = b.input("x", DType::kF32, graph::Shape::from_static(x_dims));
+    std::vector<int64_t> w1 = {8, 3}, w2 = {4, 8};
+    w1.resize(2 + spatial, 3);
+    w2.resize(2 + spatial, 3);
+    const ValueId stem =
+        b.node(OpType::kConv, {x, b.constant("w1", test::random_f32(w1, 0.4f, 1))}, c);
+    const ValueId pooled = b.node(OpType::kMaxPool, {stem}, pool);
+    b.output(b.node(OpType::kConv, {pooled, b.constant("w2", test::random_f32(w2, 0.4f, 2))}, c));
+    ConvNet net;
+    net.g = b.build();
+    ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+    EXPECT_TRUE(runtime::plan_conv_layouts(net.g, f32_only)[static_cast<size_t>(stem)]);
+    check_engine_against_reference(net, Precision::kFp32, x_dims);
+  }
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
