@@ -89,6 +89,12 @@ Status infer_attention(const Node& node, const Inputs& in, Outputs& out, OpAttrs
   if (k.shape->rank() != rank || v.shape->rank() != rank)
     return invalid_model("Q, K and V must have the same rank");
   const Dim batch = dim_of(q, 0);
+  // A K or V batch other than Q's would read past their end (every kernel indexes K and V
+  // by Q's batch).
+  for (const Value* kv : {&k, &v})
+    if (batch.is_static() && dim_of(*kv, 0).is_static() && dim_of(*kv, 0) != batch)
+      return invalid_model("Q has batch " + std::to_string(batch.value) + " but " +
+                           (kv == &k ? "K" : "V") + " has " + std::to_string(dim_of(*kv, 0).value));
   Dim q_len, kv_len;
   if (rank == 4) {
     rec.q_heads = dim_of(q, 1).value;

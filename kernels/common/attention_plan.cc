@@ -12,6 +12,33 @@ bool present(const KernelConfig& cfg, size_t i) {
   return cfg.inputs.size() > i && cfg.inputs[i].present;
 }
 
+// Q, K and V's run-time dims against the record the kernels index them by (inference
+// checked what was static; a symbolic batch or head size is only known here). Every path
+// reads K and V at Q's batch and the record's head counts and sizes.
+Status check_head_dims(const KernelConfig& cfg, const graph::AttentionAttrs& a) {
+  const TensorDesc& q = cfg.inputs[0];
+  const TensorDesc& k = cfg.inputs[1];
+  const TensorDesc& v = cfg.inputs[2];
+  const size_t rank = q.rank();
+  if ((rank != 3 && rank != 4) || k.rank() != rank || v.rank() != rank)
+    return invalid_model(op_label(cfg) + ": Q, K and V must all be 3-D or all 4-D");
+  auto fits = [&](const TensorDesc& t, int64_t heads, int64_t size) {
+    return rank == 4 ? t.dims[1] == heads && t.dims[3] == size : t.dims[2] == heads * size;
+  };
+  if (k.dims[0] != q.dims[0] || v.dims[0] != q.dims[0])
+    return invalid_model(op_label(cfg) + ": Q has batch " + std::to_string(q.dims[0]) +
+                         " but K and V have " + std::to_string(k.dims[0]) + " and " +
+                         std::to_string(v.dims[0]));
+  if (!fits(q, a.q_heads, a.head_size) || !fits(k, a.kv_heads, a.head_size) ||
+      !fits(v, a.kv_heads, a.v_head_size))
+    return invalid_model(op_label(cfg) +
+                         ": Q, K or V do not have the heads and head sizes "
+                         "inferred at load (" +
+                         std::to_string(a.q_heads) + " / " + std::to_string(a.kv_heads) +
+                         " heads of " + std::to_string(a.head_size) + ")");
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<AttentionPlan> check_attention_io(const KernelConfig& cfg) {
@@ -23,6 +50,7 @@ Result<AttentionPlan> check_attention_io(const KernelConfig& cfg) {
   const TensorDesc& v = cfg.inputs[2];
   if (k.dtype != q.dtype || v.dtype != q.dtype)
     return unsupported(op_label(cfg) + ": Q, K and V of different dtypes");
+  AMP_RETURN_IF_ERROR(check_head_dims(cfg, *a));
   AttentionPlan p;
   p.batch = q.dims[0];
   p.q_heads = a->q_heads;

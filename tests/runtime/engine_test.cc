@@ -128,6 +128,38 @@ TEST_F(EngineTest, RejectsBadInputsWithClearMessages) {
   expect_error({{"x", Tensor::from(x, {4, 4})}}, "dim 1 is 4, the model requires 8");
 }
 
+// Attention whose Q and K/V batches are separate symbolic dims: bound at run time to 2 and
+// 1, K and V would be read past their end at Q's batch. It must be an error naming the batches.
+TEST_F(EngineTest, AttentionWithKeyBatchOtherThanTheQueryBatchIsAnError) {
+  graph::GraphBuilder gb;
+  auto dims = [](const char* batch) {
+    return graph::Shape(
+        {graph::Dim::symbolic(batch), graph::Dim(2), graph::Dim(8), graph::Dim(16)});
+  };
+  auto q = gb.input("q", DType::kF32, dims("N"));
+  auto k = gb.input("k", DType::kF32, dims("M"));
+  auto v = gb.input("v", DType::kF32, dims("M"));
+  auto y = gb.node(graph::OpType::kAttention, {q, k, v});
+  gb.rename(y, "y");
+  gb.output(y);
+  const std::string path = (dir_ / "attention.amp").string();
+  ASSERT_TRUE(graph::write_amp_file(gb.build(), path).is_ok());
+  Engine engine = Engine::load(path, {});
+  const std::vector<float> two(2 * 2 * 8 * 16, 0.5f), one(2 * 8 * 16, 0.5f);
+  auto run = [&](const std::vector<float>& kv, int64_t kv_batch) {
+    return engine.run({{"q", Tensor::from(two, {2, 2, 8, 16})},
+                       {"k", Tensor::from(kv, {kv_batch, 2, 8, 16})},
+                       {"v", Tensor::from(kv, {kv_batch, 2, 8, 16})}});
+  };
+  EXPECT_EQ(run(two, 2)[0].shape(), (std::vector<int64_t>{2, 2, 8, 16}));
+  try {
+    run(one, 1);
+    ADD_FAILURE() << "expected an error for K and V of batch 1 against Q of batch 2";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("batch 2"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(EngineTest, MissingAndCorruptFilesAreErrors) {
   try {
     Engine::load((dir_ / "nope.amp").string(), {});

@@ -28,6 +28,11 @@ TEST(InferAttention, RejectsMalformedNodes) {
   ValueId v = t.input(DType::kF32, {2, 4, 3, 16});
   EXPECT_TRUE(contains(t.error(OpType::kAttention, {q3, q3, q3}), "q_num_heads"));
   EXPECT_TRUE(contains(t.error(OpType::kAttention, {q, k, v}), "not a multiple"));
+  // K and V are read at Q's batch: a smaller batch would be read past its end.
+  ValueId q2 = t.input(DType::kF32, {2, 2, 8, 16});
+  ValueId kv1 = t.input(DType::kF32, {1, 2, 8, 16});
+  EXPECT_TRUE(contains(t.error(OpType::kAttention, {q2, kv1, q2}), "Q has batch 2 but K has 1"));
+  EXPECT_TRUE(contains(t.error(OpType::kAttention, {q2, q2, kv1}), "Q has batch 2 but V has 1"));
   EXPECT_TRUE(
       contains(t.error(OpType::kAttention, {q, q, q}, attrs({{"softcap", -1.0f}})), "softcap"));
   EXPECT_TRUE(contains(
