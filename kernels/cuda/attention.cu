@@ -30,8 +30,9 @@
 // At the end Y = O / l (0 for a row whose every key is masked, as on the other paths).
 // fp32 throughout after the loads: P is not rounded to the storage type. SIMT arithmetic,
 // no tensor cores: what it buys is memory (and one kernel instead of three), not FLOPs.
-// AMP_CUDA_ATTENTION=flash|gemm|direct forces a path (tests, comparisons); the path taken
-// is otherwise decided once in prepare.
+// Blocks stride over (batch, head) pairs past grid.y's 65535. AMP_CUDA_ATTENTION=flash|gemm|
+// direct forces a path (tests, comparisons; a forced path that does not apply to a node is an
+// error, not a fall back); the path taken is otherwise decided once in prepare.
 //
 // Direct path (everything else: f64, a past, qk_matmul_output): four plain launches (the
 // present key/value caches, the scores with one thread per (query row, key), the softmax
@@ -223,90 +224,116 @@ inline constexpr int kFlashMaxHead = 128;  // head sizes the registers hold (4 p
 // The GEMM path stores two Sq x T matrices per (batch, head): beyond this, flash.
 inline constexpr size_t kFlashAboveScoreBytes = size_t{64} << 20;
 
-// Shared memory of one block: K tile [32][D + 1] (padded: lanes read their own key's row),
-// V tile [32][Dv], the warps' query rows [kFlashRows][D] and probabilities [kFlashRows][32].
+// The K tile's row stride: lanes read their own key's row, so an odd stride puts the 32
+// lanes' reads in 32 different banks (D + 1 would be even, a 32-way conflict, for odd D).
+__host__ __device__ inline int flash_k_stride(int d) {
+  return d | 1;
+}
+
+// Shared memory of one block: K tile [32][flash_k_stride(D)], V tile [32][Dv], the warps'
+// query rows [kFlashRows][D] and probabilities [kFlashRows][32].
 inline size_t flash_shared_bytes(int64_t d, int64_t dv) {
-  return static_cast<size_t>(kFlashTile * (d + 1) + kFlashTile * dv + kFlashRows * d +
-                             kFlashRows * kFlashTile) *
+  return static_cast<size_t>(kFlashTile * flash_k_stride(static_cast<int>(d)) + kFlashTile * dv +
+                             kFlashRows * d + kFlashRows * kFlashTile) *
          sizeof(float);
 }
 
+// Loads keys or values j0 .. j0 + 31 of (b, kvh) into `tile` ([32][ld], widened to fp32; rows
+// past the end zero): warp w loads rows w, w + 8, ..., its lanes along the head dimension, so
+// the global reads are coalesced and no thread divides an index.
+template <typename T>
+__device__ void flash_load_tile(const AttentionPlan& p, const HeadStrides& strides,
+                                const T* __restrict__ src, int64_t b, int64_t kvh, int64_t j0,
+                                int size, int ld, int warp, int lane, float* tile) {
+  for (int r = warp; r < kFlashTile; r += kFlashRows) {
+    const int64_t j = j0 + r;
+    float* row = tile + r * ld;
+    if (j < p.total) {
+      const T* in = src + strides.at(b, kvh, j);
+      for (int d = lane; d < size; d += 32) row[d] = dev_load(in[d]);
+    } else {
+      for (int d = lane; d < size; d += 32) row[d] = 0.0f;
+    }
+  }
+}
+
+// One block serves kFlashRows query rows of one (batch, head) pair, and then the same rows of
+// pair + gridDim.y, ...: grid.y is capped at 65535, batch x heads is not.
 template <typename T>
 __global__ void __launch_bounds__(kFlashRows * 32)
     flash_attention_kernel(AttentionPlan p, const T* __restrict__ q, const T* __restrict__ k,
                            const T* __restrict__ v, const void* mask,
                            const int64_t* __restrict__ nonpad, T* __restrict__ y) {
   extern __shared__ float smem[];
-  const int64_t d_k = p.head_size, d_v = p.v_head_size;
-  float* ks = smem;                         // [32][d_k + 1]
-  float* vs = ks + kFlashTile * (d_k + 1);  // [32][d_v]
-  float* qs = vs + kFlashTile * d_v;        // [kFlashRows][d_k]
-  float* ps = qs + kFlashRows * d_k;        // [kFlashRows][32]
+  const int d_k = static_cast<int>(p.head_size), d_v = static_cast<int>(p.v_head_size);
+  const int ld_k = flash_k_stride(d_k);
+  float* ks = smem;                    // [32][ld_k]
+  float* vs = ks + kFlashTile * ld_k;  // [32][d_v]
+  float* qs = vs + kFlashTile * d_v;   // [kFlashRows][d_k]
+  float* ps = qs + kFlashRows * d_k;   // [kFlashRows][32]
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int64_t b = blockIdx.y / p.q_heads, h = blockIdx.y % p.q_heads;
-  const int64_t kvh = h / (p.q_heads / p.kv_heads);
+  const int64_t pairs = p.batch * p.q_heads;
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kFlashRows + warp;
   const bool active = i < p.q_len;
-  if (active)
-    for (int64_t d = lane; d < d_k; d += 32) qs[warp * d_k + d] = dev_load(q[p.q.at(b, h, i) + d]);
-
-  float o[kFlashMaxHead / 32] = {};
-  float m = -INFINITY, l = 0.0f;
   const float scale = static_cast<float>(p.scale);
-  for (int64_t j0 = 0; j0 < p.total; j0 += kFlashTile) {
-    __syncthreads();  // the previous tile is no longer read
-    for (int64_t t = threadIdx.x; t < kFlashTile * d_k; t += blockDim.x) {
-      const int64_t r = t / d_k, d = t % d_k, j = j0 + r;
-      ks[r * (d_k + 1) + d] = j < p.total ? dev_load(k[p.k.at(b, kvh, j) + d]) : 0.0f;
+  // The trip count is the same for every thread of the block: the barriers inside stay safe.
+  for (int64_t pair = blockIdx.y; pair < pairs; pair += gridDim.y) {
+    const int64_t b = pair / p.q_heads, h = pair % p.q_heads;
+    const int64_t kvh = h / (p.q_heads / p.kv_heads);
+    __syncthreads();  // the previous pair's query rows and tiles are no longer read
+    if (active)
+      for (int d = lane; d < d_k; d += 32) qs[warp * d_k + d] = dev_load(q[p.q.at(b, h, i) + d]);
+
+    float o[kFlashMaxHead / 32] = {};
+    float m = -INFINITY, l = 0.0f;
+    for (int64_t j0 = 0; j0 < p.total; j0 += kFlashTile) {
+      __syncthreads();  // the previous tile is no longer read
+      flash_load_tile(p, p.k, k, b, kvh, j0, d_k, ld_k, warp, lane, ks);
+      flash_load_tile(p, p.v, v, b, kvh, j0, d_v, d_v, warp, lane, vs);
+      __syncthreads();
+      if (!active) continue;
+      const int64_t j = j0 + lane;
+      float s = -INFINITY;
+      if (j < p.total) {
+        float dot = 0.0f;
+        const float* qr = qs + warp * d_k;
+        const float* kr = ks + lane * ld_k;
+        for (int d = 0; d < d_k; ++d) dot = fmaf(qr[d], kr[d], dot);
+        s = attention_softcap(dot * scale, p.softcap) +
+            attention_bias<float>(p, mask, nonpad, b, h, i, j);
+      }
+      float tile_max = s;
+      for (int off = 16; off > 0; off /= 2)
+        tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, off));
+      const float m_new = fmaxf(m, tile_max);
+      // Every key so far masked: nothing accumulated, nothing to add.
+      const float pj = m_new == -INFINITY || s == -INFINITY ? 0.0f : expf(s - m_new);
+      const float alpha = m == -INFINITY ? 0.0f : expf(m - m_new);
+      float tile_sum = pj;
+      for (int off = 16; off > 0; off /= 2) tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, off);
+      l = l * alpha + tile_sum;
+      m = m_new;
+      ps[warp * kFlashTile + lane] = pj;
+      __syncwarp();
+      const int keys = p.total - j0 < kFlashTile ? static_cast<int>(p.total - j0) : kFlashTile;
+#pragma unroll
+      for (int t = 0; t < kFlashMaxHead / 32; ++t) {
+        const int d = lane + 32 * t;
+        if (d >= d_v) break;
+        float acc = o[t] * alpha;
+        for (int r = 0; r < keys; ++r) acc = fmaf(ps[warp * kFlashTile + r], vs[r * d_v + d], acc);
+        o[t] = acc;
+      }
+      __syncwarp();  // ps is rewritten by the next tile
     }
-    for (int64_t t = threadIdx.x; t < kFlashTile * d_v; t += blockDim.x) {
-      const int64_t r = t / d_v, d = t % d_v, j = j0 + r;
-      vs[r * d_v + d] = j < p.total ? dev_load(v[p.v.at(b, kvh, j) + d]) : 0.0f;
-    }
-    __syncthreads();
     if (!active) continue;
-    const int64_t j = j0 + lane;
-    float s = -INFINITY;
-    if (j < p.total) {
-      float dot = 0.0f;
-      const float* qr = qs + warp * d_k;
-      const float* kr = ks + lane * (d_k + 1);
-      for (int64_t d = 0; d < d_k; ++d) dot = fmaf(qr[d], kr[d], dot);
-      s = attention_softcap(dot * scale, p.softcap) +
-          attention_bias<float>(p, mask, nonpad, b, h, i, j);
-    }
-    float tile_max = s;
-    for (int off = 16; off > 0; off /= 2)
-      tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, off));
-    const float m_new = fmaxf(m, tile_max);
-    // Every key so far masked: nothing accumulated, nothing to add.
-    const float pj = m_new == -INFINITY || s == -INFINITY ? 0.0f : expf(s - m_new);
-    const float alpha = m == -INFINITY ? 0.0f : expf(m - m_new);
-    float tile_sum = pj;
-    for (int off = 16; off > 0; off /= 2) tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, off);
-    l = l * alpha + tile_sum;
-    m = m_new;
-    ps[warp * kFlashTile + lane] = pj;
-    __syncwarp();
-    const int64_t keys = p.total - j0 < kFlashTile ? p.total - j0 : kFlashTile;
+    const float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    T* yr = y + p.y.at(b, h, i);
 #pragma unroll
     for (int t = 0; t < kFlashMaxHead / 32; ++t) {
-      const int64_t d = lane + 32 * t;
-      if (d >= d_v) break;
-      float acc = o[t] * alpha;
-      for (int64_t r = 0; r < keys; ++r)
-        acc = fmaf(ps[warp * kFlashTile + r], vs[r * d_v + d], acc);
-      o[t] = acc;
+      const int d = lane + 32 * t;
+      if (d < d_v) yr[d] = dev_store<T>(o[t] * inv);
     }
-    __syncwarp();  // ps is rewritten by the next tile
-  }
-  if (!active) return;
-  const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-  T* yr = y + p.y.at(b, h, i);
-#pragma unroll
-  for (int t = 0; t < kFlashMaxHead / 32; ++t) {
-    const int64_t d = lane + 32 * t;
-    if (d < d_v) yr[d] = dev_store<T>(o[t] * inv);
   }
 }
 
@@ -338,6 +365,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
                                   static_cast<double>(setup_.total);
     const bool scores_addressable = score_elements < 0x1p52;
     if constexpr (!std::is_same_v<C, float>) {
+      if (forced == "flash" || forced == "gemm") return forced_path_does_not_apply(forced);
       if (!scores_addressable) return too_many_scores(score_elements);
       return Status::ok();  // f64: the direct path
     } else {
@@ -354,10 +382,13 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
                              setup_.y.s <= limit;
       const bool flash_fits =
           plain && setup_.head_size <= kFlashMaxHead && setup_.v_head_size <= kFlashMaxHead &&
-          pairs <= std::numeric_limits<uint16_t>::max() &&                // grid.y
           setup_.q_len / kFlashRows < std::numeric_limits<int>::max() &&  // grid.x
           flash_shared_bytes(setup_.head_size, setup_.v_head_size) <= size_t{48} << 10;
       const double score_bytes = score_elements * static_cast<double>(sizeof(float) + sizeof(T));
+      // A forced path that does not apply is an error: a test forcing it must not pass on
+      // another path.
+      if ((forced == "flash" && !flash_fits) || (forced == "gemm" && !gemm_fits))
+        return forced_path_does_not_apply(forced);
       if (forced == "direct")
         return scores_addressable ? Status::ok() : too_many_scores(score_elements);
       if (flash_fits &&
@@ -420,6 +451,17 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   }
 
  private:
+  static Status forced_path_does_not_apply(const std::string& path) {
+    return unsupported("Attention: AMP_CUDA_ATTENTION=" + path + " forces a path that does not " +
+                       "apply to this node (" +
+                       (path == "flash"
+                            ? "flash: fp32 / fp16 / bf16 without a past or qk_matmul_output, head "
+                              "sizes up to 128"
+                            : "gemm: fp32 / fp16 / bf16 without a past or qk_matmul_output, sizes "
+                              "within int") +
+                       ")");
+  }
+
   static Status too_many_scores(double elements) {
     char n[32];
     std::snprintf(n, sizeof(n), "%.3g", elements);
@@ -433,8 +475,10 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     if constexpr (!std::is_same_v<C, float>) {
       return internal_error("Attention: the flash path is for fp32 / fp16 / bf16");
     } else {
+      // grid.y: batch x heads, capped at CUDA's 65535; the kernel strides over the rest.
+      const int64_t pairs = setup_.batch * setup_.q_heads;
       const dim3 grid(static_cast<unsigned>((setup_.q_len + kFlashRows - 1) / kFlashRows),
-                      static_cast<unsigned>(setup_.batch * setup_.q_heads));
+                      static_cast<unsigned>(pairs < 65535 ? pairs : 65535));
       flash_attention_kernel<T>
           <<<grid, kFlashRows * 32, flash_shared_bytes(setup_.head_size, setup_.v_head_size), st>>>(
               setup_, a.input<T>(0), a.input<T>(1), a.input<T>(2),

@@ -192,7 +192,32 @@ TEST(CudaAttention, FlashPathMatchesTheCpuKernel) {
   // Head sizes at the path's limit (128), keys in many tiles with a ragged last one.
   const AttnCase wide = {
       "4-D D=128 causal", {1, 2, 40, 128}, {1, 2, 77, 128}, {1, 2, 77, 128}, 0, 0, "", {}, true};
-  for (DType t : {DType::kF16, DType::kBF16}) check_case(wide, t, seed);
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) check_case(wide, t, seed);
+  // An odd head size (the K tile's odd row stride) and a partial last block of query rows
+  // (21 = 2 x 8 + 5) over several key tiles.
+  const AttnCase odd = {"4-D D=31 Sq=21", {2, 3, 21, 31}, {2, 3, 70, 31}, {2, 3, 70, 31}};
+  for (DType t : {DType::kF32, DType::kF16}) check_case(odd, t, seed);
+}
+
+// Forcing a path that cannot serve the node (flash with head size 256, gemm with a past) is
+// an error naming the variable, not a quiet run on another path.
+TEST(CudaAttention, AForcedPathThatDoesNotApplyIsAnError) {
+  AMP_REQUIRE_GPU();
+  GraphBuilder b;
+  const graph::Shape s4({1, 1, 4, 256});
+  ValueId q = b.input("q", DType::kF32, s4), k = b.input("k", DType::kF32, s4),
+          v = b.input("v", DType::kF32, s4);
+  b.output(b.node(OpType::kAttention, {q, k, v}));
+  const graph::Graph g = b.build();
+  std::mt19937 gen(1);
+  std::map<std::string, TensorData> in = {{"q", random_tensor(DType::kF32, {1, 1, 4, 256}, gen)},
+                                          {"k", random_tensor(DType::kF32, {1, 1, 4, 256}, gen)},
+                                          {"v", random_tensor(DType::kF32, {1, 1, 4, 256}, gen)}};
+  ForcedAttentionPath flash("flash");
+  auto gpu = test::run_graph_cuda(g, in);
+  ASSERT_FALSE(gpu.is_ok());
+  EXPECT_NE(gpu.status().to_string().find("AMP_CUDA_ATTENTION=flash"), std::string::npos)
+      << gpu.status().to_string();
 }
 
 // Every path writes present_key / present_value (copies of K and V without a past).
