@@ -229,6 +229,18 @@ Result<std::vector<Tensor>> run_scan(const ControlFlowStep& s, const std::vector
   // time; sequence_lens (input 0) shortens an entry's sequence.
   const int64_t batch = in[first_x]->shape()[0];
   const int64_t max_length = in[first_x]->shape()[1];
+  // Each state and scan input is sliced at every batch entry (inference checks this too;
+  // the slices below would read past a smaller tensor).
+  for (size_t k = 0; k < l.carried + l.scan_inputs; ++k) {
+    const Tensor& t = *in[l.first_carried + k];
+    const bool scan = k >= l.carried;
+    if (t.shape().size() < (scan ? 2u : 1u) || t.shape()[0] != batch ||
+        (scan && t.shape()[1] != max_length))
+      return invalid_input(std::string(scan ? "scan input " : "state ") +
+                           std::to_string(scan ? k - l.carried : k) + " is " + t.describe() +
+                           ", the first scan input gives batch " + std::to_string(batch) +
+                           " and sequence length " + std::to_string(max_length));
+  }
   std::vector<std::vector<Tensor>> per_batch;
   for (int64_t b = 0; b < batch; ++b) {
     int64_t length = max_length;

@@ -227,7 +227,13 @@ Status infer_scan(const Node& node, const std::vector<const Value*>& inputs,
     if (l.scan8 && (is_state || is_scan)) {
       if (rank < (is_scan ? 2 : 1))
         return invalid_model("input " + std::to_string(i) + " lacks the batch dim");
-      batch = t.shape->dims[0];
+      // Every state and scan input is read at each batch entry: one batch for all.
+      const Dim b = t.shape->dims[0];
+      if (b.is_static() && batch.is_static() && b.value != batch.value)
+        return invalid_model("Scan-8 states and scan inputs have batch sizes " +
+                             std::to_string(batch.value) + " and " + std::to_string(b.value) +
+                             " (input " + std::to_string(i) + ")");
+      if (b.is_static() || !batch.is_static()) batch = b;
       t.shape->dims.erase(t.shape->dims.begin());
     }
     if (is_scan) {

@@ -23,6 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using graph::Attributes;
+using graph::Dim;
 using graph::GraphBuilder;
 using graph::OpType;
 using graph::Shape;
@@ -319,6 +320,56 @@ TEST_F(ControlFlowTest, ScanRunsEitherDirectionAlongAnyAxis) {
   EXPECT_EQ(r[1].shape(), (std::vector<int64_t>{2, 3}));
   // Steps visit columns 2, 1, 0 and write them back at 2, 1, 0 (both reversed).
   EXPECT_EQ(r[1].to_vector<float>(), (std::vector<float>{6, 5, 3, 115, 111, 106}));
+}
+
+// Scan-8 (opset 8): states [batch, ...] and scan inputs [batch, sequence, ...], one batch entry
+// at a time. Every state and scan input is read at each entry, so their batches must agree:
+// static ones are refused at load, symbolic ones at run (a smaller one was read past its end).
+TEST_F(ControlFlowTest, Scan8BatchesMustAgree) {
+  auto scan8 = [&](Shape state, Shape xs, const std::string& file) {
+    GraphBuilder body;
+    auto s = body.input("s", DType::kF32, Shape({4}));
+    auto xt = body.input("xt", DType::kF32, Shape({4}));
+    auto s2 = body.node(OpType::kAdd, {s, xt});
+    body.output(s2);
+    body.output(body.node(OpType::kIdentity, {s2}));
+    GraphBuilder gb;
+    gb.set_opset(8);
+    auto init = gb.input("init", DType::kF32, std::move(state));
+    auto x = gb.input("x", DType::kF32, std::move(xs));
+    Attributes a;
+    a.set("body", SubgraphAttr{share(body.build())});
+    a.set("num_scan_inputs", int64_t{1});
+    auto outs = gb.node_multi(OpType::kScan, {graph::kNoValue, init, x}, 2, a);
+    gb.rename(outs[0], "final");
+    gb.rename(outs[1], "sums");
+    gb.output(outs[0]);
+    gb.output(outs[1]);
+    return save(gb.build(), file);
+  };
+  // Symbolic batches: a run with agreeing ones works, one with batch 1 against 2 is an error.
+  Engine e = Engine::load(scan8(Shape({Dim::symbolic("B1"), Dim(4)}),
+                                Shape({Dim::symbolic("B2"), Dim(3), Dim(4)}), "scan8.amp"),
+                          {});
+  const std::vector<float> x(2 * 3 * 4, 1.0f);
+  auto r = e.run({{"init", Tensor::from(std::vector<float>(8, 0.0f), {2, 4})},
+                  {"x", Tensor::from(x, {2, 3, 4})}});
+  EXPECT_EQ(r[0].to_vector<float>(), std::vector<float>(8, 3.0f));
+  EXPECT_EQ(r[1].shape(), (std::vector<int64_t>{2, 3, 4}));
+  try {
+    e.run({{"init", Tensor::from(std::vector<float>(4, 0.0f), {1, 4})},
+           {"x", Tensor::from(x, {2, 3, 4})}});
+    ADD_FAILURE() << "expected an error for a state of batch 1 against scan inputs of batch 2";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("batch sizes"), std::string::npos) << err.what();
+  }
+  // Static batches that disagree: refused at load, naming both.
+  try {
+    Engine::load(scan8(Shape({1, 4}), Shape({2, 3, 4}), "scan8_static.amp"), {});
+    ADD_FAILURE() << "expected a load error";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("batch sizes 1 and 2"), std::string::npos) << err.what();
+  }
 }
 
 // A Loop inside an If's branch, its body reading a value of the outermost graph through both
