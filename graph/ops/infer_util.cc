@@ -290,12 +290,10 @@ std::optional<AxisGeometry> axis_geometry(const Shape& s, int64_t axis, bool row
   for (size_t i = 0; i < s.rank(); ++i) {
     const int64_t d = s.dims[i].value;
     const int64_t a = static_cast<int64_t>(i);
-    if (a < axis)
-      g.outer *= d;
-    else if (a == axis || rows)
-      g.len *= d;
-    else
-      g.inner *= d;
+    int64_t& part = a < axis ? g.outer : (a == axis || rows) ? g.len : g.inner;
+    // A part beyond int64 (a hostile shape, possibly with a zero dim elsewhere; the memory
+    // planner refuses such a tensor): no geometry rather than an overflowing product.
+    if (__builtin_mul_overflow(part, d, &part)) return std::nullopt;
   }
   return g;
 }

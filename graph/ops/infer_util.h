@@ -104,7 +104,7 @@ void set_output(std::vector<OutputInfo>& outputs, size_t k, DType dtype,
 
 // [outer, len, inner] around `axis` (normalized) of a static shape: len = dims[axis], or
 // the product of dims[axis:] when `rows` (the 2-D row view); nullopt while any dim is
-// symbolic.
+// symbolic or when the element count overflows int64.
 std::optional<AxisGeometry> axis_geometry(const Shape& s, int64_t axis, bool rows = false);
 
 // An ints attribute of `size` entries, each >= `min`; `def` fills it when absent.
