@@ -2,7 +2,8 @@
 // CPU, so that ONNX Runtime and amprun can be compared as they would run on one (issue 14's
 // machine kind is an AMD EPYC without AVX-512).
 //
-//   LD_PRELOAD=build/tools/bench/libamp-as-avx2-cpu.so python3 -c 'import onnxruntime ...'
+//   LD_AUDIT=build/tools/bench/libamp-as-avx2-cpu.so build/tools/amprun/amprun ...
+//   python3 tools/bench/bench_vs_ort.py --as-avx2 build/tools/bench/libamp-as-avx2-cpu.so ...
 //
 // Why: ONNX Runtime's MLAS picks its kernels from CPUID and has no switch to cap them; oneDNN
 // has ONEDNN_MAX_CPU_ISA, ORT has nothing. Capping only our side measures amprun on AVX2
@@ -14,14 +15,22 @@
 // bits of leaf 7, and resumes after the instruction. The setting is per thread and inherited
 // by threads created later, so a library's thread pool sees the same CPU.
 //
+// Why LD_AUDIT: an audit library is loaded and initialized before the program's own objects
+// are relocated, so even the ifunc resolvers of GCC's target_clones (which run during
+// relocation) and libgcc's CPU model see the masked CPU. Under LD_PRELOAD only what is
+// decided after start-up is masked (enough for a library dlopen'ed later, as ORT under
+// Python; not for amprun's own loops).
+//
 // Limits, on purpose:
-//  - What was decided before this constructor ran keeps the real CPU: glibc's memcpy variants
-//    and GCC target_clones resolved at load (amprun therefore needs its AVX2-capped build,
-//    -DAMP_CPU_ISA_CAP_AVX2=ON). Libraries loaded later (ORT under Python) see the masked CPU.
+//  - glibc's own string functions were chosen by the dynamic loader before any audit library
+//    loads: they keep the real CPU's variants (memcpy and the like, not our kernels).
 //  - XGETBV is not trapped: XCR0 still says the OS saves ZMM state. Every dispatcher checks
 //    the CPUID feature bit as well, so the masked bit decides.
 //  - Where the CPU cannot fault CPUID the process stops with a message: a silent fall back
 //    to AVX-512 would make every number from it a wrong answer.
+//  - Not built with sanitizers: an audit library loads before their runtime.
+//  - A program that installs its own SIGSEGV handler later would receive CPUID's faults and
+//    crash; amprun, the test binaries and ONNX Runtime under Python install none.
 #include <asm/prctl.h>
 #include <cpuid.h>
 #include <link.h>
