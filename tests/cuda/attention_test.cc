@@ -199,25 +199,31 @@ TEST(CudaAttention, FlashPathMatchesTheCpuKernel) {
   for (DType t : {DType::kF32, DType::kF16}) check_case(odd, t, seed);
 }
 
-// Forcing a path that cannot serve the node (flash with head size 256, gemm with a past) is
-// an error naming the variable, not a quiet run on another path.
-TEST(CudaAttention, AForcedPathThatDoesNotApplyIsAnError) {
-  AMP_REQUIRE_GPU();
+// One Attention over Q = K = V of `dims` (random fp32) with AMP_CUDA_ATTENTION=`forced`:
+// the CUDA run's status.
+Status forced_attention_status(const char* forced, const std::vector<int64_t>& dims) {
   GraphBuilder b;
-  const graph::Shape s4({1, 1, 4, 256});
+  const graph::Shape s4 = graph::Shape::from_static(dims);
   ValueId q = b.input("q", DType::kF32, s4), k = b.input("k", DType::kF32, s4),
           v = b.input("v", DType::kF32, s4);
   b.output(b.node(OpType::kAttention, {q, k, v}));
   const graph::Graph g = b.build();
   std::mt19937 gen(1);
-  std::map<std::string, TensorData> in = {{"q", random_tensor(DType::kF32, {1, 1, 4, 256}, gen)},
-                                          {"k", random_tensor(DType::kF32, {1, 1, 4, 256}, gen)},
-                                          {"v", random_tensor(DType::kF32, {1, 1, 4, 256}, gen)}};
-  ForcedAttentionPath flash("flash");
+  std::map<std::string, TensorData> in = {{"q", random_tensor(DType::kF32, dims, gen)},
+                                          {"k", random_tensor(DType::kF32, dims, gen)},
+                                          {"v", random_tensor(DType::kF32, dims, gen)}};
+  ForcedAttentionPath path(forced);
   auto gpu = test::run_graph_cuda(g, in);
-  ASSERT_FALSE(gpu.is_ok());
-  EXPECT_NE(gpu.status().to_string().find("AMP_CUDA_ATTENTION=flash"), std::string::npos)
-      << gpu.status().to_string();
+  return gpu.is_ok() ? Status::ok() : gpu.status();
+}
+
+// Forcing flash where it cannot serve the node (head size 256) is an error naming the
+// variable, not a quiet run on another path.
+TEST(CudaAttention, AForcedPathThatDoesNotApplyIsAnError) {
+  AMP_REQUIRE_GPU();
+  const Status s = forced_attention_status("flash", {1, 1, 4, 256});
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.to_string().find("AMP_CUDA_ATTENTION=flash"), std::string::npos) << s.to_string();
 }
 
 // Every path writes present_key / present_value (copies of K and V without a past).
@@ -236,21 +242,9 @@ TEST(CudaAttention, PresentWithoutAPastOnEveryPath) {
 // A misspelt forced path is an error naming it, not the automatic choice.
 TEST(CudaAttention, AnUnknownForcedPathIsAnError) {
   AMP_REQUIRE_GPU();
-  GraphBuilder b;
-  const graph::Shape s4({1, 2, 4, 8});
-  ValueId q = b.input("q", DType::kF32, s4), k = b.input("k", DType::kF32, s4),
-          v = b.input("v", DType::kF32, s4);
-  b.output(b.node(OpType::kAttention, {q, k, v}));
-  const graph::Graph g = b.build();
-  std::mt19937 gen(1);
-  std::map<std::string, TensorData> in = {{"q", random_tensor(DType::kF32, {1, 2, 4, 8}, gen)},
-                                          {"k", random_tensor(DType::kF32, {1, 2, 4, 8}, gen)},
-                                          {"v", random_tensor(DType::kF32, {1, 2, 4, 8}, gen)}};
-  ForcedAttentionPath typo("flsh");
-  auto gpu = test::run_graph_cuda(g, in);
-  ASSERT_FALSE(gpu.is_ok());
-  EXPECT_NE(gpu.status().to_string().find("AMP_CUDA_ATTENTION='flsh'"), std::string::npos)
-      << gpu.status().to_string();
+  const Status s = forced_attention_status("flsh", {1, 2, 4, 8});
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.to_string().find("AMP_CUDA_ATTENTION='flsh'"), std::string::npos) << s.to_string();
 }
 
 // A long sequence, unforced: the GEMM path's scores would need 8 x 1024 x 2048 x (4 + 2)

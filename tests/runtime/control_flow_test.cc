@@ -289,20 +289,26 @@ TEST_F(ControlFlowTest, LoopCarriedValuesMayChangeShape) {
   EXPECT_EQ(r[0].to_vector<float>(), (std::vector<float>{5, 1, 1, 1}));
 }
 
-// Scan over axis 1 of x [2, 3], reverse, output stacked on axis 1: a reversed cumulative sum
-// per row, and the final state.
-TEST_F(ControlFlowTest, ScanRunsEitherDirectionAlongAnyAxis) {
+// A Scan body over `width` floats: s' = s + x_t, and s' again as the scan output (a running
+// sum).
+graph::Graph running_sum_body(int64_t width) {
   GraphBuilder body;
-  auto s = body.input("s", DType::kF32, Shape({2}));
-  auto xt = body.input("xt", DType::kF32, Shape({2}));
+  auto s = body.input("s", DType::kF32, Shape({width}));
+  auto xt = body.input("xt", DType::kF32, Shape({width}));
   auto s2 = body.node(OpType::kAdd, {s, xt});
   body.output(s2);
   body.output(body.node(OpType::kIdentity, {s2}));
+  return body.build();
+}
+
+// Scan over axis 1 of x [2, 3], reverse, output stacked on axis 1: a reversed cumulative sum
+// per row, and the final state.
+TEST_F(ControlFlowTest, ScanRunsEitherDirectionAlongAnyAxis) {
   GraphBuilder gb;
   auto init = gb.input("init", DType::kF32, Shape({2}));
   auto x = gb.input("x", DType::kF32, Shape({2, 3}));
   Attributes a;
-  a.set("body", SubgraphAttr{share(body.build())});
+  a.set("body", SubgraphAttr{share(running_sum_body(2))});
   a.set("num_scan_inputs", int64_t{1});
   a.set("scan_input_axes", std::vector<int64_t>{1});
   a.set("scan_input_directions", std::vector<int64_t>{1});
@@ -327,18 +333,12 @@ TEST_F(ControlFlowTest, ScanRunsEitherDirectionAlongAnyAxis) {
 // static ones are refused at load, symbolic ones at run (a smaller one was read past its end).
 TEST_F(ControlFlowTest, Scan8BatchesMustAgree) {
   auto scan8 = [&](Shape state, Shape xs, const std::string& file) {
-    GraphBuilder body;
-    auto s = body.input("s", DType::kF32, Shape({4}));
-    auto xt = body.input("xt", DType::kF32, Shape({4}));
-    auto s2 = body.node(OpType::kAdd, {s, xt});
-    body.output(s2);
-    body.output(body.node(OpType::kIdentity, {s2}));
     GraphBuilder gb;
     gb.set_opset(8);
     auto init = gb.input("init", DType::kF32, std::move(state));
     auto x = gb.input("x", DType::kF32, std::move(xs));
     Attributes a;
-    a.set("body", SubgraphAttr{share(body.build())});
+    a.set("body", SubgraphAttr{share(running_sum_body(4))});
     a.set("num_scan_inputs", int64_t{1});
     auto outs = gb.node_multi(OpType::kScan, {graph::kNoValue, init, x}, 2, a);
     gb.rename(outs[0], "final");
