@@ -9,10 +9,6 @@
 namespace amp::graph {
 namespace {
 
-bool is_f32_constant(const Graph& g, ValueId v) {
-  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::kF32;
-}
-
 // The output channels of a Conv (W is [M, C/group, k...]) or ConvTranspose (W is
 // [C, M/group, k...]), or nullopt.
 std::optional<int64_t> output_channels(const Graph& g, const Node& conv) {
@@ -60,7 +56,7 @@ Result<bool> FoldAddIntoConvBias::run(Graph& g) {
       const size_t conv_id = static_cast<size_t>(producer[static_cast<size_t>(y)]);
       const Node& conv = g.nodes[conv_id];
       if ((conv.op != OpType::kConv && conv.op != OpType::kConvTranspose) ||
-          conv.outputs.size() != 1 || remove[conv_id] || conv.inputs.size() < 2)
+          conv.outputs.size() != 1 || conv.inputs.size() < 2)
         continue;
       if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)])
         continue;

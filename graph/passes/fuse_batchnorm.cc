@@ -8,10 +8,6 @@
 namespace amp::graph {
 namespace {
 
-bool is_f32_constant(const Graph& g, ValueId v) {
-  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::kF32;
-}
-
 // Returns the folded (weight, bias) or nullopt when shapes don't line up.
 std::optional<std::pair<TensorData, TensorData>> fold(const Graph& g, const Node& conv,
                                                       const Node& bn) {

@@ -11,6 +11,10 @@ void remove_marked_nodes(Graph& g, const std::vector<char>& remove) {
   g.compact_values();
 }
 
+bool is_f32_constant(const Graph& g, ValueId v) {
+  return v != kNoValue && g.value(v).is_constant() && g.value(v).dtype == DType::kF32;
+}
+
 ValueId add_constant(Graph& g, NameTable& names, const std::string& base, TensorData data) {
   Value v;
   v.name = names.fresh(base);

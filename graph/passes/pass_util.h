@@ -4,6 +4,7 @@
 //   remove_marked_nodes(g, remove);                // drop them, then every unreferenced value
 //   NameTable names = NameTable::values_of(g);    // one per pass run: a name costs O(1)
 //   ValueId c = add_constant(g, names, "conv1.folded_bias", data);
+//   if (is_f32_constant(g, w)) ...                 // a weight a fold may compute from
 //   std::optional<ValueId> v = constant_as_vector(g, names, bias, n);  // [1, 1, n] -> [n]
 #pragma once
 
@@ -19,6 +20,9 @@ namespace amp::graph {
 // Removes the nodes whose `remove` entry is set, keeping the others' order, then the values
 // nothing references any more (Graph::compact_values: ids held outside become invalid).
 void remove_marked_nodes(Graph& g, const std::vector<char>& remove);
+
+// Whether `v` is present, a constant, and f32 (the folds compute new f32 weights from it).
+bool is_f32_constant(const Graph& g, ValueId v);
 
 // A new constant value named names.fresh(base), its dtype and static shape taken from `data`.
 ValueId add_constant(Graph& g, NameTable& names, const std::string& base, TensorData data);
