@@ -221,6 +221,8 @@ __global__ void row_softmax_kernel(AttentionPlan p, const void* mask,
 inline constexpr int kFlashRows = 8;       // warps (query rows) per block
 inline constexpr int kFlashTile = 32;      // keys per tile: one per lane
 inline constexpr int kFlashMaxHead = 128;  // head sizes the registers hold (4 per lane)
+inline constexpr int64_t kMaxGridY =
+    65535;  // CUDA's grid.y limit: (batch, head) pairs a launch spans
 // The GEMM path stores two Sq x T matrices per (batch, head): beyond this, flash.
 inline constexpr size_t kFlashAboveScoreBytes = size_t{64} << 20;
 
@@ -478,7 +480,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       // grid.y: batch x heads, capped at CUDA's 65535; the kernel strides over the rest.
       const int64_t pairs = setup_.batch * setup_.q_heads;
       const dim3 grid(static_cast<unsigned>((setup_.q_len + kFlashRows - 1) / kFlashRows),
-                      static_cast<unsigned>(pairs < 65535 ? pairs : 65535));
+                      static_cast<unsigned>(pairs < kMaxGridY ? pairs : kMaxGridY));
       flash_attention_kernel<T>
           <<<grid, kFlashRows * 32, flash_shared_bytes(setup_.head_size, setup_.v_head_size), st>>>(
               setup_, a.input<T>(0), a.input<T>(1), a.input<T>(2),
