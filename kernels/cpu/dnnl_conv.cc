@@ -28,13 +28,19 @@
 // SAME_UPPER): then the primitive computes the output without those leading positions
 // into an f32 workspace buffer, and the store shifts it into place, filling the leading
 // positions (which no input reaches) with act(bias).
+//
+// A convolution whose window covers its whole input (squeeze-and-excitation's 1x1 convs on
+// a 1x1 map) is a matrix-vector product that costs less than oneDNN's call overhead: f32
+// ones run our own loop (kernels/cpu/small_gemm.h).
 #include <algorithm>
+#include <optional>
 
 #include "kernels/common/kernel_checks.h"
 #include "kernels/common/window_op_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/small_gemm.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -68,11 +74,12 @@ class ConvKernel final : public Kernel {
   std::string impl_;  // implementation()
   DType dtype_ = DType::kUndefined;
   bool empty_ = false;
-  bool stage_src_ = false;   // widen src to f32 in the workspace
-  bool stage_dst_ = false;   // plain f32 dst in the workspace; the store rounds
-  bool shifted_ = false;     // ConvTranspose with a negative begin pad (header comment)
-  DnnlReorder src_reorder_;  // plain src -> the primitive's layout
-  DnnlReorder dst_reorder_;  // the primitive's layout -> plain dst
+  bool stage_src_ = false;          // widen src to f32 in the workspace
+  bool stage_dst_ = false;          // plain f32 dst in the workspace; the store rounds
+  bool shifted_ = false;            // ConvTranspose with a negative begin pad (header comment)
+  std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
+  DnnlReorder src_reorder_;         // plain src -> the primitive's layout
+  DnnlReorder dst_reorder_;         // the primitive's layout -> plain dst
 
   graph::ConvAttrs conv_;  // the node's record (group, channels, window, activation)
   std::vector<int64_t> out_sp_, dnnl_out_sp_, shift_;
@@ -89,6 +96,23 @@ class ConvKernel final : public Kernel {
   size_t off_src_blk_ = WorkspaceLayout::kNone, off_dst_blk_ = WorkspaceLayout::kNone;
   int64_t src_numel_ = 0, dnnl_dst_numel_ = 0, out_numel_ = 0;
 };
+
+// The window's size when it covers a forward conv's input exactly (one output position, no
+// padding read), else 0. In the conv layout only a single position has plain bytes
+// (runtime/layout_plan.h), so such an input must be 1 x 1.
+int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
+  const graph::Window& win = conv.window;
+  if (!win.resolved() || win.in_spatial.size() != win.rank()) return 0;
+  int64_t window = 1, positions = 1;
+  for (size_t i = 0; i < win.rank(); ++i) {
+    if (win.pad_begin[i] != 0 || win.pad_end[i] != 0 ||
+        win.effective_kernel(i) != win.in_spatial[i] || win.out_spatial[i] != 1)
+      return 0;
+    window *= win.kernel[i];
+    positions *= win.in_spatial[i];
+  }
+  return x.conv_layout && positions != 1 ? 0 : window;
+}
 
 // oneDNN floors out = (in + l + r - e) / s + 1 like ONNX, so a forward window's resolved
 // pads go as they are. A transposed window's end pad is whatever makes oneDNN's sizes agree
@@ -167,6 +191,18 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   }
   if (x.numel() == 0 || w.numel() == 0)
     return unsupported(op() + ": empty input or weights with a non-empty output");
+  const int64_t window = transpose_ ? 0 : whole_input_window(conv_, x);
+  if (window > 0 && dtype_ == DType::kF32 && conv_.group == 1 && w.constant_data != nullptr &&
+      SmallGemm::pays(conv_.n, conv_.c * window, conv_.m)) {
+    // y [N, M] = x [N, C x window] W^T: W [M, C x window] read with its rows as columns.
+    const int64_t l = conv_.c * window;
+    const void* bias = conv_.has_bias ? cfg.inputs[2].constant_data : nullptr;
+    small_.emplace();
+    small_->prepare(conv_.n, l, conv_.m, static_cast<const float*>(w.constant_data), 1, l,
+                    static_cast<const float*>(bias), conv_.act);
+    impl_ = "own loop, small product (window covers the input)";
+    return Status::ok();
+  }
 
   // Weights: logical oneDNN dims and the strides of the ONNX buffer seen through them.
   // Conv W [M, C/G, k...] is oihw (goihw for groups). ConvTranspose W [C, M/G, k...] is
@@ -315,6 +351,12 @@ void ConvKernel::store_shifted(const float* staged, const float* bias, void* out
 Status ConvKernel::run_impl(const KernelArgs& a) const {
   if (empty_) return Status::ok();
   const int threads = a.num_threads;
+  if (small_) {
+    small_->run(static_cast<const float*>(a.inputs[0]),
+                conv_.has_bias ? static_cast<const float*>(a.inputs[2]) : nullptr,
+                static_cast<float*>(a.outputs[0]), threads);
+    return Status::ok();
+  }
   void* ws = a.workspace;
   const dnnl::engine& eng = dnnl_engine();
 

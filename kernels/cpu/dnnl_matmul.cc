@@ -20,12 +20,18 @@
 // it, else widened like f16; f16 widened to f32 in the workspace, rounded once on store.
 // A constant B is converted and packed (format_tag::any) once in prepare(); a variable B
 // stays in its plain (possibly transposed) layout.
+//
+// Products of a few thousand multiply-adds (classifier heads) cost less than oneDNN's call
+// overhead: f32 ones with a constant 2-D B and at most a row bias run our own loop
+// (kernels/cpu/small_gemm.h).
 #include <algorithm>
+#include <optional>
 
 #include "kernels/common/matmul_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/small_gemm.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -47,7 +53,7 @@ class MatMulKernel final : public Kernel {
   std::string implementation() const override { return impl_; }
 
  private:
-  enum class Mode { kEmpty, kFill, kPrimitive };
+  enum class Mode { kEmpty, kFill, kSmall, kPrimitive };
 
   std::string op() const { return gemm_ ? "Gemm" : "MatMul"; }
   Status prepare_impl(const KernelConfig& cfg);
@@ -55,6 +61,10 @@ class MatMulKernel final : public Kernel {
   Status gemm_geometry(const KernelConfig& cfg);
   dnnl::primitive_desc create_pd(dt compute, dt dst_type, bool b_constant) const;
   Status build(const KernelConfig& cfg);
+  bool small_product(const KernelConfig& cfg) const;
+  void prepare_bias_row(const KernelConfig& cfg);
+  // Gemm's C as the bias row [N] (c_as_bias_), in f32.
+  const float* bias_row(const void* c, void* workspace) const;
   Status run_impl(const KernelArgs& a) const;
   // beta * C broadcast to element (i, j) of [M, N]; C in f32 at `c`.
   float c_at(const float* c, int64_t i, int64_t j) const {
@@ -81,6 +91,7 @@ class MatMulKernel final : public Kernel {
   size_t off_c_ = WorkspaceLayout::kNone;  // variable C widened to f32
   std::vector<float> bias_const_;          // constant C as bias [N] = beta C / alpha
   size_t off_bias_ = WorkspaceLayout::kNone;
+  SmallGemm small_;  // Mode::kSmall
 
   bool stage_src_ = false, stage_dst_ = false;
   DnnlPrimitivePair prims_;
@@ -177,7 +188,54 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
     mode_ = Mode::kFill;
     return Status::ok();
   }
+  if (small_product(cfg)) {
+    // Rows of A (batch axes and M, dense) times B [K, N] read through its strides.
+    mode_ = Mode::kSmall;
+    prepare_bias_row(cfg);
+    small_.prepare(a_numel_ / k_, k_, n_, static_cast<const float*>(cfg.inputs[1].constant_data),
+                   b_strides_[b_strides_.size() - 2], b_strides_.back(), nullptr, act_);
+    impl_ = "own loop, small product";
+    return Status::ok();
+  }
   return build(cfg);
+}
+
+// f32, a constant B without batch axes (so A's rows are the output's), no transposed A, and
+// Gemm's C at most a row bias with alpha 1 (small_gemm.h has no output scale).
+bool MatMulKernel::small_product(const KernelConfig& cfg) const {
+  if (dtype_ != DType::kF32 || cfg.inputs[1].constant_data == nullptr) return false;
+  for (size_t i = 0; i + 2 < b_dims_.size(); ++i)
+    if (b_dims_[i] != 1) return false;
+  if (gemm_ && (gemm_dims_.trans_a || gemm_dims_.alpha != 1.0f || c_prefill_)) return false;
+  return a_numel_ % k_ == 0 && a_numel_ / k_ * n_ == y_numel_ &&
+         SmallGemm::pays(a_numel_ / k_, k_, n_);
+}
+
+void MatMulKernel::prepare_bias_row(const KernelConfig& cfg) {
+  if (!c_as_bias_) return;
+  const TensorDesc& c = cfg.inputs[2];
+  if (c.constant_data != nullptr) {
+    std::vector<float> cv(static_cast<size_t>(c.numel()));
+    load_scaled_f32(dtype_, c.constant_data, gemm_dims_.beta / gemm_dims_.alpha, cv.data(),
+                    c.numel());
+    bias_const_.resize(static_cast<size_t>(n_));
+    for (int64_t j = 0; j < n_; ++j) bias_const_[j] = cv[gemm_dims_.cn == 1 ? 0 : j];
+  } else {
+    off_bias_ = ws_.add(static_cast<size_t>(n_) * sizeof(float));
+  }
+}
+
+const float* MatMulKernel::bias_row(const void* c, void* workspace) const {
+  if (!bias_const_.empty()) return bias_const_.data();
+  float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(workspace, off_bias_));
+  if (gemm_dims_.cn == 1) {
+    float v;
+    load_scaled_f32(dtype_, c, gemm_dims_.beta / gemm_dims_.alpha, &v, 1);
+    std::fill(buf, buf + n_, v);
+  } else {
+    load_scaled_f32(dtype_, c, gemm_dims_.beta / gemm_dims_.alpha, buf, n_);
+  }
+  return buf;
 }
 
 Status MatMulKernel::build(const KernelConfig& cfg) {
@@ -212,18 +270,7 @@ Status MatMulKernel::build(const KernelConfig& cfg) {
   off_scratch_ = ws_.add(scratch_md_.get_size());
   if (stage_src_) off_src_ = ws_.add(static_cast<size_t>(a_numel_) * sizeof(float));
   if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(y_numel_) * sizeof(float));
-  if (c_as_bias_) {
-    const TensorDesc& c = cfg.inputs[2];
-    if (c.constant_data != nullptr) {
-      std::vector<float> cv(static_cast<size_t>(c.numel()));
-      load_scaled_f32(dtype_, c.constant_data, gemm_dims_.beta / gemm_dims_.alpha, cv.data(),
-                      c.numel());
-      bias_const_.resize(static_cast<size_t>(n_));
-      for (int64_t j = 0; j < n_; ++j) bias_const_[j] = cv[gemm_dims_.cn == 1 ? 0 : j];
-    } else {
-      off_bias_ = ws_.add(static_cast<size_t>(n_) * sizeof(float));
-    }
-  }
+  prepare_bias_row(cfg);
   return weights_.prepare(dtype_, b_dims_, b_strides_, cfg.inputs[1].constant_data,
                           cfg.inputs[1].constant_owner, wei_md_, ws_, cfg.num_threads);
 }
@@ -277,6 +324,12 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
     fill(c, a.outputs[0], threads);
     return Status::ok();
   }
+  const float* bias = c_as_bias_ ? bias_row(a.inputs[2], ws) : nullptr;
+  if (mode_ == Mode::kSmall) {
+    small_.run(static_cast<const float*>(a.inputs[0]), bias, static_cast<float*>(a.outputs[0]),
+               threads);
+    return Status::ok();
+  }
 
   const void* src = a.inputs[0];
   if (stage_src_) {
@@ -296,21 +349,7 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
       {DNNL_ARG_SRC, memory(src_md_, eng, const_cast<void*>(src))},
       {DNNL_ARG_WEIGHTS, memory(wei_md_, eng, const_cast<void*>(wei))},
       {DNNL_ARG_DST, memory(dst_md_, eng, dst)}};
-  if (c_as_bias_) {
-    const float* bias = bias_const_.data();
-    if (bias_const_.empty()) {
-      float* buf = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_bias_));
-      if (gemm_dims_.cn == 1) {
-        float v;
-        load_scaled_f32(dtype_, a.inputs[2], gemm_dims_.beta / gemm_dims_.alpha, &v, 1);
-        std::fill(buf, buf + n_, v);
-      } else {
-        load_scaled_f32(dtype_, a.inputs[2], gemm_dims_.beta / gemm_dims_.alpha, buf, n_);
-      }
-      bias = buf;
-    }
-    args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
-  }
+  if (c_as_bias_) args.emplace(DNNL_ARG_BIAS, memory(bias_md_, eng, const_cast<float*>(bias)));
   add_scratchpad(args, scratch_md_, ws, off_scratch_);
   dnnl_execute(prims_.for_threads(threads), args, threads);
 

@@ -338,6 +338,12 @@ std::vector<ConvCase> conv_cases() {
       {{2, 4, 6, 6, 5}, 4, {2, 3, 2}, 2, {2, 1, 2}, {1, 2, 1}, {1, 0, 1, 0, 1, 1}},
       {{1, 16, 14, 14}, 32, {3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}},  // blocked-friendly
       {{1, 3, 6, 8}, 4, {1, 1}, 1, {2, 3}},                        // 1x1 strided (floor)
+      // Windows covering the whole input (f32 with constant weights: our own loop).
+      {{2, 50, 1, 1}, 200, {1, 1}},                               // squeeze-and-excitation
+      {{1, 3, 4, 5}, 7, {4, 5}},                                  // a classifier head
+      {{2, 4, 1, 1, 1}, 6, {1, 1, 1}, 1, {}, {}, {}, "", false},  // 3-D, no bias
+      {{1, 5, 1, 1}, 3, {1, 1}, 1, {2, 2}, {3, 3}},               // strides, dilations
+      {{1, 2, 1, 1}, 3, {1, 1}, 1, {}, {}, {1, 0, 0, 0}},         // padded: not whole
   };
 }
 
@@ -360,6 +366,39 @@ TEST(DnnlConv, Threads) {
              act_cases()[1], true, 2, 3001);
   check_conv({{2, 16, 20, 20}, 24, {3, 3}, 1, {1, 1}, {}, {1, 1, 1, 1}}, DType::kBF16,
              act_cases()[1], false, 2, 3002);
+}
+
+// Which convolutions our own matrix-vector loop takes (kernels/cpu/conv_whole_window.h),
+// with activations and threads; the results against the direct loops.
+TEST(DnnlConv, WholeWindowRunsOwnLoop) {
+  auto implementation = [](const ConvCase& c, bool const_w, DType dt) {
+    Rng rng(7);
+    std::vector<int64_t> wd = {c.m, c.x[1] / c.group};
+    wd.insert(wd.end(), c.k.begin(), c.k.end());
+    Tensor x = rng.tensor(dt, c.x), w = rng.tensor(dt, wd);
+    w.constant = const_w;
+    std::vector<double> ref, mag;
+    std::vector<int64_t> y_dims;
+    conv_reference(c, x, w, nullptr, to_act(act_cases()[0]), ref, mag, y_dims);
+    auto p = prepare(conv_node(c), {x, w}, {{dt, y_dims}});
+    EXPECT_TRUE(p.is_ok()) << p.status().to_string();
+    return p.is_ok() ? p->kernel().implementation() : std::string();
+  };
+  const ConvCase se = {{2, 50, 1, 1}, 200, {1, 1}};
+  EXPECT_EQ(implementation(se, true, DType::kF32).rfind("own loop", 0), 0u);
+  EXPECT_EQ(implementation({{1, 3, 4, 5}, 7, {4, 5}}, true, DType::kF32).rfind("own loop", 0), 0u);
+  // Variable weights, low precision, a window short of the input, groups, padding: oneDNN.
+  EXPECT_EQ(implementation(se, false, DType::kF32).rfind("oneDNN", 0), 0u);
+  EXPECT_EQ(implementation(se, true, DType::kBF16).rfind("oneDNN", 0), 0u);
+  EXPECT_EQ(implementation({{1, 3, 4, 5}, 7, {3, 5}}, true, DType::kF32).rfind("oneDNN", 0), 0u);
+  EXPECT_EQ(implementation({{1, 4, 1, 1}, 4, {1, 1}, 2}, true, DType::kF32).rfind("oneDNN", 0), 0u);
+  EXPECT_EQ(implementation({{1, 2, 1, 1}, 3, {1, 1}, 1, {}, {}, {1, 0, 0, 0}}, true, DType::kF32)
+                .rfind("oneDNN", 0),
+            0u);
+  uint32_t seed = 5000;
+  for (const ActCase& a : act_cases()) check_conv(se, DType::kF32, a, true, 1, ++seed);
+  // Enough output channels for two threads to split them.
+  check_conv({{2, 256, 1, 1}, 1024, {1, 1}}, DType::kF32, act_cases()[1], true, 2, ++seed);
 }
 
 // One prepared kernel, run from several threads at once (ExecutionContexts share kernels).
@@ -616,7 +655,7 @@ void matmul_reference(const Tensor& a, const Tensor& b, const std::vector<int64_
 
 void check_matmul(const std::vector<int64_t>& ad, const std::vector<int64_t>& bd,
                   const std::vector<int64_t>& yd, DType dt, const ActCase& act, bool const_b,
-                  uint32_t seed) {
+                  uint32_t seed, int threads = 1) {
   Rng rng(seed);
   Tensor a = rng.tensor(dt, ad), b = rng.tensor(dt, bd);
   b.constant = const_b;
@@ -627,7 +666,7 @@ void check_matmul(const std::vector<int64_t>& ad, const std::vector<int64_t>& bd
   node.name = "node";
   node.op = OpType::kMatMul;
   set_act(node, act);
-  auto got = run_kernel(node, {a, b}, {{dt, yd}});
+  auto got = run_kernel(node, {a, b}, {{dt, yd}}, threads);
   std::ostringstream what;
   what << "MatMul " << ::testing::PrintToString(ad) << " x " << ::testing::PrintToString(bd)
        << " dtype=" << dtype_name(dt) << " act=" << act.name << " const_b=" << const_b
@@ -693,13 +732,16 @@ struct GemmCase {
   std::vector<int64_t> c;  // C dims; {-1}: no C
 };
 
-void check_gemm(const GemmCase& g, DType dt, const ActCase& act, bool const_bc, uint32_t seed) {
+// `variable_c`: C a run-time input even when B is constant.
+void check_gemm(const GemmCase& g, DType dt, const ActCase& act, bool const_bc, uint32_t seed,
+                bool variable_c = false) {
   Rng rng(seed);
   Tensor a = rng.tensor(dt, g.ta ? std::vector<int64_t>{g.k, g.m} : std::vector<int64_t>{g.m, g.k});
   Tensor b = rng.tensor(dt, g.tb ? std::vector<int64_t>{g.n, g.k} : std::vector<int64_t>{g.k, g.n});
   const bool has_c = !(g.c.size() == 1 && g.c[0] == -1);
   Tensor c = has_c ? rng.tensor(dt, g.c) : Tensor{};
-  b.constant = c.constant = const_bc;
+  b.constant = const_bc;
+  c.constant = const_bc && !variable_c;
   const int64_t cm = g.c.size() == 2 ? g.c[0] : 1, cn = g.c.empty() ? 1 : g.c.back();
   std::vector<double> ref, mag;
   for (int64_t i = 0; i < g.m; ++i)
@@ -768,6 +810,56 @@ TEST(DnnlGemm, FusedActivations) {
       check_gemm({4, 6, 5, false, true, 1.0f, 1.0f, {5}}, dt, a, true, ++seed);
       check_gemm({4, 6, 5, true, false, 0.5f, 0.7f, {4, 5}}, dt, a, false, ++seed);
     }
+}
+
+// Which products our own loop takes (kernels/cpu/small_gemm.h); the results of those it
+// takes against the reference, with a run-time bias and two threads.
+TEST(DnnlMatMul, SmallProductsRunOwnLoop) {
+  auto implementation = [](OpType op, const std::vector<Tensor>& ins,
+                           const std::vector<int64_t>& yd, const graph::Attributes& attrs = {}) {
+    graph::Node node;
+    node.op = op;
+    node.attrs = attrs;
+    auto p = prepare(node, ins, {{ins[0].dtype, yd}});
+    EXPECT_TRUE(p.is_ok()) << p.status().to_string();
+    return p.is_ok() ? p->kernel().implementation() : std::string();
+  };
+  Rng rng(12000);
+  Tensor a = rng.tensor(DType::kF32, {2, 3, 16}), b = rng.tensor(DType::kF32, {16, 10});
+  Tensor b3 = rng.tensor(DType::kF32, {2, 16, 10});
+  b.constant = b3.constant = true;
+  EXPECT_EQ(implementation(OpType::kMatMul, {a, b}, {2, 3, 10}), "own loop, small product");
+  // A batched B, a variable B, bf16, a product over the bound: oneDNN.
+  EXPECT_EQ(implementation(OpType::kMatMul, {a, b3}, {2, 3, 10}).rfind("oneDNN", 0), 0u);
+  Tensor bv = b;
+  bv.constant = false;
+  EXPECT_EQ(implementation(OpType::kMatMul, {a, bv}, {2, 3, 10}).rfind("oneDNN", 0), 0u);
+  Tensor a16 = rng.tensor(DType::kBF16, {3, 16}), b16 = rng.tensor(DType::kBF16, {16, 10});
+  b16.constant = true;
+  EXPECT_EQ(implementation(OpType::kMatMul, {a16, b16}, {3, 10}).rfind("oneDNN", 0), 0u);
+  Tensor big_a = rng.tensor(DType::kF32, {64, 64}), big_b = rng.tensor(DType::kF32, {64, 128});
+  big_b.constant = true;
+  EXPECT_EQ(implementation(OpType::kMatMul, {big_a, big_b}, {64, 128}).rfind("oneDNN", 0), 0u);
+  // Gemm: transposed A, alpha != 1 and C with rows stay on oneDNN.
+  Tensor ga = rng.tensor(DType::kF32, {3, 16}), gat = rng.tensor(DType::kF32, {16, 3});
+  graph::Attributes ta, alpha;
+  ta.set("transA", int64_t{1});
+  alpha.set("alpha", 0.5f);
+  EXPECT_EQ(implementation(OpType::kGemm, {ga, b}, {3, 10}), "own loop, small product");
+  EXPECT_EQ(implementation(OpType::kGemm, {gat, b}, {3, 10}, ta).rfind("oneDNN", 0), 0u);
+  EXPECT_EQ(implementation(OpType::kGemm, {ga, b}, {3, 10}, alpha).rfind("oneDNN", 0), 0u);
+  Tensor c_rows = rng.tensor(DType::kF32, {3, 10});
+  c_rows.constant = true;
+  EXPECT_EQ(implementation(OpType::kGemm, {ga, b, c_rows}, {3, 10}).rfind("oneDNN", 0), 0u);
+
+  uint32_t seed = 12100;
+  // Transposed B with a run-time bias row, and a run-time scalar C, beta != 1.
+  check_gemm({3, 16, 10, false, true, 1.0f, 0.5f, {10}}, DType::kF32, act_cases()[1], true, ++seed,
+             true);
+  check_gemm({1, 256, 10, false, false, 1.0f, 2.0f, {}}, DType::kF32, act_cases()[0], true, ++seed,
+             true);
+  // Enough columns for two threads to split them.
+  check_matmul({1, 64}, {64, 2048}, {1, 2048}, DType::kF32, act_cases()[1], true, ++seed, 2);
 }
 
 // ---- Pools
