@@ -8,15 +8,43 @@
 namespace amp::kernels::cpu {
 namespace {
 
-// y[j] += sum_k x[k] b[k][j] for j in [j0, j1): K passes over contiguous rows of B.
-AMP_ISA_CLONES void accumulate_rows(const float* __restrict__ x, const float* __restrict__ b,
-                                    int64_t k_count, int64_t n, int64_t j0, int64_t j1,
-                                    float* __restrict__ y) {
-  for (int64_t k = 0; k < k_count; ++k) {
-    const float xk = x[k];
-    const float* __restrict__ row = b + k * n;
-    for (int64_t j = j0; j < j1; ++j) y[j] += xk * row[j];
+// Columns per register tile: 32 floats are 4 AVX2 or 2 AVX-512 registers per row.
+constexpr int64_t kTile = 32;
+
+// y[r][0..width) += sum_k x[r][k] bt[k][0..width) for R rows (x and y rows `ldx` and `ldy`
+// apart), bt one packed tile [K, kTile] (zero past width). The partial sums stay in
+// registers across the whole K loop: per k one contiguous load of the tile serves R rows,
+// and y is read and written once.
+template <int R>
+AMP_ISA_CLONES void accumulate_tile(const float* __restrict__ x, int64_t ldx,
+                                    const float* __restrict__ bt, int64_t k_count, int64_t width,
+                                    float* __restrict__ y, int64_t ldy) {
+  float acc[R][kTile];
+  for (int r = 0; r < R; ++r)
+    for (int64_t w = 0; w < kTile; ++w) acc[r][w] = w < width ? y[r * ldy + w] : 0.0f;
+  // A single row alternates two sets of sums over even and odd k: with one set, each FMA
+  // waits for the previous one's result on the same registers.
+  float odd[R == 1 ? kTile : 1] = {};
+  int64_t k = 0;
+  if constexpr (R == 1) {
+    for (; k + 2 <= k_count; k += 2) {
+      const float* __restrict__ row = bt + k * kTile;
+      const float x0 = x[k], x1 = x[k + 1];
+      for (int64_t w = 0; w < kTile; ++w) {
+        acc[0][w] += x0 * row[w];
+        odd[w] += x1 * row[kTile + w];
+      }
+    }
   }
+  for (; k < k_count; ++k) {
+    const float* __restrict__ row = bt + k * kTile;
+    for (int r = 0; r < R; ++r) {
+      const float xk = x[r * ldx + k];
+      for (int64_t w = 0; w < kTile; ++w) acc[r][w] += xk * row[w];
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int64_t w = 0; w < width; ++w) y[r * ldy + w] = acc[r][w] + (R == 1 ? odd[w] : 0.0f);
 }
 
 }  // namespace
@@ -27,25 +55,38 @@ void SmallGemm::prepare(int64_t rows, int64_t k, int64_t n, const float* b, int6
   k_ = k;
   n_ = n;
   act_ = act;
-  b_.resize(static_cast<size_t>(k * n));
+  // Tile-major [N / kTile][K][kTile], the last tile zero-padded: a tile's K rows are
+  // contiguous, so the K loop streams them (B's own rows are N apart).
+  const int64_t tiles = (n + kTile - 1) / kTile;
+  b_.assign(static_cast<size_t>(tiles * k * kTile), 0.0f);
   for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j) b_[kk * n + j] = b[kk * stride_k + j * stride_n];
+    for (int64_t j = 0; j < n; ++j)
+      b_[(j / kTile * k + kk) * kTile + j % kTile] = b[kk * stride_k + j * stride_n];
   if (bias != nullptr) bias_.assign(bias, bias + n);
 }
 
 void SmallGemm::run(const float* x, const float* bias, float* y, int threads) const {
   const float* b = bias_.empty() ? bias : bias_.data();
-  // Columns per thread: enough multiply-adds (~32K) to pay for waking a thread.
-  const int64_t grain = std::max<int64_t>(16, 32768 / std::max<int64_t>(1, rows_ * k_));
+  const int64_t tiles = (n_ + kTile - 1) / kTile;
+  // Tiles of columns per thread: enough multiply-adds (~32K) to pay for waking a thread.
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, rows_ * k_ * kTile));
   parallel_for(
-      n_, threads,
-      [&](int64_t j0, int64_t j1) {
-        for (int64_t r = 0; r < rows_; ++r) {
-          float* yr = y + r * n_;
-          for (int64_t j = j0; j < j1; ++j) yr[j] = b != nullptr ? b[j] : 0.0f;
-          accumulate_rows(x + r * k_, b_.data(), k_, n_, j0, j1, yr);
-          if (act_.kind != graph::ActivationKind::kNone)
-            for (int64_t j = j0; j < j1; ++j) yr[j] = ew::apply_activation(act_, yr[j]);
+      tiles, threads,
+      [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t j = t * kTile, width = std::min(kTile, n_ - j);
+          const float* bt = b_.data() + t * k_ * kTile;
+          for (int64_t r = 0; r < rows_; ++r)
+            for (int64_t w = 0; w < width; ++w) y[r * n_ + j + w] = b != nullptr ? b[j + w] : 0.0f;
+          int64_t r = 0;
+          for (; r + 2 <= rows_; r += 2)
+            accumulate_tile<2>(x + r * k_, k_, bt, k_, width, y + r * n_ + j, n_);
+          for (; r < rows_; ++r)
+            accumulate_tile<1>(x + r * k_, k_, bt, k_, width, y + r * n_ + j, n_);
+          if (act_.kind == graph::ActivationKind::kNone) continue;
+          for (r = 0; r < rows_; ++r)
+            for (int64_t w = 0; w < width; ++w)
+              y[r * n_ + j + w] = ew::apply_activation(act_, y[r * n_ + j + w]);
         }
       },
       grain);

@@ -15,12 +15,18 @@
 // each on oneDNN, 0.1-1.7 us here, and the model 0.76-0.79 -> 0.67 ms; with AVX-512
 // 0.60-0.61 -> 0.54-0.55 ms.
 //
-// Algorithm: prepare() packs B row-major [K, N] (from any strides: W^T, a transposed B), so
-// each step of the sum is an axpy over a contiguous row of N outputs (vectorized per ISA,
-// AMP_ISA_CLONES; no cross-lane reduction). The bias initializes the row; the fused
-// activation runs over it at the end. Threads split the columns once a share has ~32K
-// multiply-adds. oneDNN keeps every product over kMaxMacs: its register-blocked GEMM
-// reuses B across rows, which this loop does not.
+// Algorithm: prepare() packs B in tiles of 32 columns, each tile's K rows contiguous. A
+// tile of one or two rows of y stays in registers for the whole sum over K: per k, one
+// broadcast of x and a contiguous load of the tile's row (one row alternates two sets of
+// sums, so consecutive FMAs do not wait on each other). Vectorized per ISA (AMP_ISA_CLONES).
+// The bias initializes y; the fused activation runs over it at the end. Threads split the
+// tiles once a share has ~32K multiply-adds.
+//
+// kMaxMacs is where oneDNN catches up: its packed, register-blocked GEMM streams B faster.
+// One thread, MatMul with a constant B, median per node (us), own loop / oneDNN, AVX-512
+// hidden (same with it within noise):
+//   1x128x128 0.8 / 2.5   1x128x256 2.2 / 2.9   4x128x128 2.4 / 4.0   1x256x256 5.2 / 5.3
+//   8x128x128 4.3 / 5.9   1x256x512 7.9 / 7.1   1x960x240 14.5 / 10.9   1x512x512 15.5 / 12.3
 #pragma once
 
 #include <cstdint>
@@ -32,7 +38,7 @@ namespace amp::kernels::cpu {
 
 class SmallGemm {
  public:
-  static constexpr int64_t kMaxMacs = int64_t{1} << 18;
+  static constexpr int64_t kMaxMacs = int64_t{1} << 17;
 
   // Whether a product of this size runs here.
   static bool pays(int64_t rows, int64_t k, int64_t n) {
