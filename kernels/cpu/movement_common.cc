@@ -41,7 +41,42 @@ void copy_row_bytes(const uint8_t* src, int64_t stride, int64_t n, uint8_t* dst,
                 src + static_cast<ptrdiff_t>(i * stride) * static_cast<ptrdiff_t>(elem), elem);
 }
 
+// copy_rows for a row size known at compile time: the compiler emits its moves inline.
+template <size_t kBytes>
+void copy_rows_fixed(uint8_t* dst, ptrdiff_t dst_stride, const uint8_t* src, ptrdiff_t src_stride,
+                     int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(dst + r * dst_stride, src + r * src_stride, kBytes);
+}
+
 }  // namespace
+
+void copy_rows(uint8_t* dst, ptrdiff_t dst_stride, const uint8_t* src, ptrdiff_t src_stride,
+               int64_t rows, size_t row_bytes) {
+  switch (row_bytes) {
+    case 0:
+      return;
+    case 1:
+      return copy_rows_fixed<1>(dst, dst_stride, src, src_stride, rows);
+    case 2:
+      return copy_rows_fixed<2>(dst, dst_stride, src, src_stride, rows);
+    case 4:
+      return copy_rows_fixed<4>(dst, dst_stride, src, src_stride, rows);
+    case 8:
+      return copy_rows_fixed<8>(dst, dst_stride, src, src_stride, rows);
+    case 12:
+      return copy_rows_fixed<12>(dst, dst_stride, src, src_stride, rows);
+    case 16:
+      return copy_rows_fixed<16>(dst, dst_stride, src, src_stride, rows);
+    case 24:
+      return copy_rows_fixed<24>(dst, dst_stride, src, src_stride, rows);
+    case 32:
+      return copy_rows_fixed<32>(dst, dst_stride, src, src_stride, rows);
+    default:
+      for (int64_t r = 0; r < rows; ++r)
+        std::memcpy(dst + r * dst_stride, src + r * src_stride, row_bytes);
+  }
+}
 
 StridedView make_strided_view(int rank, const int64_t* dims, const int64_t* strides, int64_t base) {
   StridedView v;
@@ -88,8 +123,30 @@ void strided_copy(const StridedView& v, const void* src_v, void* dst_v, size_t e
           rem /= v.dims[a];
           off += idx[a] * v.strides[a];
         }
-        for (int64_t row = begin; row < end; ++row) {
+        // Contiguous rows: a run of them along the next axis out is one copy_rows call.
+        const int run_axis = outer_rank - 1;
+        for (int64_t row = begin; row < end;) {
+          if (inner_stride == 1 && run_axis >= 0) {
+            const int64_t run = std::min(v.dims[run_axis] - idx[run_axis], end - row);
+            copy_rows(dst + row * inner * es, inner * es, src + off * es, v.strides[run_axis] * es,
+                      run, static_cast<size_t>(inner * es));
+            row += run;
+            // Step the odometer past the run: the run axis wraps (or the chunk ends).
+            off += v.strides[run_axis] * run;
+            idx[run_axis] += run;
+            if (idx[run_axis] < v.dims[run_axis]) continue;
+            off -= v.strides[run_axis] * v.dims[run_axis];
+            idx[run_axis] = 0;
+            for (int a = run_axis - 1; a >= 0; --a) {
+              off += v.strides[a];
+              if (++idx[a] < v.dims[a]) break;
+              off -= v.strides[a] * v.dims[a];
+              idx[a] = 0;
+            }
+            continue;
+          }
           copy_row_bytes(src + off * es, inner_stride, inner, dst + row * inner * es, elem);
+          ++row;
           for (int a = outer_rank - 1; a >= 0; --a) {
             off += v.strides[a];
             if (++idx[a] < v.dims[a]) break;

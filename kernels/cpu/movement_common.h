@@ -47,6 +47,15 @@ StridedView make_strided_view(int rank, const int64_t* dims, const int64_t* stri
 void strided_copy(const StridedView& view, const void* src, void* dst, size_t elem_size,
                   int threads);
 
+// `rows` rows of `row_bytes` each, from src (rows `src_stride` bytes apart; 0 repeats one,
+// negative walks back) to dst (rows `dst_stride` bytes apart). Short rows (a last axis of 2 or 4
+// floats: detectors' box and score tensors) are copied with fixed-size moves, not a memcpy call
+// each, which cost ~5 ns a row: measured on ultraface-slim-320 with AVX-512 hidden, Intel Xeon
+// (Emerald Rapids), one thread, each Slice of a 4420x4 tensor to 4420x2 took 27 us and each Concat
+// back 44 us.
+void copy_rows(uint8_t* dst, ptrdiff_t dst_stride, const uint8_t* src, ptrdiff_t src_stride,
+               int64_t rows, size_t row_bytes);
+
 // memcpy split over threads for large buffers; a no-op when dst == src (aliased views).
 void parallel_copy(void* dst, const void* src, size_t bytes, int threads);
 

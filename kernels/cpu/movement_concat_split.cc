@@ -1,7 +1,8 @@
 // Concat(axis) and Split(axis; sizes from input 1, num_outputs, or equal parts).
 //
 // The layout and its checks are kernels/common/movement_io.h's PartsLayout: each part owns
-// one contiguous block per outer index, so the copy is one memcpy per (outer, part).
+// one contiguous block per outer index, so the copy is, per part, one row of rows
+// (copy_rows, movement_common.h: fixed-size moves for short blocks).
 #include <algorithm>
 #include <cstring>
 
@@ -30,6 +31,15 @@ BlockPlan plan_blocks(const PartsLayout& l) {
   return p;
 }
 
+// Runs fn(r0, r1) over [begin, end) in batches of ~64 KiB of whole blocks, so that the
+// parts' passes over a batch find it in cache.
+template <typename Fn>
+void for_row_batches(int64_t begin, int64_t end, size_t whole_bytes, Fn&& fn) {
+  const int64_t batch = std::max<int64_t>(
+      1, static_cast<int64_t>((size_t{1} << 16) / std::max<size_t>(whole_bytes, 1)));
+  for (int64_t r = begin; r < end; r += batch) fn(r, std::min(end, r + batch));
+}
+
 class ConcatKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
@@ -45,15 +55,17 @@ class ConcatKernel : public Kernel {
     parallel_for(
         p.outer, args.num_threads,
         [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) {
-            uint8_t* d = dst + static_cast<size_t>(o) * p.whole_bytes;
+          for_row_batches(b, e, p.whole_bytes, [&](int64_t r0, int64_t r1) {
+            size_t at = 0;  // the part's offset within the whole block
             for (size_t k = 0; k < n; ++k) {
               const size_t bytes = p.part_bytes[k];
-              if (bytes == 0) continue;
-              std::memcpy(d, args.input<uint8_t>(k) + static_cast<size_t>(o) * bytes, bytes);
-              d += bytes;
+              copy_rows(dst + static_cast<size_t>(r0) * p.whole_bytes + at,
+                        static_cast<ptrdiff_t>(p.whole_bytes),
+                        args.input<uint8_t>(k) + static_cast<size_t>(r0) * bytes,
+                        static_cast<ptrdiff_t>(bytes), r1 - r0, bytes);
+              at += bytes;
             }
-          }
+          });
         },
         std::max<int64_t>(1, static_cast<int64_t>((1 << 18) / std::max<size_t>(p.whole_bytes, 1))));
     return Status::ok();
@@ -78,16 +90,17 @@ class SplitKernel : public Kernel {
     parallel_for(
         p.outer, args.num_threads,
         [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) {
-            const uint8_t* s = src + static_cast<size_t>(o) * p.whole_bytes;
+          for_row_batches(b, e, p.whole_bytes, [&](int64_t r0, int64_t r1) {
+            size_t at = 0;  // the part's offset within the whole block
             for (size_t k = 0; k < n; ++k) {
               const size_t bytes = p.part_bytes[k];
-              uint8_t* d = args.output<uint8_t>(k);
-              if (d != nullptr && bytes != 0)
-                std::memcpy(d + static_cast<size_t>(o) * bytes, s, bytes);
-              s += bytes;
+              if (uint8_t* d = args.output<uint8_t>(k); d != nullptr)
+                copy_rows(d + static_cast<size_t>(r0) * bytes, static_cast<ptrdiff_t>(bytes),
+                          src + static_cast<size_t>(r0) * p.whole_bytes + at,
+                          static_cast<ptrdiff_t>(p.whole_bytes), r1 - r0, bytes);
+              at += bytes;
             }
-          }
+          });
         },
         std::max<int64_t>(1, static_cast<int64_t>((1 << 18) / std::max<size_t>(p.whole_bytes, 1))));
     return Status::ok();

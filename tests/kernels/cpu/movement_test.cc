@@ -406,6 +406,62 @@ TEST(MovementSlice, RandomSlices) {
   }
 }
 
+// Short contiguous rows are copied in runs along the next axis out (copy_rows,
+// kernels/cpu/movement_common.h); with two threads a chunk starts and ends inside a run.
+TEST(MovementSlice, ShortRowsInRunsSplitAcrossThreads) {
+  uint32_t seed;
+  std::mt19937 rng = make_rng(&seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<int64_t> dims = {3, 20001, 4};
+  for (DType dt : {DType::kF32, DType::kF16, DType::kI64, DType::kU8}) {
+    Tensor x = random_bytes(dt, dims, rng);
+    // Axes 0 and 1 reversed, the last axis [1, 3): 60003 rows of 2, so two threads' chunks
+    // meet in the middle of a run along axis 1.
+    const std::vector<int64_t> starts = {-1, -1, 1}, ends = {INT64_MIN, INT64_MIN, 3},
+                               steps = {-1, -1, 1};
+    std::vector<std::vector<int64_t>> sel(3);
+    for (size_t a = 0; a < 3; ++a) sel[a] = slice_indices(dims[a], starts[a], ends[a], steps[a]);
+    const std::vector<int64_t> odims = {3, 20001, 2};
+    Tensor expect = zeros_like_spec(dt, odims);
+    for_each_index(odims, [&](const std::vector<int64_t>& o, int64_t flat) {
+      std::vector<int64_t> i(3);
+      for (size_t a = 0; a < 3; ++a) i[a] = sel[a][static_cast<size_t>(o[a])];
+      copy_elem(x, flat_index(dims, i), expect, flat);
+    });
+    for (int threads : {1, 2}) {
+      test::KernelRun r = run_kernel(
+          OpType::kSlice, {},
+          {x, i64s(starts, true), i64s(ends, true), i64s({0, 1, 2}, true), i64s(steps, true)},
+          {spec(dt, odims)}, 13, threads);
+      ASSERT_TRUE(r.status().is_ok()) << r.status().to_string();
+      EXPECT_BYTES_EQ(expect, r.outputs[0]) << dtype_name(dt) << ", " << threads << " thread(s)";
+    }
+  }
+  // Concat and Split of many short blocks (8 + 4 bytes a row), over threads.
+  Tensor a = random_bytes(DType::kF32, {70001, 2}, rng),
+         b = random_bytes(DType::kF32, {70001, 1}, rng);
+  Tensor expect = zeros_like_spec(DType::kF32, {70001, 3});
+  for (int64_t r = 0; r < 70001; ++r) {
+    copy_elem(a, 2 * r, expect, 3 * r);
+    copy_elem(a, 2 * r + 1, expect, 3 * r + 1);
+    copy_elem(b, r, expect, 3 * r + 2);
+  }
+  graph::Attributes at;
+  at.set("axis", int64_t{1});
+  for (int threads : {1, 2}) {
+    test::KernelRun c =
+        run_kernel(OpType::kConcat, at, {a, b}, {spec(DType::kF32, {70001, 3})}, 13, threads);
+    ASSERT_TRUE(c.status().is_ok()) << c.status().to_string();
+    EXPECT_BYTES_EQ(expect, c.outputs[0]);
+    test::KernelRun s =
+        run_kernel(OpType::kSplit, at, {expect, i64s({2, 1}, true)},
+                   {spec(DType::kF32, {70001, 2}), spec(DType::kF32, {70001, 1})}, 18, threads);
+    ASSERT_TRUE(s.status().is_ok()) << s.status().to_string();
+    EXPECT_BYTES_EQ(a, s.outputs[0]);
+    EXPECT_BYTES_EQ(b, s.outputs[1]);
+  }
+}
+
 TEST(MovementSlice, DefaultsI32ParamsAndErrors) {
   uint32_t seed;
   std::mt19937 rng = make_rng(&seed);
