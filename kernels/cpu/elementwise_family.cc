@@ -9,6 +9,7 @@
 #include "kernels/common/elementwise_kernels.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/elementwise_cpu.h"
+#include "kernels/cpu/vector_exp.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -20,6 +21,16 @@ struct CpuElementwise {
 
   template <typename T, typename Op>
   static Status unary(const Op& op, const T* in, T* out, int64_t n, const KernelArgs& a) {
+    // f32 exp vectorized (kernels/cpu/vector_exp.h): std::exp is a scalar call.
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Exp>) {
+      parallel_for(n, a.num_threads,
+                   [&](int64_t b, int64_t e) { exp_f32(in + b, out + b, e - b); });
+      return Status::ok();
+    } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Sigmoid>) {
+      parallel_for(n, a.num_threads,
+                   [&](int64_t b, int64_t e) { sigmoid_f32(in + b, out + b, e - b); });
+      return Status::ok();
+    }
     const Op o = op;  // a local copy keeps the parameters in registers
     unary_loop(in, out, n, a.num_threads, [o](T x) { return ew::store<T>(o(ew::load(x))); });
     return Status::ok();

@@ -4,7 +4,10 @@
 //
 // Three passes per row: max, sum of exp(x - max) (pairwise), then the outputs. f32/f64
 // outputs hold exp(x - max) between passes 2 and 3; f16/bf16 recompute it so nothing is
-// rounded to the storage type before the final store.
+// rounded to the storage type before the final store. f32 Softmax over contiguous rows takes
+// its exps vectorized (kernels/cpu/vector_exp.h) over batches of rows: each row's x - max
+// is stored, one exp_f32 call covers the batch (short rows, e.g. a detector's two class
+// scores, cost one call per batch, not per row), then each row is summed and scaled.
 #include <algorithm>
 #include <type_traits>
 
@@ -14,6 +17,7 @@
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
+#include "kernels/cpu/vector_exp.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -37,6 +41,10 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
   // The normalized dim is innermost: each row is contiguous.
   void run_rows(const T* x, T* y, int threads) const {
     const int64_t len = this->shape_.len;
+    if constexpr (std::is_same_v<T, float> && !kLog) {
+      run_rows_f32(x, y, threads);
+      return;
+    }
     auto max_op = [](C u, C v) { return reduce_max_step(u, v); };
     auto add = [](C u, C v) { return reduce_sum_step(u, v); };
     parallel_for(
@@ -71,6 +79,50 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
               for (int64_t i = 0; i < len; ++i)
                 yr[i] = from_compute<T>(softmax_value(to_compute(xr[i]), m, inv));
             }
+          }
+        },
+        grain_for(len));
+  }
+
+  // tree_reduce over [0, len). Below its 8 lanes tree_reduce is a left fold from `init` (its
+  // lanes hold only `init`, which max and + absorb exactly); written out here, since its lane
+  // set-up cost more than a detector's rows of 2.
+  template <typename Op, typename Load>
+  static float row_reduce(int64_t len, float init, Op op, Load load) {
+    if (len >= 8) return tree_reduce<float>(0, len, init, op, load);
+    float acc = init;
+    for (int64_t i = 0; i < len; ++i) acc = op(acc, load(i));
+    return acc;
+  }
+
+  // run_rows for f32 Softmax (header): the same values as the generic path but for exp,
+  // which is exp_f32's (within 1-2 ulp of std::exp).
+  void run_rows_f32(const float* x, float* y, int threads) const {
+    const int64_t len = this->shape_.len;
+    constexpr int64_t kBatchElements = 4096;
+    auto max_op = [](float u, float v) { return reduce_max_step(u, v); };
+    auto add = [](float u, float v) { return reduce_sum_step(u, v); };
+    parallel_for(
+        this->shape_.outer, threads,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t o0 = begin; o0 < end;) {
+            const int64_t rows =
+                std::clamp<int64_t>(kBatchElements / std::max<int64_t>(len, 1), 1, end - o0);
+            for (int64_t o = o0; o < o0 + rows; ++o) {
+              const float* xr = x + o * len;
+              float* yr = y + o * len;
+              const float m = row_reduce(len, reduce_identity_max<float>(), max_op,
+                                         [xr](int64_t i) { return xr[i]; });
+              for (int64_t i = 0; i < len; ++i) yr[i] = xr[i] - m;
+            }
+            exp_f32(y + o0 * len, y + o0 * len, rows * len);
+            for (int64_t o = o0; o < o0 + rows; ++o) {
+              float* yr = y + o * len;
+              const float sum = row_reduce(len, 0.0f, add, [yr](int64_t i) { return yr[i]; });
+              const float inv = 1.0f / sum;
+              for (int64_t i = 0; i < len; ++i) yr[i] = yr[i] * inv;
+            }
+            o0 += rows;
           }
         },
         grain_for(len));
