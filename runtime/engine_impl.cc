@@ -327,9 +327,8 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
   setup.device = options;
   setup.threads = threads;
   if (!samples.empty()) setup.inputs = samples.front();
-  // Timing never fails a load: with symbolic dims timed as 1 a model may not run at all
-  // (a pooling window larger than a 1-pixel image), and whatever fails here for the bound
-  // dims fails again, with its own error, where the engine runs.
+  // Timing never fails a load: whatever fails here for the bound dims fails again, with its
+  // own error, where the engine runs.
   Result<runtime::PrecisionTiming> timed =
       runtime::time_precision(graph, policy, has_kernel, keep_low, setup);
   runtime::PrecisionTiming t;
@@ -351,11 +350,10 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
   char buf[400];
   if (t.all_fp32) {
     std::snprintf(buf, sizeof(buf),
-                  "measured on this device the AMP plan is slower (%.3f ms against fp32's "
+                  "measured on this device the AMP plan is not faster (%.3f ms against fp32's "
                   "%.3f ms; %.3f against %.3f ms before %zu node(s) were kept fp32; timed in "
-                  "%.0f ms%s, Options::precision_timing)",
-                  t.final_ms, t.check_fp32_ms, t.low_ms, t.fp32_ms, t.pinned.size(), t.ms,
-                  t.symbolic_as_one ? " with symbolic dims as 1" : "");
+                  "%.0f ms, Options::precision_timing)",
+                  t.final_ms, t.check_fp32_ms, t.low_ms, t.fp32_ms, t.pinned.size(), t.ms);
     run_fp32_instead(buf);
     return true;
   }
@@ -364,9 +362,8 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
       policy.node_hints[name] = {DType::kF32, why};
   std::snprintf(buf, sizeof(buf),
                 "precision timing: %zu node(s) kept fp32, faster on this device; the plan "
-                "%.3f ms against fp32's %.3f ms (%.3f ms before; timed in %.0f ms, %d rounds%s)",
-                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds,
-                t.symbolic_as_one ? ", symbolic dims as 1" : "");
+                "%.3f ms against fp32's %.3f ms (%.3f ms before; timed in %.0f ms, %d rounds)",
+                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds);
   note(buf);
   return false;
 }

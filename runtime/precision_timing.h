@@ -13,8 +13,11 @@
 // Algorithm (one measurement, one decision sweep, one check):
 //  1. Plan the AMP graph as the engine would (the policy with every hint so far) and keep
 //     the fp32 graph. Build an execution plan of each on a fresh backend of the engine's
-//     kind, for the bound input dims, fed with the first calibration sample or zeros (a
-//     dim left symbolic is timed as 1; Options::input_shapes binds a representative one).
+//     kind, for the bound input dims, fed with the first calibration sample or zeros. A dim
+//     left symbolic is not timed at all: at made-up dims the measurement misleads (a
+//     BERT-style encoder's bf16 plan won by 2% at dims of 1 and lost by 1.5x at 2 x 16
+//     tokens); the engine then takes the backend's untimed guess, and Options::input_shapes
+//     (or calibration data) binds representative dims to time.
 //  2. Time them interleaved (low, fp32, low, ...; after two warm-up runs each) so drift
 //     and a busy neighbour hit both alike: R rounds, R from 3 to 15 so that the rounds take
 //     about kBudgetMs; each node's time is its median over the rounds (RunProfiler: host
@@ -27,8 +30,9 @@
 //     cost exceeds its fp32 cost by more than kMargin (measurement noise); a pinned node
 //     counts as fp32 for the nodes after it.
 //  4. Check: plan again with the pins and time it against fp32 (interleaved, as above). If
-//     the whole plan is still slower than fp32, the engine runs fp32 and says so: fp16 /
-//     bf16 are a permission, never a slowdown.
+//     the whole plan is not faster than fp32 by kPlanMargin (5%: the low types cost accuracy,
+//     a win within the noise is none), the engine runs fp32 and says so: fp16 / bf16 are a
+//     permission, never a slowdown.
 // Cost: 2 warm-ups + R runs of each plan, twice: ~4 x kBudgetMs, plus building four
 // plans. Nodes the user pinned low (policy file, callback) are never pinned. Nodes inside
 // control-flow bodies are timed but not pinned (they are planned with their body).
@@ -61,7 +65,6 @@ std::map<std::string, std::string> nodes_faster_in_fp32(const graph::Graph& low,
 
 struct PrecisionTiming {
   std::string skipped;                        // why nothing was timed; "" when timed
-  bool symbolic_as_one = false;               // an input's symbolic dims were timed as 1
   std::map<std::string, std::string> pinned;  // node -> reason (step 3)
   bool all_fp32 = false;                      // step 4: the whole plan is slower
   double low_ms = 0, fp32_ms = 0;             // whole runs, first measurement

@@ -25,7 +25,6 @@
 // overhead: f32 ones with a constant 2-D B and at most a row bias run our own loop
 // (kernels/cpu/small_gemm.h).
 #include <algorithm>
-#include <optional>
 
 #include "kernels/common/matmul_io.h"
 #include "kernels/cpu/cpu_common.h"

@@ -149,7 +149,7 @@ TEST_F(PrecisionTimingEngine, ALoadTimesThePlanAndReportsEachPinnedNode) {
   const std::vector<float> got = e.run({{"x", x}})[0].to_float_vector();
   if (e.precision() == Precision::kFp32) {
     // The whole plan measured slower: fp32, exactly.
-    EXPECT_NE(note.find("measured on this device the AMP plan is slower"), std::string::npos)
+    EXPECT_NE(note.find("measured on this device the AMP plan is not faster"), std::string::npos)
         << note;
     EXPECT_EQ(got, want);
     return;
@@ -210,9 +210,10 @@ TEST_F(PrecisionTimingEngine, ASavedPolicyWithNodeDtypesIsNotTimedAgain) {
       << e.precision_note();
 }
 
-// H and W symbolic, timed as 1: a 2x2 MaxPool cannot run on a 1x1 image. The load must not
-// fail because of timing (nor fall back silently): it says it skipped.
-TEST_F(PrecisionTimingEngine, AModelThatCannotRunAtDimsOfOneStillLoads) {
+// H and W symbolic: not timed at made-up dims (at dims of 1 this model could not even run:
+// a 2x2 MaxPool on a 1x1 image). The load says it skipped timing and why, and runs; bound
+// with input_shapes, the same model is timed.
+TEST_F(PrecisionTimingEngine, SymbolicDimsAreTimedOnlyWhenBound) {
   GraphBuilder b;
   ValueId x = b.input("x", DType::kF32,
                       graph::Shape({1, 8, graph::Dim::symbolic("H"), graph::Dim::symbolic("W")}));
@@ -228,11 +229,18 @@ TEST_F(PrecisionTimingEngine, AModelThatCannotRunAtDimsOfOneStillLoads) {
   const std::string path = (dir_ / "pool.amp").string();
   ASSERT_TRUE(graph::write_amp_file(g, path).is_ok());
   const Engine e = Engine::load(path, timed_bf16());
-  EXPECT_NE(e.precision_note().find("precision timing skipped: it failed"), std::string::npos)
+  EXPECT_NE(e.precision_note().find("precision timing skipped: input 'x' has symbolic dims"),
+            std::string::npos)
       << e.precision_note();
   std::vector<float> ones(1 * 8 * 4 * 4, 1.0f);
   EXPECT_EQ(e.run({{"x", Tensor::from(ones, {1, 8, 4, 4})}})[0].shape(),
             (std::vector<int64_t>{1, 8, 2, 2}));
+  Options bound = timed_bf16();
+  bound.input_shapes = {{"x", {1, 8, 4, 4}}};
+  const std::string note = Engine::load(path, bound).precision_note();
+  EXPECT_TRUE(note.find("precision timing: ") != std::string::npos ||
+              note.find("the AMP plan is not faster") != std::string::npos)
+      << note;
 }
 
 }  // namespace

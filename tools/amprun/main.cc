@@ -143,6 +143,31 @@ int run(const amprun::Args& args) {
     opt.precision = amp::Precision::kFp16;  // auto picked CUDA: reload with the GPU default
     engine = amp::Engine::load(args.model, opt);
   }
+  std::vector<std::string> notes;
+  std::vector<amp::NamedTensor> inputs =
+      amprun::make_inputs(engine, args.inputs_dir, args.shapes, args.seed, notes);
+  // A low-precision plan is made for the dims it will run: precision timing does not time
+  // symbolic dims (runtime/precision_timing.h), and amprun runs one set of inputs, so their
+  // dims are bound at load as --shape would bind them, and the engine is loaded again (the
+  // first load planned without calibration, so it was cheap). With --calib the first
+  // sample's dims are the ones timed.
+  if (opt.precision != amp::Precision::kFp32 && opt.calibration_dirs.empty()) {
+    bool bound_now = false;
+    for (size_t i = 0; i < inputs.size() && i < engine.inputs().size(); ++i) {
+      const amp::TensorInfo& info = engine.inputs()[i];
+      const bool symbolic = std::find(info.shape.begin(), info.shape.end(), -1) != info.shape.end();
+      if (symbolic && !opt.input_shapes.count(info.name)) {
+        opt.input_shapes[info.name] = inputs[i].tensor.shape();
+        bound_now = true;
+      }
+    }
+    if (bound_now) {
+      engine = amp::Engine::load(args.model, opt);
+      notes.push_back(
+          "symbolic input dims bound at load to the inputs' (as --shape would): the "
+          "precision plan is made for them");
+    }
+  }
   const amp::LoadTimings lt = engine.load_timings();
   std::printf("\n=== Device ===\n  %s: %s\n  (%s)\n", amp::backend_kind_name(engine.backend()),
               engine.device_name().c_str(), engine.backend_note().c_str());
@@ -160,9 +185,6 @@ int run(const amprun::Args& args) {
   json["load_ms"] = {{"total", lt.total}, {"verify", lt.verify}, {"passes", lt.passes},
                      {"amp", lt.amp},     {"memory", lt.memory}, {"upload", lt.upload}};
 
-  std::vector<std::string> notes;
-  std::vector<amp::NamedTensor> inputs =
-      amprun::make_inputs(engine, args.inputs_dir, args.shapes, args.seed, notes);
   for (const auto& n : notes) std::printf("  note: %s\n", n.c_str());
 
   // Numerics: one checked run on an engine of its own, so that the timed runs below are not

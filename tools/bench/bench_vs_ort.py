@@ -7,8 +7,9 @@ and with --demo GENERATOR the 6-layer BERT-style encoders that amp-make-demo-mod
 random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
 folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
---threads T) each run them: warm-up, then the median of --runs timed runs, at every thread
-count of --threads. With --busy, the same again while another process keeps one core busy
+--threads T) each run them: warm-up, then the median of --runs timed runs, in --rounds rounds
+that alternate the runtimes (the median round counts: a disturbance spoils one round of
+each, not all of one runtime's runs), at every thread count of --threads. With --busy, the same again while another process keeps one core busy
 (`yes > /dev/null`): a server shares its cores. Prints a Markdown table with the ratios
 (amprun / ORT) and their geometric mean, and the CPU it ran on.
 
@@ -175,7 +176,7 @@ def make_inputs(model, folder, named_dims):
     return feeds
 
 
-def ort_median(model, feeds, threads, runs, warmup):
+def ort_session(model, feeds, threads, warmup):
     so = quiet_options()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
@@ -184,6 +185,10 @@ def ort_median(model, feeds, threads, runs, warmup):
     sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
     for _ in range(warmup):
         sess.run(None, feeds)
+    return sess
+
+
+def ort_median(sess, feeds, runs):
     ms = []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -231,6 +236,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="interleaved rounds per configuration; the median round counts")
     ap.add_argument("--precision", default="fp32", help="amprun precisions, comma separated")
     ap.add_argument("--busy", action="store_true",
                     help="also measure while `yes > /dev/null` keeps one core busy")
@@ -279,13 +286,23 @@ def main():
                 hog = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if busy else None
                 try:
                     for t in threads:
-                        row = {"model": name, "condition": cond, "threads": t,
-                               "ort_ms": ort_median(path, feeds, t, args.runs, args.warmup)}
+                        # Rounds interleave the runtimes, so a disturbance of a few seconds
+                        # (this VM's neighbours) spoils one round of each, which the median
+                        # over rounds drops, instead of all of one runtime's runs.
+                        sess = ort_session(path, feeds, t, args.warmup)
+                        ort_rounds, amp_rounds = [], {p: [] for p in precisions}
+                        row = {"model": name, "condition": cond, "threads": t}
+                        for _ in range(args.rounds):
+                            ort_rounds.append(ort_median(sess, feeds, args.runs))
+                            for p in precisions:
+                                ms, used = amprun_median(args.amprun, path, folder, t, args.runs,
+                                                         args.warmup, p)
+                                amp_rounds[p].append(ms)
+                                row[f"amprun_{p}_ran"] = used
+                        del sess
+                        row["ort_ms"] = float(np.median(ort_rounds))
                         for p in precisions:
-                            ms, used = amprun_median(args.amprun, path, folder, t, args.runs,
-                                                     args.warmup, p)
-                            row[f"amprun_{p}_ms"] = ms
-                            row[f"amprun_{p}_ran"] = used
+                            row[f"amprun_{p}_ms"] = float(np.median(amp_rounds[p]))
                         rows.append(row)
                         print(json.dumps(row), file=sys.stderr, flush=True)
                 finally:
@@ -293,8 +310,9 @@ def main():
                         hog.terminate()
                         hog.wait()
 
-    print(f"CPU: {cpu_name()}; ONNX Runtime {ort.__version__}; medians of {args.runs} runs "
-          f"after {args.warmup} warm-up runs\n")
+    print(f"CPU: {cpu_name()}; ONNX Runtime {ort.__version__}; the median of {args.rounds} "
+          f"interleaved rounds, each the median of {args.runs} runs after {args.warmup} "
+          f"warm-up runs\n")
     head = "| model | load | threads | ORT ms |"
     for p in precisions:
         head += f" amprun {p} ms | ratio {p} |"

@@ -67,13 +67,13 @@ struct Options {
   std::optional<AccuracyTarget> accuracy;
   // Device-aware precision: at load, time the AMP plan's nodes against fp32 on the device and
   // keep fp32 for those whose low type, with its casts, runs slower there; the whole engine
-  // runs fp32 when the plan is still slower (runtime/precision_timing.h; the report says
+  // runs fp32 when the plan is not faster (runtime/precision_timing.h; the report says
   // "fp32: faster on this device"). kAuto: where the backend cannot tell without measuring
   // (a CPU that computes bf16 natively; not under emulate_low_precision); kOn: wherever a
   // low-precision plan is built (CUDA too); kOff: never, and where kAuto would time, the
   // backend's guess (fp32 on a CPU with AVX512-BF16 but no AMX). Symbolic input dims are
-  // timed as 1 (bind representative ones with input_shapes); a policy file's node_dtypes
-  // skip it.
+  // not timed (the backend's guess, as with kOff): input_shapes or calibration data binds
+  // representative ones; a policy file's node_dtypes skip it.
   PrecisionTimingMode precision_timing = PrecisionTimingMode::kAuto;
   // C++ override, consulted after the policy file: return kLow / kFp32 to pin a node.
   std::function<NodePrecision(const NodeInfo&)> precision_callback;
