@@ -66,7 +66,7 @@ std::map<std::string, std::string> nodes_faster_in_fp32(const graph::Graph& low,
 struct PrecisionTiming {
   std::string skipped;                        // why nothing was timed; "" when timed
   std::map<std::string, std::string> pinned;  // node -> reason (step 3)
-  bool all_fp32 = false;                      // step 4: the whole plan is slower
+  bool all_fp32 = false;                      // step 4: the plan is not faster enough
   double low_ms = 0, fp32_ms = 0;             // whole runs, first measurement
   double final_ms = 0;                        // the plan with the pins (step 4)
   double check_fp32_ms = 0;                   // fp32 again, beside final_ms
