@@ -51,6 +51,8 @@ Result<FusedActivation> read_fused_activation(const Node& node) {
     a.kind = ActivationKind::kGeluErf;
   } else if (name == "GeluTanh") {
     a.kind = ActivationKind::kGeluTanh;
+  } else if (name == "Swish") {
+    a.kind = ActivationKind::kSwish;
   } else {
     return unsupported("fused_activation '" + name + "' is not supported");
   }

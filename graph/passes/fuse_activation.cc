@@ -63,6 +63,28 @@ bool describe_activation(const Graph& g, const Node& act, Attributes& out) {
   }
 }
 
+// For Mul(y, Sigmoid(y)) in either order: the Sigmoid node, when y has no other consumer
+// than those two and the Sigmoid's output no other than the Mul; else -1.
+NodeId swish_sigmoid(const Graph& g, const Node& mul,
+                     const std::vector<std::vector<NodeId>>& consumers,
+                     const std::vector<NodeId>& producer) {
+  if (mul.op != OpType::kMul || mul.inputs.size() != 2) return -1;
+  for (int k = 0; k < 2; ++k) {
+    const ValueId y = mul.inputs[static_cast<size_t>(k)];
+    const ValueId s = mul.inputs[static_cast<size_t>(1 - k)];
+    if (y == kNoValue || s == kNoValue || y == s) continue;
+    const NodeId sig = producer[static_cast<size_t>(s)];
+    if (sig < 0) continue;
+    const Node& sn = g.nodes[static_cast<size_t>(sig)];
+    if (sn.op != OpType::kSigmoid || sn.inputs.size() != 1 || sn.inputs[0] != y) continue;
+    if (consumers[static_cast<size_t>(s)].size() != 1 ||
+        consumers[static_cast<size_t>(y)].size() != 2)
+      continue;
+    return sig;
+  }
+  return -1;
+}
+
 }  // namespace
 
 Result<bool> FuseActivation::run(Graph& g) {
@@ -75,6 +97,22 @@ Result<bool> FuseActivation::run(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& act = g.nodes[i];
     if (act.inputs.empty() || act.outputs.size() != 1 || act.inputs[0] == kNoValue) continue;
+    if (const NodeId sig = swish_sigmoid(g, act, consumers, producer); sig >= 0) {
+      const ValueId y = g.nodes[static_cast<size_t>(sig)].inputs[0];
+      const ValueId s = g.nodes[static_cast<size_t>(sig)].outputs[0];
+      const NodeId p = producer[static_cast<size_t>(y)];
+      if (p < 0 || remove[static_cast<size_t>(sig)]) continue;
+      Node& prod = g.nodes[static_cast<size_t>(p)];
+      if (!fusable_producer(prod.op) || prod.attrs.has("fused_activation") ||
+          prod.outputs.size() != 1 || is_output[static_cast<size_t>(y)] ||
+          is_output[static_cast<size_t>(s)] || g.value(y).dtype != g.value(act.outputs[0]).dtype)
+        continue;
+      prod.attrs.set("fused_activation", std::string("Swish"));
+      prod.outputs[0] = act.outputs[0];
+      remove[i] = remove[static_cast<size_t>(sig)] = 1;
+      changed = true;
+      continue;
+    }
     const ValueId y = act.inputs[0];
     const NodeId p = producer[static_cast<size_t>(y)];
     if (p < 0) continue;

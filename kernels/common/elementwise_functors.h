@@ -750,6 +750,8 @@ AMP_HOST_DEVICE float apply_activation(const Activation& a, float x) {
       return GeluErf{}(x);
     case ActivationKind::kGeluTanh:
       return GeluTanh{}(x);
+    case ActivationKind::kSwish:
+      return x * Sigmoid{}(x);
     case ActivationKind::kClip:
       return Clip<float>{a.alpha, a.beta}(x);
   }

@@ -216,6 +216,10 @@ Status append_activation(dnnl::post_ops& po, const ew::Activation& act) {
     case ew::ActivationKind::kGeluTanh:
       po.append_eltwise(1.0f, algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
       return Status::ok();
+    case ew::ActivationKind::kSwish:
+      // x / (1 + exp(-alpha x)) with alpha 1.
+      po.append_eltwise(1.0f, algorithm::eltwise_swish, 1.0f, 0.0f);
+      return Status::ok();
     case ew::ActivationKind::kClip:
       // ONNX: min > max clips everything to max; oneDNN rejects alpha > beta.
       po.append_eltwise(1.0f, algorithm::eltwise_clip, std::min(act.alpha, act.beta), act.beta);

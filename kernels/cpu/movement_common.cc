@@ -49,33 +49,25 @@ void copy_rows_fixed(uint8_t* dst, ptrdiff_t dst_stride, const uint8_t* src, ptr
     std::memcpy(dst + r * dst_stride, src + r * src_stride, kBytes);
 }
 
+// copy_rows_fixed<B> for the B of kSizes that equals row_bytes; false when none does.
+template <size_t... kSizes>
+bool copy_rows_of_size(uint8_t* dst, ptrdiff_t dst_stride, const uint8_t* src, ptrdiff_t src_stride,
+                       int64_t rows, size_t row_bytes) {
+  return ((row_bytes == kSizes &&
+           (copy_rows_fixed<kSizes>(dst, dst_stride, src, src_stride, rows), true)) ||
+          ...);
+}
+
 }  // namespace
 
 void copy_rows(uint8_t* dst, ptrdiff_t dst_stride, const uint8_t* src, ptrdiff_t src_stride,
                int64_t rows, size_t row_bytes) {
-  switch (row_bytes) {
-    case 0:
-      return;
-    case 1:
-      return copy_rows_fixed<1>(dst, dst_stride, src, src_stride, rows);
-    case 2:
-      return copy_rows_fixed<2>(dst, dst_stride, src, src_stride, rows);
-    case 4:
-      return copy_rows_fixed<4>(dst, dst_stride, src, src_stride, rows);
-    case 8:
-      return copy_rows_fixed<8>(dst, dst_stride, src, src_stride, rows);
-    case 12:
-      return copy_rows_fixed<12>(dst, dst_stride, src, src_stride, rows);
-    case 16:
-      return copy_rows_fixed<16>(dst, dst_stride, src, src_stride, rows);
-    case 24:
-      return copy_rows_fixed<24>(dst, dst_stride, src, src_stride, rows);
-    case 32:
-      return copy_rows_fixed<32>(dst, dst_stride, src, src_stride, rows);
-    default:
-      for (int64_t r = 0; r < rows; ++r)
-        std::memcpy(dst + r * dst_stride, src + r * src_stride, row_bytes);
-  }
+  // The short rows of 1- to 8-byte elements: a detector's boxes (4 floats), scores (2).
+  if (row_bytes == 0 || copy_rows_of_size<1, 2, 4, 8, 12, 16, 24, 32>(dst, dst_stride, src,
+                                                                      src_stride, rows, row_bytes))
+    return;
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(dst + r * dst_stride, src + r * src_stride, row_bytes);
 }
 
 StridedView make_strided_view(int rank, const int64_t* dims, const int64_t* strides, int64_t base) {

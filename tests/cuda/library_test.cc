@@ -194,7 +194,7 @@ TEST(CudaLibraryMatMul, FusedActivations) {
   AMP_REQUIRE_GPU();
   Rng rng;
   for (DType t : kFloatTypes)
-    for (const std::string act : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish"}) {
+    for (const std::string act : {"Relu", "LeakyRelu", "Sigmoid", "Tanh", "HardSwish", "Swish"}) {
       check_matmul(rng, t, {6, 32}, {32, 24}, true, act);
       check_matmul(rng, t, {2, 6, 32}, {2, 32, 24}, false, act);
     }

@@ -183,6 +183,53 @@ TEST(FuseDecomposedOps, HardSwishAfterConvBecomesItsEpilogue) {
   EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "HardSwish");
 }
 
+// SiLU as PyTorch exports it (YOLOv5/v8): Conv, then Mul of its output and its Sigmoid, in
+// either order; a BatchNorm between them folds first.
+TEST(FuseActivation, SiluAfterConvBecomesItsSwishEpilogue) {
+  for (bool sigmoid_first : {false, true}) {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {1, 3, 6, 6});
+    ValueId c = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 3, 3}, -0.3f)});
+    c = b.node(OpType::kBatchNormalization,
+               {c, vec(b, "scale", {4}, 0.9f), vec(b, "shift", {4}, -0.1f),
+                vec(b, "mean", {4}, 0.05f), vec(b, "var", {4}, 0.8f)});
+    ValueId s = b.node(OpType::kSigmoid, {c});
+    b.output(b.node(OpType::kMul,
+                    sigmoid_first ? std::vector<ValueId>{s, c} : std::vector<ValueId>{c, s}));
+    Graph g = expect_fused(b.build(), {1, 3, 6, 6}, {OpType::kConv});
+    EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "Swish");
+  }
+}
+
+TEST(FuseActivation, SiluNearMissesStayUnfused) {
+  {  // The conv output is also read elsewhere.
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {1, 3, 6, 6});
+    ValueId c = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 3, 3}, -0.3f)});
+    ValueId y = b.node(OpType::kMul, {c, b.node(OpType::kSigmoid, {c})});
+    b.output(b.node(OpType::kAdd, {y, c}));
+    expect_fused(b.build(), {1, 3, 6, 6},
+                 {OpType::kConv, OpType::kSigmoid, OpType::kMul, OpType::kAdd});
+  }
+  {  // A gate of another value: x * Sigmoid(Neg(x)).
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {1, 3, 6, 6});
+    ValueId c = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 3, 3}, -0.3f)});
+    b.output(b.node(OpType::kMul, {c, b.node(OpType::kSigmoid, {b.node(OpType::kNeg, {c})})}));
+    expect_fused(b.build(), {1, 3, 6, 6},
+                 {OpType::kConv, OpType::kNeg, OpType::kSigmoid, OpType::kMul});
+  }
+  {  // The Sigmoid is an output too.
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {1, 3, 6, 6});
+    ValueId c = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 3, 3}, -0.3f)});
+    ValueId s = b.node(OpType::kSigmoid, {c});
+    b.output(b.node(OpType::kMul, {c, s}));
+    b.output(s);
+    expect_fused(b.build(), {1, 3, 6, 6}, {OpType::kConv, OpType::kSigmoid, OpType::kMul});
+  }
+}
+
 // HardSigmoid(alpha 1/6, beta 1/2): x times it is HardSwish.
 Attributes hard_sigmoid_sixth() {
   Attributes a;

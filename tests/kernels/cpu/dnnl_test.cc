@@ -177,6 +177,7 @@ const std::vector<ActCase>& act_cases() {
       {"Tanh", 0, 0, ew::ActivationKind::kTanh},
       {"HardSigmoid", 0.3f, 0.4f, ew::ActivationKind::kHardSigmoid},
       {"HardSwish", 0, 0, ew::ActivationKind::kHardSwish},
+      {"Swish", 0, 0, ew::ActivationKind::kSwish},
   };
   return cases;
 }
@@ -368,8 +369,8 @@ TEST(DnnlConv, Threads) {
              act_cases()[1], false, 2, 3002);
 }
 
-// Which convolutions our own matrix-vector loop takes (kernels/cpu/conv_whole_window.h),
-// with activations and threads; the results against the direct loops.
+// Which convolutions the small-product loop takes (kernels/cpu/small_gemm.h: a window that
+// covers the whole input), with activations and threads; the results against the direct loops.
 TEST(DnnlConv, WholeWindowRunsOwnLoop) {
   auto implementation = [](const ConvCase& c, bool const_w, DType dt) {
     Rng rng(7);

@@ -120,7 +120,7 @@ class Engine:
         them (input_<i>.pb files or test_data_set_* folders). threads: CPU threads per run
         (0: all cores). precision_timing: "auto", "on" or "off", whether the load times the
         AMP plan's nodes against fp32 and keeps fp32 where low precision is slower on this
-        device. accuracy: {"cosine": C, "max_rel_err": E} (either or both), a target against
+        device (symbolic dims are timed only when input_shapes binds them). accuracy: {"cosine": C, "max_rel_err": E} (either or both), a target against
         fp32 on the calibration samples: the nodes that make the plan miss it are pinned to fp32
         (policy_json() saves the result). input_shapes: bind symbolic dims at load."""
         if isinstance(calibration, (str, os.PathLike)):
