@@ -38,9 +38,10 @@ AMP_ISA_CLONES void exp_block(const float* x, float* y, int64_t n) {
   float fast[kBlock];
   int outside = 0;
   // Clamping in a loop of its own: inside the exp loop, GCC 12 turns it into branches for
-  // AVX2 and vectorizes nothing. Bitwise, not &&, for the same reason. False for NaN.
+  // AVX2 and vectorizes nothing. The bound first, so NaN clamps to kMinFast (no NaN reaches
+  // the float-to-int conversion). Bitwise, not &&, for the same reason. False for NaN.
   for (int64_t i = 0; i < n; ++i) {
-    fast[i] = std::min(std::max(x[i], kMinFast), kMaxFast);
+    fast[i] = std::min(kMaxFast, std::max(kMinFast, x[i]));
     outside |= (static_cast<int>(x[i] >= kMinFast) & static_cast<int>(x[i] <= kMaxFast)) ^ 1;
   }
   for (int64_t i = 0; i < n; ++i) fast[i] = exp_in_range(fast[i]);
