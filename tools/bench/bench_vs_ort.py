@@ -9,8 +9,9 @@ folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=V
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
 --threads T) each run them: warm-up, then the median of --runs timed runs, in --rounds rounds
 that alternate the runtimes (the median round counts: a disturbance spoils one round of
-each, not all of one runtime's runs), at every thread count of --threads. With --busy, the same again while another process keeps one core busy
-(`yes > /dev/null`): a server shares its cores. Prints a Markdown table with the ratios
+each, not all of one runtime's runs), at every thread count of --threads. With --busy, the
+same again while another process keeps one core busy (`yes > /dev/null`): a server shares
+its cores. Prints a Markdown table with the ratios
 (amprun / ORT) and their geometric mean, and the CPU it ran on.
 
   python3 tools/bench/bench_vs_ort.py --amprun build/tools/amprun/amprun --busy \
