@@ -97,35 +97,31 @@ Result<bool> FuseActivation::run(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     Node& act = g.nodes[i];
     if (act.inputs.empty() || act.outputs.size() != 1 || act.inputs[0] == kNoValue) continue;
-    if (const NodeId sig = swish_sigmoid(g, act, consumers, producer); sig >= 0) {
-      const ValueId y = g.nodes[static_cast<size_t>(sig)].inputs[0];
-      const ValueId s = g.nodes[static_cast<size_t>(sig)].outputs[0];
-      const NodeId p = producer[static_cast<size_t>(y)];
-      if (p < 0 || remove[static_cast<size_t>(sig)]) continue;
-      Node& prod = g.nodes[static_cast<size_t>(p)];
-      if (!fusable_producer(prod.op) || prod.attrs.has("fused_activation") ||
-          prod.outputs.size() != 1 || is_output[static_cast<size_t>(y)] ||
-          is_output[static_cast<size_t>(s)] || g.value(y).dtype != g.value(act.outputs[0]).dtype)
-        continue;
-      prod.attrs.set("fused_activation", std::string("Swish"));
-      prod.outputs[0] = act.outputs[0];
-      remove[i] = remove[static_cast<size_t>(sig)] = 1;
-      changed = true;
+    // The fused value y, and what the activation is: one node reading y alone, or SiLU's
+    // Sigmoid and Mul (swish_sigmoid checked y's and the Sigmoid's readers).
+    ValueId y = act.inputs[0];
+    Attributes fused;
+    const NodeId sig = swish_sigmoid(g, act, consumers, producer);
+    if (sig >= 0) {
+      const Node& sn = g.nodes[static_cast<size_t>(sig)];
+      y = sn.inputs[0];
+      if (is_output[static_cast<size_t>(sn.outputs[0])]) continue;
+      fused.set("fused_activation", std::string("Swish"));
+    } else if (consumers[static_cast<size_t>(y)].size() != 1 ||
+               !describe_activation(g, act, fused)) {
       continue;
     }
-    const ValueId y = act.inputs[0];
     const NodeId p = producer[static_cast<size_t>(y)];
     if (p < 0) continue;
     Node& prod = g.nodes[static_cast<size_t>(p)];
-    if (!fusable_producer(prod.op) || prod.attrs.has("fused_activation")) continue;
-    if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)])
+    if (!fusable_producer(prod.op) || prod.attrs.has("fused_activation") ||
+        prod.outputs.size() != 1 || is_output[static_cast<size_t>(y)] ||
+        g.value(y).dtype != g.value(act.outputs[0]).dtype)
       continue;
-    if (prod.outputs.size() != 1 || g.value(y).dtype != g.value(act.outputs[0]).dtype) continue;
-    Attributes fused;
-    if (!describe_activation(g, act, fused)) continue;
     for (const auto& [k, v] : fused.all()) prod.attrs.set(k, v);
     prod.outputs[0] = act.outputs[0];
     remove[i] = 1;
+    if (sig >= 0) remove[static_cast<size_t>(sig)] = 1;
     changed = true;
   }
   if (!changed) return false;

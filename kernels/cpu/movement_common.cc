@@ -115,6 +115,17 @@ void strided_copy(const StridedView& v, const void* src_v, void* dst_v, size_t e
           rem /= v.dims[a];
           off += idx[a] * v.strides[a];
         }
+        // Moves the odometer `count` rows on along axis a (count <= what is left on it),
+        // carrying one into the axes further out when it wraps.
+        auto advance = [&](int a, int64_t count) {
+          for (; a >= 0; --a, count = 1) {
+            off += v.strides[a] * count;
+            idx[a] += count;
+            if (idx[a] < v.dims[a]) return;
+            off -= v.strides[a] * v.dims[a];
+            idx[a] = 0;
+          }
+        };
         // Contiguous rows: a run of them along the next axis out is one copy_rows call.
         const int run_axis = outer_rank - 1;
         for (int64_t row = begin; row < end;) {
@@ -123,27 +134,11 @@ void strided_copy(const StridedView& v, const void* src_v, void* dst_v, size_t e
             copy_rows(dst + row * inner * es, inner * es, src + off * es, v.strides[run_axis] * es,
                       run, static_cast<size_t>(inner * es));
             row += run;
-            // Step the odometer past the run: the run axis wraps (or the chunk ends).
-            off += v.strides[run_axis] * run;
-            idx[run_axis] += run;
-            if (idx[run_axis] < v.dims[run_axis]) continue;
-            off -= v.strides[run_axis] * v.dims[run_axis];
-            idx[run_axis] = 0;
-            for (int a = run_axis - 1; a >= 0; --a) {
-              off += v.strides[a];
-              if (++idx[a] < v.dims[a]) break;
-              off -= v.strides[a] * v.dims[a];
-              idx[a] = 0;
-            }
-            continue;
-          }
-          copy_row_bytes(src + off * es, inner_stride, inner, dst + row * inner * es, elem);
-          ++row;
-          for (int a = outer_rank - 1; a >= 0; --a) {
-            off += v.strides[a];
-            if (++idx[a] < v.dims[a]) break;
-            off -= v.strides[a] * v.dims[a];
-            idx[a] = 0;
+            advance(run_axis, run);
+          } else {
+            copy_row_bytes(src + off * es, inner_stride, inner, dst + row * inner * es, elem);
+            ++row;
+            advance(outer_rank - 1, 1);
           }
         }
       },

@@ -199,6 +199,25 @@ TEST_F(AmprunTest, UsageErrorsExitTwoAndNameTheFlag) {
   EXPECT_EQ(run("--model " + (dir_ / "missing.amp").string(), dir_ / "log.txt"), 1);
 }
 
+// A low-precision run binds its inputs' dims at load; an input of the wrong rank is still
+// reported as the input's error, as in fp32, not as a shape binding amprun made.
+TEST_F(AmprunTest, AWrongRankInputIsNamedInLowPrecisionToo) {
+  fs::create_directories(dir_ / "bad");
+  amp::save_tensor_pb((dir_ / "bad" / "input_0.pb").string(),
+                      amp::Tensor::from(std::vector<float>(3 * 32 * 32, 0.f), {3, 32, 32}),
+                      "image");
+  for (const char* precision : {"fp32", "bf16"}) {
+    EXPECT_EQ(run("--model " + (dir_ / "demo_resnet.amp").string() + " --backend cpu --precision " +
+                      precision + " --iterations 1 --inputs " + (dir_ / "bad").string(),
+                  dir_ / "log.txt"),
+              1);
+    std::ifstream f(dir_ / "log.txt");
+    const std::string text((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_NE(text.find("input 'image' has rank 3"), std::string::npos)
+        << precision << ": " << text;
+  }
+}
+
 // --check-numerics names the fp16 node that overflowed (and the verdict is FAILED); the
 // report also carries the backend note and one run's time breakdown.
 TEST_F(AmprunTest, CheckNumericsReportsTheFirstOverflow) {

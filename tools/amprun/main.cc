@@ -156,7 +156,9 @@ int run(const amprun::Args& args) {
     for (size_t i = 0; i < inputs.size() && i < engine.inputs().size(); ++i) {
       const amp::TensorInfo& info = engine.inputs()[i];
       const bool symbolic = std::find(info.shape.begin(), info.shape.end(), -1) != info.shape.end();
-      if (symbolic && !opt.input_shapes.count(info.name)) {
+      // An input of the wrong rank is not bound: the run names it, as in fp32.
+      if (symbolic && !opt.input_shapes.count(info.name) &&
+          inputs[i].tensor.shape().size() == info.shape.size()) {
         opt.input_shapes[info.name] = inputs[i].tensor.shape();
         bound_now = true;
       }
