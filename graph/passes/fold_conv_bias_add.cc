@@ -9,17 +9,6 @@
 namespace amp::graph {
 namespace {
 
-// The output channels of a Conv (W is [M, C/group, k...]) or ConvTranspose (W is
-// [C, M/group, k...]), or nullopt.
-std::optional<int64_t> output_channels(const Graph& g, const Node& conv) {
-  const std::vector<int64_t>& w = g.value(conv.inputs[1]).constant->dims();
-  if (w.size() < 3) return std::nullopt;
-  if (conv.op == OpType::kConv) return w[0];
-  auto group = conv.attrs.get_int("group", 1);
-  if (!group.is_ok() || *group < 1) return std::nullopt;
-  return w[1] * *group;
-}
-
 // c[o] for every output channel o (a one-element c repeated), when c's dims, aligned to the
 // conv output's `rank` dims from the right, vary along the channel axis only; else nullopt.
 std::optional<std::vector<float>> per_channel(const TensorData& c, size_t rank, int64_t m) {
@@ -66,21 +55,22 @@ Result<bool> FoldAddIntoConvBias::run(Graph& g) {
           !is_f32_constant(g, conv.inputs[1]) || !is_f32_constant(g, c) ||
           (has_bias && !is_f32_constant(g, conv.inputs[2])))
         continue;
-      const std::optional<int64_t> m = output_channels(g, conv);
-      if (!m) continue;
+      const std::optional<ConvWeightChannels> channels = conv_weight_channels(g, conv);
+      if (!channels) continue;
+      const int64_t m = channels->channels;
       std::optional<std::vector<float>> bias =
-          per_channel(*g.value(c).constant, yv.shape->rank(), *m);
+          per_channel(*g.value(c).constant, yv.shape->rank(), m);
       if (!bias) continue;
       if (has_bias) {
         const TensorData& old = *g.value(conv.inputs[2]).constant;
-        if (old.numel() != *m) continue;
-        for (int64_t o = 0; o < *m; ++o) (*bias)[static_cast<size_t>(o)] += old.data<float>()[o];
+        if (old.numel() != m) continue;
+        for (int64_t o = 0; o < m; ++o) (*bias)[static_cast<size_t>(o)] += old.data<float>()[o];
       }
       const ValueId z = add.outputs[0];
       const std::string base = conv.name + ".folded_bias";
       // add_constant may reallocate g.values, not g.nodes: `conv` and `add` stay valid.
       const ValueId b =
-          add_constant(g, names, base, TensorData::from_vector(DType::kF32, {*m}, *bias));
+          add_constant(g, names, base, TensorData::from_vector(DType::kF32, {m}, *bias));
       Node& fused = g.nodes[conv_id];
       fused.inputs.resize(3, kNoValue);
       fused.inputs[2] = b;

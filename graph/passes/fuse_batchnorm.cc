@@ -11,10 +11,10 @@ namespace {
 // Returns the folded (weight, bias) or nullopt when shapes don't line up.
 std::optional<std::pair<TensorData, TensorData>> fold(const Graph& g, const Node& conv,
                                                       const Node& bn) {
+  const std::optional<ConvWeightChannels> channels = conv_weight_channels(g, conv);
+  if (!channels) return std::nullopt;
   const TensorData& w = *g.value(conv.inputs[1]).constant;
-  if (w.dims().empty()) return std::nullopt;
-  const int64_t cout = w.dims()[0];
-  const int64_t per_out = cout > 0 ? w.numel() / cout : 0;
+  const int64_t cout = channels->channels;
   auto vec = [&](ValueId v) -> const TensorData& { return *g.value(v).constant; };
   const TensorData &s = vec(bn.inputs[1]), &b = vec(bn.inputs[2]), &m = vec(bn.inputs[3]),
                    &var = vec(bn.inputs[4]);
@@ -29,15 +29,19 @@ std::optional<std::pair<TensorData, TensorData>> fold(const Graph& g, const Node
     if (cb.numel() != cout) return std::nullopt;
     conv_bias = cb.data<float>();
   }
-  std::vector<float> new_w(static_cast<size_t>(w.numel()));
+  std::vector<double> scale(static_cast<size_t>(cout));
   std::vector<float> new_b(static_cast<size_t>(cout));
   for (int64_t o = 0; o < cout; ++o) {
     const double k = s.data<float>()[o] / std::sqrt(double(var.data<float>()[o]) + eps);
-    for (int64_t i = 0; i < per_out; ++i)
-      new_w[o * per_out + i] = static_cast<float>(w.data<float>()[o * per_out + i] * k);
+    scale[static_cast<size_t>(o)] = k;
     const double bias = conv_bias ? conv_bias[o] : 0.0;
     new_b[o] = static_cast<float>((bias - m.data<float>()[o]) * k + b.data<float>()[o]);
   }
+  std::vector<float> new_w(static_cast<size_t>(w.numel()));
+  const float* old_w = w.data<float>();
+  for (int64_t i = 0; i < w.numel(); ++i)
+    new_w[static_cast<size_t>(i)] =
+        static_cast<float>(old_w[i] * scale[static_cast<size_t>(channels->of_element(i))]);
   return std::make_pair(TensorData::from_vector(DType::kF32, w.dims(), new_w),
                         TensorData::from_vector(DType::kF32, {cout}, new_b));
 }
@@ -60,7 +64,8 @@ Result<bool> FoldBatchNormIntoConv::run(Graph& g) {
     const ValueId y = bn.inputs[0];
     if (y == kNoValue || producer[static_cast<size_t>(y)] < 0) continue;
     Node& conv = g.nodes[static_cast<size_t>(producer[static_cast<size_t>(y)])];
-    if (conv.op != OpType::kConv || conv.outputs.size() != 1) continue;
+    if ((conv.op != OpType::kConv && conv.op != OpType::kConvTranspose) || conv.outputs.size() != 1)
+      continue;
     if (consumers[static_cast<size_t>(y)].size() != 1 || is_output[static_cast<size_t>(y)])
       continue;
     if (!is_f32_constant(g, conv.inputs[1])) continue;

@@ -39,4 +39,31 @@ std::optional<ValueId> constant_as_vector(Graph& g, NameTable& names, ValueId v,
   return add_constant(g, names, base, std::move(*vec));
 }
 
+std::optional<ConvWeightChannels> conv_weight_channels(const Graph& g, const Node& conv) {
+  if ((conv.op != OpType::kConv && conv.op != OpType::kConvTranspose) || conv.inputs.size() < 2 ||
+      conv.inputs[1] == kNoValue || !g.value(conv.inputs[1]).is_constant())
+    return std::nullopt;
+  const std::vector<int64_t>& w = g.value(conv.inputs[1]).constant->dims();
+  auto group = conv.attrs.get_int("group", 1);
+  if (w.size() < 3 || !group.is_ok() || *group < 1 || w[0] < 1 || w[1] < 1) return std::nullopt;
+  int64_t window = 1;
+  for (size_t i = 2; i < w.size(); ++i) window *= w[i];
+  if (window < 1) return std::nullopt;
+  ConvWeightChannels m;
+  m.window = window;
+  if (conv.op == OpType::kConv) {
+    if (w[0] % *group != 0) return std::nullopt;
+    m.channels = w[0];
+    m.in_per_group = w[1];
+    m.out_per_group = w[0] / *group;
+    return m;
+  }
+  if (w[0] % *group != 0) return std::nullopt;
+  m.transposed = true;
+  m.channels = w[1] * *group;
+  m.in_per_group = w[0] / *group;
+  m.out_per_group = w[1];
+  return m;
+}
+
 }  // namespace amp::graph

@@ -6,6 +6,7 @@
 //   ValueId c = add_constant(g, names, "conv1.folded_bias", data);
 //   if (is_f32_constant(g, w)) ...                 // a weight a fold may compute from
 //   std::optional<ValueId> v = constant_as_vector(g, names, bias, n);  // [1, 1, n] -> [n]
+//   std::optional<ConvWeightChannels> oc = conv_weight_channels(g, conv);  // Conv or ConvTranspose
 #pragma once
 
 #include <optional>
@@ -31,5 +32,26 @@ ValueId add_constant(Graph& g, NameTable& names, const std::string& base, Tensor
 // [n] constant holding its bytes when its dims are all 1 but the last (n); nullopt for
 // anything else (not a constant, another element count or layout).
 std::optional<ValueId> constant_as_vector(Graph& g, NameTable& names, ValueId v, int64_t n);
+
+// How a Conv's or ConvTranspose's constant weight maps to its output channels, for the
+// folds that scale or bias per output channel. Conv W is [M, C/group, k...]: element i
+// belongs to channel i / (numel / M). ConvTranspose W is [C, M/group, k...]: element i of
+// input channel c = i / (M/group * k) belongs to channel c / (C/group) * (M/group) +
+// (i / k) % (M/group), k being the window's size.
+struct ConvWeightChannels {
+  int64_t channels = 0;  // M
+  bool transposed = false;
+  int64_t in_per_group = 0, out_per_group = 0, window = 0;
+
+  int64_t of_element(int64_t i) const {
+    if (!transposed) return i / (in_per_group * window);
+    const int64_t c = i / (out_per_group * window);
+    return c / in_per_group * out_per_group + i / window % out_per_group;
+  }
+};
+
+// The map for `conv` (Conv or ConvTranspose with a constant weight of rank >= 3 and a valid
+// group), or nullopt.
+std::optional<ConvWeightChannels> conv_weight_channels(const Graph& g, const Node& conv);
 
 }  // namespace amp::graph

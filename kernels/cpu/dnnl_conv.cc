@@ -32,6 +32,15 @@
 // A convolution whose window covers its whole input (squeeze-and-excitation's 1x1 convs on
 // a 1x1 map) is a matrix-vector product that costs less than oneDNN's call overhead: f32
 // ones run our own loop (kernels/cpu/small_gemm.h).
+//
+// A ConvTranspose whose windows tile the output without overlap (kernel = stride, no pads,
+// dilation 1, one group: the 2x2 stride-2 upsampling of DB text detectors, U-Nets and
+// segmentation decoders) is a 1x1 convolution to M x K channels (K the window's size)
+// followed by a depth-to-space:
+//   y[n, m, h s + i, w s + j] = act(b[m] + sum_c x[n, c, h, w] W[c, m, i, j])
+// (ONNX DepthToSpace, mode CRD). f32 ones with constant weights run so: oneDNN 2.6's
+// deconvolution is slow there. A DB head's 24 -> 1 channel 2x2 deconvolution from 320x320
+// took 107 ms on jit:avx2 and 228 ms on jit:avx512_core, for 10 M multiply-adds.
 #include <algorithm>
 #include <optional>
 
@@ -63,12 +72,15 @@ class ConvKernel final : public Kernel {
 
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
+  // The primitive's output channels: M, or M x K for a ConvTranspose run as a 1x1 conv.
+  int64_t dst_channels() const { return depth_to_space_ ? pointwise_channels_ : conv_.m; }
   Status prepare_impl(const KernelConfig& cfg);
   Status geometry(const graph::Window& w);
   // Creates the primitive descriptor; throws dnnl::error when oneDNN has no implementation.
   dnnl::primitive_desc create_pd(dt compute, dt dst_type) const;
   Status run_impl(const KernelArgs& a) const;
   void store_shifted(const float* staged, const float* bias, void* out, int threads) const;
+  void store_depth_to_space(const float* staged, float* out, int threads) const;
 
   const bool transpose_;
   std::string impl_;  // implementation()
@@ -77,12 +89,14 @@ class ConvKernel final : public Kernel {
   bool stage_src_ = false;          // widen src to f32 in the workspace
   bool stage_dst_ = false;          // plain f32 dst in the workspace; the store rounds
   bool shifted_ = false;            // ConvTranspose with a negative begin pad (header comment)
+  bool depth_to_space_ = false;     // ConvTranspose run as a 1x1 conv + depth-to-space (header)
   std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
   DnnlReorder src_reorder_;         // plain src -> the primitive's layout
   DnnlReorder dst_reorder_;         // the primitive's layout -> plain dst
 
   graph::ConvAttrs conv_;  // the node's record (group, channels, window, activation)
   std::vector<int64_t> out_sp_, dnnl_out_sp_, shift_;
+  int64_t pointwise_channels_ = 0;  // depth_to_space_: M x K, the 1x1 conv's output channels
   memory::dims strides_, dilations_, pad_l_, pad_r_;
   memory::dims w_dims_, w_strides_;
 
@@ -94,6 +108,7 @@ class ConvKernel final : public Kernel {
   size_t off_scratch_ = WorkspaceLayout::kNone, off_src_ = WorkspaceLayout::kNone;
   size_t off_dst_ = WorkspaceLayout::kNone, off_bias_ = WorkspaceLayout::kNone;
   size_t off_src_blk_ = WorkspaceLayout::kNone, off_dst_blk_ = WorkspaceLayout::kNone;
+  size_t off_pixels_ = WorkspaceLayout::kNone;  // depth_to_space_: the 1x1 conv's output
   int64_t src_numel_ = 0, dnnl_dst_numel_ = 0, out_numel_ = 0;
 };
 
@@ -112,6 +127,20 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
     positions *= win.in_spatial[i];
   }
   return x.conv_layout && positions != 1 ? 0 : window;
+}
+
+// Whether a ConvTranspose's windows tile its output without overlap or gaps: kernel =
+// stride, no dilation or pads, one group. out = in * stride then also rules out
+// output_padding (header comment).
+bool tiles_without_overlap(const graph::ConvAttrs& conv) {
+  const graph::Window& win = conv.window;
+  if (conv.group != 1 || !win.resolved() || win.in_spatial.size() != win.rank()) return false;
+  for (size_t i = 0; i < win.rank(); ++i) {
+    if (win.kernel[i] != win.strides[i] || win.dilations[i] != 1 || win.pad_begin[i] != 0 ||
+        win.pad_end[i] != 0 || win.out_spatial[i] != win.in_spatial[i] * win.strides[i])
+      return false;
+  }
+  return true;
 }
 
 // oneDNN floors out = (in + l + r - e) / s + 1 like ONNX, so a forward window's resolved
@@ -148,21 +177,22 @@ Status ConvKernel::geometry(const graph::Window& win) {
 
 dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
   memory::dims src_dims = {conv_.n, conv_.c};
-  memory::dims dst_dims = {conv_.n, conv_.m};
+  memory::dims dst_dims = {conv_.n, dst_channels()};
   src_dims.insert(src_dims.end(), conv_.window.in_spatial.begin(), conv_.window.in_spatial.end());
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   const memory::desc src(src_dims, compute, memory::format_tag::any);
   const memory::desc wei(w_dims_, compute, memory::format_tag::any);
   const memory::desc dst(dst_dims, dst_type, memory::format_tag::any);
-  const memory::desc bias =
-      conv_.has_bias ? memory::desc({conv_.m}, dt::f32, memory::format_tag::a) : memory::desc();
+  const memory::desc bias = conv_.has_bias
+                                ? memory::desc({dst_channels()}, dt::f32, memory::format_tag::a)
+                                : memory::desc();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
   (void)append_activation(po, conv_.act);  // kinds were validated by shape inference
   attr.set_post_ops(po);
   const auto prop = dnnl::prop_kind::forward_inference;
-  if (transpose_) {
+  if (transpose_ && !depth_to_space_) {
     dnnl::deconvolution_forward::desc d(prop, dnnl::algorithm::deconvolution_direct, src, wei, bias,
                                         dst, strides_, dilations_, pad_l_, pad_r_);
     return dnnl::deconvolution_forward::primitive_desc(d, attr, dnnl_engine());
@@ -212,7 +242,24 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   for (int64_t k : kernel) ksize *= k;
   memory::dims kdims(kernel.begin(), kernel.end());
   memory::dims kstrides = dense_strides(kdims);
-  if (!transpose_) {
+  depth_to_space_ = transpose_ && dtype_ == DType::kF32 && tiles_without_overlap(conv_) &&
+                    w.constant_data != nullptr &&
+                    (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr);
+  if (depth_to_space_) {
+    // The 1x1 conv: W [C, M, k...] read as [M x K, C, 1...], output channel m K + window
+    // position; the output keeps the input's spatial size.
+    const size_t sp = kernel.size();
+    w_dims_ = {conv_.m * ksize, conv_.c};
+    w_strides_ = {1, conv_.m * ksize};
+    w_dims_.insert(w_dims_.end(), sp, 1);
+    w_strides_.insert(w_strides_.end(), sp, 1);
+    dnnl_out_sp_ = conv_.window.in_spatial;
+    strides_.assign(sp, 1);
+    dilations_.assign(sp, 0);
+    pad_l_.assign(sp, 0);
+    pad_r_.assign(sp, 0);
+    pointwise_channels_ = conv_.m * ksize;
+  } else if (!transpose_) {
     w_dims_ = g == 1 ? memory::dims{conv_.m, conv_.c} : memory::dims{g, mg, cg};
     w_dims_.insert(w_dims_.end(), kdims.begin(), kdims.end());
     w_strides_ = dense_strides(w_dims_);
@@ -254,12 +301,13 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   scratch_md_ = pd.query_md(dnnl::query::scratchpad_md);
 
   src_numel_ = x.numel();
-  dnnl_dst_numel_ = conv_.n * conv_.m;
+  dnnl_dst_numel_ = conv_.n * dst_channels();
   for (int64_t d : dnnl_out_sp_) dnnl_dst_numel_ *= d;
   off_scratch_ = ws_.add(scratch_md_.get_size());
   if (stage_src_) off_src_ = ws_.add(static_cast<size_t>(src_numel_) * sizeof(float));
-  if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
-  memory::dims dst_dims = {conv_.n, conv_.m};
+  if (stage_dst_ || depth_to_space_)
+    off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
+  memory::dims dst_dims = {conv_.n, dst_channels()};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   // The caller's layouts: plain, or the convolutions' own where the runtime keeps the tensor
   // so between two convolutions (runtime/layout_plan.h; f32, or natively computed bf16, so
@@ -274,13 +322,21 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
                        cfg.num_threads);
   if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
   if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
-  impl_ = dnnl_implementation(transpose_ ? "deconv" : "conv", pd, stage_src_, src_reorder_.active(),
-                              dst_reorder_.active());
+  impl_ = dnnl_implementation(transpose_ && !depth_to_space_ ? "deconv" : "conv", pd, stage_src_,
+                              src_reorder_.active(), dst_reorder_.active());
+  if (depth_to_space_) impl_ += ", then depth-to-space (kernel = stride)";
   if (conv_.has_bias) {
     const TensorDesc& b = cfg.inputs[2];
     if (b.constant_data != nullptr) {
       bias_const_.resize(static_cast<size_t>(conv_.m));
       load_scaled_f32(dtype_, b.constant_data, 1.0f, bias_const_.data(), conv_.m);
+      if (depth_to_space_) {  // b[m] for each of the 1x1 conv's channels m K + k
+        const int64_t k = pointwise_channels_ / conv_.m;
+        std::vector<float> per_position(static_cast<size_t>(pointwise_channels_));
+        for (int64_t i = 0; i < pointwise_channels_; ++i)
+          per_position[static_cast<size_t>(i)] = bias_const_[static_cast<size_t>(i / k)];
+        bias_const_ = std::move(per_position);
+      }
     } else if (dtype_ != DType::kF32) {
       off_bias_ = ws_.add(static_cast<size_t>(conv_.m) * sizeof(float));
     }
@@ -348,6 +404,59 @@ void ConvKernel::store_shifted(const float* staged, const float* bias, void* out
   }
 }
 
+// pixels [N, M, K, d, h, w] (the 1x1 conv's output; K = kd kh kw, spatial dims right-aligned
+// into 3) -> out [N, M, d kd, h kh, w kw]: out[.., z kd + a, y kh + i, x kw + j] =
+// pixels[.., (a kh + i) kw + j, z, y, x]. One output row (fixed n, m, z, a, y, i) interleaves
+// kw rows of the input.
+AMP_ISA_CLONES
+void depth_to_space_rows(const float* pixels, float* out, int64_t row_begin, int64_t row_end,
+                         const int64_t in3[3], const int64_t blk3[3]) {
+  const int64_t kd = blk3[0], kh = blk3[1], kw = blk3[2];
+  const int64_t width = in3[2], plane = in3[0] * in3[1] * in3[2];
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    // r = ((p * D + z) * kd + a) * H + y) * kh + i, p the (n, m) plane.
+    int64_t t = r;
+    const int64_t i = t % kh;
+    t /= kh;
+    const int64_t y = t % in3[1];
+    t /= in3[1];
+    const int64_t a = t % kd;
+    t /= kd;
+    const int64_t z = t % in3[0];
+    const int64_t p = t / in3[0];
+    const float* src =
+        pixels + (p * kd * kh * kw + (a * kh + i) * kw) * plane + (z * in3[1] + y) * width;
+    float* dst = out + r * width * kw;
+    if (kw == 2) {  // the common 2x2 upsampling: two rows interleaved
+      const float* s0 = src;
+      const float* s1 = src + plane;
+      for (int64_t x = 0; x < width; ++x) {
+        dst[2 * x] = s0[x];
+        dst[2 * x + 1] = s1[x];
+      }
+      continue;
+    }
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t x = 0; x < width; ++x) dst[x * kw + j] = src[j * plane + x];
+  }
+}
+
+void ConvKernel::store_depth_to_space(const float* pixels, float* out, int threads) const {
+  int64_t in3[3] = {1, 1, 1}, blk3[3] = {1, 1, 1};
+  const std::vector<int64_t>& in = conv_.window.in_spatial;
+  const size_t sp = in.size();
+  for (size_t i = 0; i < sp; ++i) {
+    in3[3 - sp + i] = in[i];
+    blk3[3 - sp + i] = conv_.window.kernel[i];
+  }
+  const int64_t rows = conv_.n * conv_.m * in3[0] * blk3[0] * in3[1] * blk3[1];
+  const int64_t row_len = in3[2] * blk3[2];
+  parallel_for(
+      rows, threads,
+      [&](int64_t begin, int64_t end) { depth_to_space_rows(pixels, out, begin, end, in3, blk3); },
+      std::max<int64_t>(1, 32768 / std::max<int64_t>(row_len, 1)));
+}
+
 Status ConvKernel::run_impl(const KernelArgs& a) const {
   if (empty_) return Status::ok();
   const int threads = a.num_threads;
@@ -384,7 +493,7 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
     src_reorder_.run(src, blk, ws, threads);
     src = blk;
   }
-  void* dst = stage_dst_ ? WorkspaceLayout::at(ws, off_dst_) : a.outputs[0];
+  void* dst = stage_dst_ || depth_to_space_ ? WorkspaceLayout::at(ws, off_dst_) : a.outputs[0];
   void* prim_dst = dst_reorder_.active() ? WorkspaceLayout::at(ws, off_dst_blk_) : dst;
 
   std::unordered_map<int, memory> args = {
@@ -396,7 +505,10 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
   dnnl_execute(prims_.for_threads(threads), args, threads);
   if (dst_reorder_.active()) dst_reorder_.run(prim_dst, dst, ws, threads);
 
-  if (shifted_) {
+  if (depth_to_space_) {
+    store_depth_to_space(static_cast<const float*>(dst), static_cast<float*>(a.outputs[0]),
+                         threads);
+  } else if (shifted_) {
     store_shifted(static_cast<const float*>(dst), bias, a.outputs[0], threads);
   } else if (stage_dst_) {
     store_from_f32(dtype_, static_cast<const float*>(dst), a.outputs[0], out_numel_, threads);

@@ -123,12 +123,44 @@ void resize_pass(const Src* src, Dst* dst, int64_t outer, int64_t in_len, int64_
       std::max<int64_t>(1, 16384 / std::max<int64_t>(inner * taps, 1)));
 }
 
+// The integer factor f when the last axis' table repeats each input element f times in
+// order (idx[j] = j / f, nothing extrapolated: nearest upsampling by an integer scale,
+// FPNs' and YOLO necks' 2x), else 0.
+int64_t repeat_factor(const int64_t* idx, const uint8_t* extrap, int64_t out_len, int64_t in_len) {
+  if (in_len < 1 || out_len % in_len != 0) return 0;
+  const int64_t f = out_len / in_len;
+  for (int64_t j = 0; j < out_len; ++j)
+    if (extrap[j] || idx[j] != j / f) return 0;
+  return f;
+}
+
+// d[j] = s[j / f] for j < width.
+template <typename E>
+AMP_ISA_CLONES void repeat_row(const E* s, E* d, int64_t width, int64_t f) {
+  if (f == 1) {
+    std::memcpy(d, s, static_cast<size_t>(width) * sizeof(E));
+    return;
+  }
+  if (f == 2) {  // vectorizes: loads and stores of whole vectors with a shuffle between
+    for (int64_t x = 0; x < width / 2; ++x) {
+      d[2 * x] = s[x];
+      d[2 * x + 1] = s[x];
+    }
+    return;
+  }
+  for (int64_t x = 0; x < width / f; ++x)
+    for (int64_t k = 0; k < f; ++k) d[x * f + k] = s[x];
+}
+
 // Nearest: a gather of raw elements, with the extrapolation element where any axis is
-// outside the roi.
+// outside the roi. Two shortcuts for upsampling: an output row whose source row is the
+// previous row's (an upsampled outer axis) copies that row, and a last axis that repeats
+// each element `repeat` times (repeat_factor) is written without reading its table.
 template <typename E>
 void nearest_gather(const E* src, E* dst, int rank, const int64_t* out_dims,
                     const int64_t* in_strides, const int64_t* const* idx,
-                    const uint8_t* const* extrap, E fill, int64_t numel, int threads) {
+                    const uint8_t* const* extrap, E fill, int64_t numel, int64_t repeat,
+                    int threads) {
   const int last = rank - 1;
   const int64_t width = out_dims[last];
   const int64_t rows = numel / width;
@@ -141,6 +173,7 @@ void nearest_gather(const E* src, E* dst, int rank, const int64_t* out_dims,
           pos[a] = rem % out_dims[a];
           rem /= out_dims[a];
         }
+        int64_t prev_off = -1;  // the previous row's source offset, -1: none (or outside)
         for (int64_t row = b; row < e; ++row) {
           E* d = dst + row * width;
           int64_t off = 0;
@@ -151,6 +184,11 @@ void nearest_gather(const E* src, E* dst, int rank, const int64_t* out_dims,
           }
           if (outside) {
             for (int64_t j = 0; j < width; ++j) d[j] = fill;
+            off = -1;
+          } else if (off == prev_off) {
+            std::memcpy(d, d - width, static_cast<size_t>(width) * sizeof(E));
+          } else if (repeat > 0) {
+            repeat_row(src + off, d, width, repeat);
           } else {
             const E* s = src + off;
             const int64_t* li = idx[last];
@@ -158,6 +196,7 @@ void nearest_gather(const E* src, E* dst, int rank, const int64_t* out_dims,
             const int64_t st = in_strides[last];
             for (int64_t j = 0; j < width; ++j) d[j] = lx[j] ? fill : s[li[j] * st];
           }
+          prev_off = off;
           for (int a = last - 1; a >= 0; --a) {
             if (++pos[a] < out_dims[a]) break;
             pos[a] = 0;
@@ -398,25 +437,29 @@ class ResizeKernel : public Kernel {
       std::memcpy(dst, src, elem_);
       return;
     }
+    const int last = st_.rank - 1;
+    const int64_t repeat =
+        repeat_factor(idx[last], extrap[last], st_.out_dims[last], st_.in_dims[last]);
     switch (elem_) {
       case 1:
         nearest_gather(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), st_.rank,
                        st_.out_dims, in_strides, idx, extrap, static_cast<uint8_t>(fill_), numel_,
-                       args.num_threads);
+                       repeat, args.num_threads);
         return;
       case 2:
         nearest_gather(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), st_.rank,
                        st_.out_dims, in_strides, idx, extrap, static_cast<uint16_t>(fill_), numel_,
-                       args.num_threads);
+                       repeat, args.num_threads);
         return;
       case 4:
         nearest_gather(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), st_.rank,
                        st_.out_dims, in_strides, idx, extrap, static_cast<uint32_t>(fill_), numel_,
-                       args.num_threads);
+                       repeat, args.num_threads);
         return;
       default:
         nearest_gather(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), st_.rank,
-                       st_.out_dims, in_strides, idx, extrap, fill_, numel_, args.num_threads);
+                       st_.out_dims, in_strides, idx, extrap, fill_, numel_, repeat,
+                       args.num_threads);
         return;
     }
   }

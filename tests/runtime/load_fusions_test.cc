@@ -1,6 +1,7 @@
 // The load-time fusions, before and after: FuseDecomposedOps
 // (graph/passes/fuse_decomposed_ops.h), FuseMatMulBias (graph/passes/fuse_matmul_bias.h) and
-// FoldAddIntoConvBias (graph/passes/fold_conv_bias_add.h), with FuseActivation after them. Each
+// FoldAddIntoConvBias (graph/passes/fold_conv_bias_add.h) and FoldBatchNormIntoConv
+// (graph/passes/fuse_batchnorm.h) on a ConvTranspose, with FuseActivation after them. Each
 // exported spelling is built with the GraphBuilder, run through the load-time passes, and checked
 // for the ops left and for the same numbers as the unfused graph (both run on the CPU kernels).
 // Near misses (a value used outside the pattern, a wrong constant) stay unfused.
@@ -329,6 +330,30 @@ TEST(FoldAddIntoConvBias, AddsToAnExistingBiasAndServesConvTranspose) {
   EXPECT_NEAR(bias[0], 1.0 + -0.5, 1e-6);  // vec(): base + 0.1 * (i % 7)
   EXPECT_NEAR(bias[3], 1.3 + -0.2, 1e-6);
   EXPECT_EQ(g.value(g.nodes[1].inputs[2]).constant->dims(), (std::vector<int64_t>{6}));
+}
+
+// A DB text detector's head: ConvTranspose, BatchNormalization, Relu. The BN scales the
+// weights of each output channel, which a ConvTranspose holds in W's second axis per group
+// (W [C, M/group, k...]); the Relu becomes the epilogue. Grouped and not, with and without
+// a bias, the 2x2 stride-2 form the CPU runs as a 1x1 conv among them.
+TEST(FoldBatchNormIntoConv, ScalesAConvTransposesOutputChannels) {
+  for (int variant = 0; variant < 3; ++variant) {
+    const int64_t group = variant == 0 ? 1 : 2, k = variant == 2 ? 3 : 2;
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {2, 4, 5, 5});
+    Attributes a;
+    a.set("group", group);
+    a.set("strides", std::vector<int64_t>{2, 2});
+    std::vector<ValueId> ins = {x, vec(b, "w", {4, 6 / group, k, k}, -0.3f)};
+    if (variant != 0) ins.push_back(vec(b, "b", {6}, 0.2f));
+    ValueId y = b.node(OpType::kConvTranspose, ins, a);
+    y = b.node(OpType::kBatchNormalization,
+               {y, vec(b, "gamma", {6}, 0.8f), vec(b, "beta", {6}, -0.2f),
+                vec(b, "mean", {6}, 0.1f), vec(b, "var", {6}, 0.5f)});
+    b.output(b.node(OpType::kRelu, {y}));
+    Graph g = expect_fused(b.build(), {2, 4, 5, 5}, {OpType::kConvTranspose});
+    EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "Relu") << variant;
+  }
 }
 
 // Near misses stay as they are: a constant that varies along width ([C] aligns with the

@@ -3,7 +3,9 @@
 
 For every model folder (model.onnx) under --models, every extra .onnx given with --model,
 and with --demo GENERATOR the 6-layer BERT-style encoders that amp-make-demo-models
---bench-models writes (decomposed and fused LayerNorm/GELU, batch 2 x 16 tokens): seeded
+--bench-models writes (decomposed and fused LayerNorm/GELU, batch 2 x 16 tokens) and its two
+detectors (a ShuffleNetV2 YOLO at 352x352, a DB text detector at 640x640;
+tools/demo/bench_detectors.h): seeded
 random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
 folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
@@ -243,7 +245,8 @@ def main():
     ap.add_argument("--busy", action="store_true",
                     help="also measure while `yes > /dev/null` keeps one core busy")
     ap.add_argument("--json", help="write the measurements here too")
-    ap.add_argument("--demo", help="amp-make-demo-models: add its --bench-models encoders")
+    ap.add_argument("--demo", help="amp-make-demo-models: add its --bench-models encoders and "
+                    "detectors")
     ap.add_argument("--dim", action="append", default=[],
                     help="NAME=VALUE for a symbolic dim (repeatable; --demo sets N=2)")
     ap.add_argument("--as-avx2", metavar="LIB",
@@ -267,7 +270,8 @@ def main():
     if demo_dir:
         subprocess.run([args.demo, demo_dir.name, "--bench-models"], check=True,
                        stdout=subprocess.DEVNULL)
-        for name in ("demo_bert6_pytorch", "demo_bert6_fused"):
+        for name in ("demo_bert6_pytorch", "demo_bert6_fused", "demo_shuffle_yolo",
+                     "demo_db_text_det"):
             models.append((name, os.path.join(demo_dir.name, name + ".onnx")))
     if not models:
         sys.exit(f"no models under {args.models} and none given with --model")

@@ -16,7 +16,9 @@
 //   demo_bert_{pytorch,fused}.onnx  the same two as ONNX (graph/onnx/onnx_exporter.h).
 //   With --bench-models, only demo_bert6_{pytorch,fused}.onnx: the same encoder at a
 //     MiniLM-L6 size (6 layers, width 384, 12 heads, 1536 hidden, a 1000-token vocabulary),
-//     the transformer rows of tools/bench/bench_vs_ort.py, run by ONNX Runtime and amprun.
+//     the transformer rows of tools/bench/bench_vs_ort.py, run by ONNX Runtime and amprun;
+//     and that script's two detectors, demo_shuffle_yolo.onnx and demo_db_text_det.onnx
+//     (bench_detectors.h).
 //   With --search-model, only demo_bert14_pytorch.onnx: the PyTorch form at 14 layers of
 //     that width (728 nodes), the size the accuracy search's "700-node transformer in under
 //     10 seconds" goal is measured on (runtime/accuracy_search.h).
@@ -43,88 +45,14 @@
 #include "graph/onnx/onnx_exporter.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
+#include "tools/demo/bench_detectors.h"
+#include "tools/demo/model_builder.h"
 
 namespace {
 
 using amp::DType;
+using amp::demo::ModelBuilder;
 using namespace amp::graph;
-
-class Rng {  // splitmix64
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  float uniform(float lo, float hi) {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return lo + (hi - lo) * static_cast<float>(z >> 40) / static_cast<float>(1ull << 24);
-  }
-
- private:
-  uint64_t s_;
-};
-
-class ModelBuilder {
- public:
-  explicit ModelBuilder(uint64_t seed) : rng_(seed) { b_.set_opset(20); }
-
-  ValueId weight(const std::string& name, std::vector<int64_t> dims, float scale,
-                 float offset = 0) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    std::vector<float> v(static_cast<size_t>(n));
-    for (float& x : v) x = offset + rng_.uniform(-scale, scale);
-    return b_.constant(name, TensorData::from_vector(DType::kF32, std::move(dims), v));
-  }
-  ValueId ints(const std::string& name, const std::vector<int64_t>& v) {
-    return b_.constant(name, TensorData::vector_i64(v));
-  }
-  ValueId scalar(const std::string& name, float v) {
-    return b_.constant(name, TensorData::scalar_f32(v));
-  }
-  GraphBuilder& b() { return b_; }
-
-  // Conv (+ BatchNormalization) (+ Relu)
-  ValueId conv_bn(ValueId x, const std::string& name, int64_t cin, int64_t cout, int64_t k,
-                  int64_t stride, bool relu) {
-    Attributes a;
-    const int64_t pad = k / 2;
-    a.set("kernel_shape", std::vector<int64_t>{k, k});
-    a.set("pads", std::vector<int64_t>{pad, pad, pad, pad});
-    a.set("strides", std::vector<int64_t>{stride, stride});
-    const float he = std::sqrt(2.0f / static_cast<float>(cin * k * k));
-    ValueId y =
-        b_.node(OpType::kConv, {x, weight(name + ".weight", {cout, cin, k, k}, he)}, a, name);
-    Attributes bn;
-    bn.set("epsilon", 1e-5f);
-    y = b_.node(
-        OpType::kBatchNormalization,
-        {y, weight(name + ".bn.gamma", {cout}, 0.1f, 1.0f), weight(name + ".bn.beta", {cout}, 0.1f),
-         weight(name + ".bn.mean", {cout}, 0.1f), weight(name + ".bn.var", {cout}, 0.1f, 1.0f)},
-        bn, name + ".bn");
-    return relu ? b_.node(OpType::kRelu, {y}, {}, name + ".relu") : y;
-  }
-
-  ValueId linear(ValueId x, const std::string& name, int64_t in, int64_t out) {
-    const float s = 1.0f / std::sqrt(static_cast<float>(in));
-    ValueId y = b_.node(OpType::kMatMul, {x, weight(name + ".weight", {in, out}, s)}, {}, name);
-    return b_.node(OpType::kAdd, {y, weight(name + ".bias", {out}, 0.02f)}, {}, name + ".add");
-  }
-
-  ValueId layer_norm(ValueId x, const std::string& name, int64_t d) {
-    Attributes a;
-    a.set("axis", int64_t{-1});
-    a.set("epsilon", 1e-5f);
-    return b_.node(
-        OpType::kLayerNormalization,
-        {x, weight(name + ".gamma", {d}, 0.05f, 1.0f), weight(name + ".beta", {d}, 0.05f)}, a,
-        name);
-  }
-
- private:
-  GraphBuilder b_;
-  Rng rng_;
-};
 
 Graph resnet() {
   ModelBuilder m(20261202);
@@ -467,9 +395,11 @@ int main(int argc, char** argv) {
   if (attention) return write(attention_only(), dir / "demo_attention.amp");
   if (search)  // 98 MB: written only when asked for
     return write(bert(/*fused=*/false, kSearchBert), dir / "demo_bert14_pytorch.onnx");
-  if (bench)  // 2 x 42 MB: written only when asked for
+  if (bench)  // 2 x 42 MB and 2 x 2 MB: written only when asked for
     return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
-           write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx");
+           write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx") |
+           write(amp::demo::shuffle_yolo(), dir / "demo_shuffle_yolo.onnx") |
+           write(amp::demo::db_text_detector(), dir / "demo_db_text_det.onnx");
   return write(resnet(), dir / "demo_resnet.amp") |
          write(transformer(), dir / "demo_transformer.amp") |
          write(bert(/*fused=*/false), dir / "demo_bert_pytorch.amp") |

@@ -500,7 +500,23 @@ void deconv_geometry(const DeconvCase& c, std::vector<int64_t>& pb, std::vector<
   }
 }
 
-void check_deconv(const DeconvCase& c, DType dt, const ActCase& a, bool const_w, uint32_t seed) {
+graph::Node deconv_node(const DeconvCase& c, const ActCase& a) {
+  graph::Node node;
+  node.name = "node";
+  node.op = OpType::kConvTranspose;
+  if (c.group != 1) node.attrs.set("group", c.group);
+  if (!c.strides.empty()) node.attrs.set("strides", c.strides);
+  if (!c.dilations.empty()) node.attrs.set("dilations", c.dilations);
+  if (!c.pads.empty()) node.attrs.set("pads", c.pads);
+  if (!c.output_padding.empty()) node.attrs.set("output_padding", c.output_padding);
+  if (!c.output_shape.empty()) node.attrs.set("output_shape", c.output_shape);
+  if (!c.auto_pad.empty()) node.attrs.set("auto_pad", c.auto_pad);
+  set_act(node, a);
+  return node;
+}
+
+void check_deconv(const DeconvCase& c, DType dt, const ActCase& a, bool const_w, uint32_t seed,
+                  int threads = 1) {
   Rng rng(seed);
   const size_t sp = c.k.size();
   const int64_t n = c.x[0], cin = c.x[1], cg = cin / c.group, mg = c.m / c.group;
@@ -552,27 +568,16 @@ void check_deconv(const DeconvCase& c, DType dt, const ActCase& a, bool const_w,
     ref[o] = act_ref(to_act(a), acc[o] + bias);
     mag[o] += std::fabs(bias);
   }
-  graph::Node node;
-  node.name = "node";
-  node.op = OpType::kConvTranspose;
-  if (c.group != 1) node.attrs.set("group", c.group);
-  if (!c.strides.empty()) node.attrs.set("strides", c.strides);
-  if (!c.dilations.empty()) node.attrs.set("dilations", c.dilations);
-  if (!c.pads.empty()) node.attrs.set("pads", c.pads);
-  if (!c.output_padding.empty()) node.attrs.set("output_padding", c.output_padding);
-  if (!c.output_shape.empty()) node.attrs.set("output_shape", c.output_shape);
-  if (!c.auto_pad.empty()) node.attrs.set("auto_pad", c.auto_pad);
-  set_act(node, a);
   std::vector<int64_t> y_dims = {n, c.m};
   y_dims.insert(y_dims.end(), out.begin(), out.end());
   std::vector<Tensor> ins = {x, w};
   if (c.bias) ins.push_back(b);
-  auto got = run_kernel(node, ins, {{dt, y_dims}});
+  auto got = run_kernel(deconv_node(c, a), ins, {{dt, y_dims}}, threads);
   std::ostringstream what;
   what << "ConvTranspose x=" << ::testing::PrintToString(c.x) << " m=" << c.m
        << " k=" << ::testing::PrintToString(c.k) << " group=" << c.group
        << " out=" << ::testing::PrintToString(out) << " dtype=" << dtype_name(dt)
-       << " act=" << a.name << " const_w=" << const_w << " seed=" << seed;
+       << " act=" << a.name << " const_w=" << const_w << " seed=" << seed << " threads=" << threads;
   ASSERT_TRUE(got.is_ok()) << what.str() << ": " << got.status().to_string();
   expect_close((*got)[0], ref, mag, dt, what.str());
 }
@@ -608,6 +613,60 @@ TEST(DnnlConvTranspose, FusedActivations) {
     check_deconv({{1, 2, 3, 3}, 2, {3, 3}, 1, {3, 2}, {}, {}, {}, {10, 8}, "SAME_UPPER"},
                  DType::kBF16, a, false, ++seed);
   }
+}
+
+// Windows that tile the output (kernel = stride, no pads, dilation 1, one group) run as a
+// 1x1 conv and a depth-to-space (dnnl_conv.cc); every other ConvTranspose stays a oneDNN
+// deconvolution.
+TEST(DnnlConvTranspose, NonOverlappingWindowsRunAsPointwiseConv) {
+  auto implementation = [](const DeconvCase& c, bool const_w, DType dt) {
+    Rng rng(7);
+    std::vector<int64_t> wd = {c.x[1], c.m / c.group};
+    wd.insert(wd.end(), c.k.begin(), c.k.end());
+    Tensor x = rng.tensor(dt, c.x), w = rng.tensor(dt, wd), b = rng.tensor(dt, {c.m});
+    w.constant = const_w;
+    b.constant = const_w;
+    std::vector<int64_t> pb, out;
+    deconv_geometry(c, pb, out);
+    std::vector<int64_t> y_dims = {c.x[0], c.m};
+    y_dims.insert(y_dims.end(), out.begin(), out.end());
+    auto p = prepare(deconv_node(c, act_cases()[0]), {x, w, b}, {{dt, y_dims}});
+    EXPECT_TRUE(p.is_ok()) << p.status().to_string();
+    return p.is_ok() ? p->kernel().implementation() : std::string();
+  };
+  auto pointwise = [&](const DeconvCase& c, bool const_w = true, DType dt = DType::kF32) {
+    return implementation(c, const_w, dt).find("depth-to-space") != std::string::npos;
+  };
+  const DeconvCase db_head = {{1, 24, 5, 6}, 1, {2, 2}, 1, {2, 2}};  // a DB head's last one
+  const std::vector<DeconvCase> tiled = {
+      db_head,
+      {{2, 6, 4, 3}, 5, {2, 2}, 1, {2, 2}},
+      {{1, 3, 4, 5}, 2, {2, 3}, 1, {2, 3}},           // unequal window sides
+      {{1, 3, 7}, 4, {3}, 1, {3}},                    // 1-D
+      {{1, 2, 2, 3, 2}, 3, {2, 2, 2}, 1, {2, 2, 2}},  // 3-D
+      {{1, 4, 3, 3}, 2, {1, 1}, 1, {1, 1}},           // 1x1, stride 1: a plain 1x1 conv
+      {{1, 5, 3, 4}, 3, {2, 2}, 1, {2, 2}, {}, {}, {}, {}, "", false},  // no bias
+  };
+  for (const DeconvCase& c : tiled) EXPECT_TRUE(pointwise(c)) << ::testing::PrintToString(c.x);
+  // Variable weights, low precision, overlapping or padded windows, output_padding, groups,
+  // dilation: oneDNN's deconvolution.
+  EXPECT_FALSE(pointwise(db_head, false));
+  EXPECT_FALSE(pointwise(db_head, true, DType::kBF16));
+  EXPECT_FALSE(pointwise({{1, 4, 3, 3}, 2, {3, 3}, 1, {2, 2}}));
+  EXPECT_FALSE(pointwise({{1, 4, 3, 3}, 2, {2, 2}, 1, {2, 2}, {}, {0, 1, 0, 0}}));
+  EXPECT_FALSE(pointwise({{1, 4, 3, 3}, 2, {2, 2}, 1, {2, 2}, {}, {}, {1, 1}}));
+  EXPECT_FALSE(pointwise({{1, 4, 3, 3}, 4, {2, 2}, 2, {2, 2}}));
+  EXPECT_FALSE(pointwise({{1, 4, 3, 3}, 2, {2, 2}, 1, {2, 2}, {2, 2}}));
+  EXPECT_FALSE(pointwise({{1, 4, 3, 3}, 2, {2, 2}, 1, {2, 2}, {}, {}, {}, {8, 8}, "SAME_UPPER"}));
+  uint32_t seed = 8000;
+  for (const DeconvCase& c : tiled) check_deconv(c, DType::kF32, act_cases()[0], true, ++seed);
+  for (const ActCase& a : act_cases()) {
+    check_deconv({{2, 6, 4, 3}, 5, {2, 2}, 1, {2, 2}}, DType::kF32, a, true, ++seed);
+    check_deconv(db_head, DType::kF32, a, true, ++seed, 2);
+  }
+  // Enough rows for two threads to split mid-plane.
+  check_deconv({{1, 8, 37, 29}, 3, {2, 2}, 1, {2, 2}}, DType::kF32, act_cases()[1], true, ++seed,
+               2);
 }
 
 // ---- MatMul -----------------------------------------------------------------------------------

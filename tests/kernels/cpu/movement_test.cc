@@ -1139,5 +1139,61 @@ TEST(MovementResize, NearestOnIntegersAndLargeThreaded) {
   for (DType dt : {DType::kF32, DType::kF16}) EXPECT_EQ(check_resize(rc, dt, true, rng, 4), "");
 }
 
+// Nearest upsampling by integer factors takes two shortcuts (movement_resize.cc): a row
+// whose source row is the previous row's is copied, and a last axis that repeats each
+// element f times skips its table. Every element size, factors 1 to 3 per axis, rows split
+// across threads mid-way, and near misses that must take the table (a non-integer last
+// axis, extrapolated positions).
+TEST(MovementResize, NearestIntegerUpsamplingShortcuts) {
+  uint32_t seed;
+  std::mt19937 rng = make_rng(&seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  struct Case {
+    std::vector<int64_t> in;
+    std::vector<double> scales;
+    const char* ctm;
+    const char* nearest_mode;
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 5, 7}, {1, 1, 2, 2}, "asymmetric", "floor"},                 // FPN / YOLO neck 2x
+      {{2, 2, 4, 5}, {1, 1, 3, 3}, "asymmetric", "floor"},                 // 3x
+      {{1, 4, 3, 9}, {1, 1, 2, 2}, "half_pixel", "round_prefer_floor"},    // ONNX's defaults
+      {{1, 2, 6, 5}, {1, 1, 2, 1}, "asymmetric", "floor"},                 // rows only
+      {{1, 2, 6, 5}, {1, 1, 1, 2}, "asymmetric", "floor"},                 // columns only
+      {{2, 3, 4}, {1, 2, 2}, "asymmetric", "floor"},                       // 1-D spatial
+      {{1, 2, 2, 3, 4}, {1, 1, 2, 2, 2}, "asymmetric", "floor"},           // 3-D spatial
+      {{1, 2, 4, 6}, {1, 1, 2, 1.5}, "asymmetric", "floor"},               // last axis not integer
+      {{1, 2, 4, 6}, {1, 1, 2, 2}, "align_corners", "round_prefer_ceil"},  // not j / f
+  };
+  for (const Case& c : cases) {
+    for (DType dt : {DType::kF32, DType::kF16, DType::kU8, DType::kF64}) {
+      for (int threads : {1, 3}) {
+        ResizeCase rc;
+        rc.in = c.in;
+        rc.scales = c.scales;
+        rc.cfg.ctm = c.ctm;
+        rc.cfg.nearest_mode = c.nearest_mode;
+        EXPECT_EQ(check_resize(rc, dt, (threads + static_cast<int>(dt)) % 2 == 0, rng, threads), "")
+            << describe(rc) << " dtype " << dtype_name(dt) << " threads " << threads;
+      }
+    }
+  }
+  // Extrapolated rows and columns (tf_crop_and_resize outside the roi) between copied rows.
+  ResizeCase rc;
+  rc.in = {1, 2, 4, 4};
+  rc.scales = {1, 1, 2, 2};
+  rc.cfg.ctm = "tf_crop_and_resize";
+  rc.cfg.extrapolation = 7.25;
+  rc.roi = {0, 0, -0.25, -0.25, 1, 1, 1.25, 1.25};
+  EXPECT_EQ(check_resize(rc, DType::kF32, true, rng, 2), "") << describe(rc);
+  // A large map on two threads: chunks begin mid-way through a pair of copied rows.
+  rc = ResizeCase{};
+  rc.in = {1, 24, 37, 41};
+  rc.scales = {1, 1, 2, 2};
+  rc.cfg.ctm = "asymmetric";
+  rc.cfg.nearest_mode = "floor";
+  EXPECT_EQ(check_resize(rc, DType::kF32, true, rng, 2), "") << describe(rc);
+}
+
 }  // namespace
 }  // namespace amp
