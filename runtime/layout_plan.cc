@@ -1,6 +1,7 @@
 #include "runtime/layout_plan.h"
 
 #include "graph/ops/op_types.h"
+#include "graph/ops/window_geometry.h"
 
 namespace amp::runtime {
 namespace {
@@ -55,6 +56,21 @@ bool dnnl_max_pool(const Graph& g, const Node& n, const std::function<bool(DType
   return native(g.value(n.outputs[0]).dtype);
 }
 
+// A ConvTranspose that the CPU runs as a 1x1 convolution and a depth-to-space
+// (kernels/cpu/dnnl_conv.cc, the same condition): like a Conv, it reads and writes the
+// conv layout.
+bool tiled_conv_transpose(const Graph& g, const Node& n) {
+  if (n.op != OpType::kConvTranspose || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
+  const graph::ConvAttrs* conv = std::get_if<graph::ConvAttrs>(&n.resolved);
+  auto constant = [&](size_t k) {
+    return k < n.inputs.size() && n.inputs[k] != graph::kNoValue &&
+           g.value(n.inputs[k]).is_constant();
+  };
+  const bool bias_ok = n.inputs.size() < 3 || n.inputs[2] == graph::kNoValue || constant(2);
+  return conv != nullptr && graph::conv_transpose_tiles_output(*conv) && constant(1) && bias_ok &&
+         g.value(n.outputs[0]).dtype == DType::kF32;
+}
+
 }  // namespace
 
 int channel_operand(const Graph& g, const Node& n, const std::function<bool(DType)>& native) {
@@ -107,7 +123,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
   std::vector<int> operand(g.nodes.size(), -1);  // kChannelBroadcast: the per-channel input
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.op == OpType::kConv || dnnl_max_pool(g, n, native)) {
+    if (n.op == OpType::kConv || dnnl_max_pool(g, n, native) || tiled_conv_transpose(g, n)) {
       reader[i] = Reader::kConv;
     } else if (layout_free_elementwise(g, n, native)) {
       reader[i] = Reader::kFree;

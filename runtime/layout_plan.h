@@ -19,7 +19,10 @@
 // blocks [N, C/8, spatial..., 8] with it as [., C/8, 1..., 8]; a [N, C, 1...] tensor has the
 // same bytes in every layout, so the scale itself stays plain.
 // A MaxPool that oneDNN runs counts as a Conv here (it reads and writes the layout: on
-// AVX2 its jit pooling takes nothing else, kernels/cpu/dnnl_pool.cc).
+// AVX2 its jit pooling takes nothing else, kernels/cpu/dnnl_pool.cc), and so does an f32
+// ConvTranspose whose windows tile its output (a 1x1 conv and a copy of channel runs,
+// kernels/cpu/conv_transpose_tiled.h: a DB text detector's head, Conv -> ConvTranspose ->
+// ConvTranspose, then reorders nothing).
 // Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
 // convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
 // oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv

@@ -135,4 +135,17 @@ Result<int64_t> resolve_transposed_axis(Window& w, size_t i, int64_t in, int64_t
   return out;
 }
 
+bool conv_transpose_tiles_output(const ConvAttrs& conv) {
+  const Window& win = conv.window;
+  if (conv.group != 1 || !win.resolved() || win.in_spatial.size() != win.rank() ||
+      win.kernel.size() != win.rank())
+    return false;
+  for (size_t i = 0; i < win.rank(); ++i) {
+    if (win.kernel[i] != win.strides[i] || win.dilations[i] != 1 || win.pad_begin[i] != 0 ||
+        win.pad_end[i] != 0 || win.out_spatial[i] != win.in_spatial[i] * win.strides[i])
+      return false;
+  }
+  return true;
+}
+
 }  // namespace amp::graph

@@ -34,6 +34,12 @@
 
 namespace amp::graph {
 
+// Whether a resolved ConvTranspose's windows tile its output without overlap or gaps:
+// kernel = stride, no dilation or pads, one group (the 2x2 stride-2 upsampling of DB text
+// detectors, U-Nets and segmentation decoders). Its output is then a 1x1 convolution's,
+// rearranged depth-to-space. out = in * stride also rules out output_padding.
+bool conv_transpose_tiles_output(const ConvAttrs& conv);
+
 // Reads strides / dilations / pads / auto_pad for `spatial` axes (kernel stays empty).
 // `use_dilations` is false for ops without the attribute (all 1s).
 Result<Window> read_window(const Node& node, size_t spatial, bool use_dilations);

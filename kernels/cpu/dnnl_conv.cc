@@ -33,23 +33,22 @@
 // a 1x1 map) is a matrix-vector product that costs less than oneDNN's call overhead: f32
 // ones run our own loop (kernels/cpu/small_gemm.h).
 //
-// A ConvTranspose whose windows tile the output without overlap (kernel = stride, no pads,
-// dilation 1, one group: the 2x2 stride-2 upsampling of DB text detectors, U-Nets and
-// segmentation decoders) is a 1x1 convolution to M x K channels (K the window's size)
-// followed by a depth-to-space:
-//   y[n, m, h s + i, w s + j] = act(b[m] + sum_c x[n, c, h, w] W[c, m, i, j])
-// (ONNX DepthToSpace, mode CRD). f32 ones with constant weights run so: oneDNN 2.6's
-// deconvolution is slow there. A DB head's 24 -> 1 channel 2x2 deconvolution from 320x320
-// took 107 ms on jit:avx2 and 228 ms on jit:avx512_core, for 10 M multiply-adds.
+// A ConvTranspose whose windows tile the output (kernel = stride, no pads, dilation 1, one
+// group; f32, constant weights) runs as a 1x1 convolution to K M channels and a
+// depth-to-space (kernels/cpu/conv_transpose_tiled.h): oneDNN 2.6's deconvolution is slow
+// there. Like a Conv it reads and writes the convolutions' layout (runtime/layout_plan.h).
 #include <algorithm>
 #include <optional>
 
+#include "graph/ops/window_geometry.h"
 #include "kernels/common/kernel_checks.h"
 #include "kernels/common/window_op_io.h"
+#include "kernels/cpu/conv_transpose_tiled.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
 #include "kernels/cpu/small_gemm.h"
+#include "kernels/cpu/vector_exp.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -74,13 +73,18 @@ class ConvKernel final : public Kernel {
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
   // The primitive's output channels: M, or M x K for a ConvTranspose run as a 1x1 conv.
   int64_t dst_channels() const { return depth_to_space_ ? pointwise_channels_ : conv_.m; }
+  // depth_to_space_: the 1x1 conv's output dims [N, K M, input spatial...].
+  memory::dims pixel_dims() const {
+    memory::dims d = {conv_.n, pointwise_channels_};
+    d.insert(d.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
+    return d;
+  }
   Status prepare_impl(const KernelConfig& cfg);
   Status geometry(const graph::Window& w);
   // Creates the primitive descriptor; throws dnnl::error when oneDNN has no implementation.
   dnnl::primitive_desc create_pd(dt compute, dt dst_type) const;
   Status run_impl(const KernelArgs& a) const;
   void store_shifted(const float* staged, const float* bias, void* out, int threads) const;
-  void store_depth_to_space(const float* staged, float* out, int threads) const;
 
   const bool transpose_;
   std::string impl_;  // implementation()
@@ -97,6 +101,14 @@ class ConvKernel final : public Kernel {
   graph::ConvAttrs conv_;  // the node's record (group, channels, window, activation)
   std::vector<int64_t> out_sp_, dnnl_out_sp_, shift_;
   int64_t pointwise_channels_ = 0;  // depth_to_space_: M x K, the 1x1 conv's output channels
+  std::vector<float> tiled_w_;      // depth_to_space_: W as the 1x1 conv's [K M, C]
+  memory::desc pixels_desc_;        // depth_to_space_: the 1x1 conv's dst layout, if fixed
+  TiledLayout tiled_out_ = TiledLayout::kPlain;  // depth_to_space_: the output's layout
+  // depth_to_space_ with a fused Sigmoid (a DB head's probability map): applied to the output
+  // by our vectorized loop, not as oneDNN's post-op, which took 1.5 ms of a 24 -> 4 channel
+  // 1x1 conv of 2 ms at 320x320 (jit:avx2, the 4 channels padded to 8).
+  bool sigmoid_after_ = false;
+  DepthToSpace d2s_;
   memory::dims strides_, dilations_, pad_l_, pad_r_;
   memory::dims w_dims_, w_strides_;
 
@@ -108,7 +120,6 @@ class ConvKernel final : public Kernel {
   size_t off_scratch_ = WorkspaceLayout::kNone, off_src_ = WorkspaceLayout::kNone;
   size_t off_dst_ = WorkspaceLayout::kNone, off_bias_ = WorkspaceLayout::kNone;
   size_t off_src_blk_ = WorkspaceLayout::kNone, off_dst_blk_ = WorkspaceLayout::kNone;
-  size_t off_pixels_ = WorkspaceLayout::kNone;  // depth_to_space_: the 1x1 conv's output
   int64_t src_numel_ = 0, dnnl_dst_numel_ = 0, out_numel_ = 0;
 };
 
@@ -129,18 +140,28 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
   return x.conv_layout && positions != 1 ? 0 : window;
 }
 
-// Whether a ConvTranspose's windows tile its output without overlap or gaps: kernel =
-// stride, no dilation or pads, one group. out = in * stride then also rules out
-// output_padding (header comment).
-bool tiles_without_overlap(const graph::ConvAttrs& conv) {
-  const graph::Window& win = conv.window;
-  if (conv.group != 1 || !win.resolved() || win.in_spatial.size() != win.rank()) return false;
-  for (size_t i = 0; i < win.rank(); ++i) {
-    if (win.kernel[i] != win.strides[i] || win.dilations[i] != 1 || win.pad_begin[i] != 0 ||
-        win.pad_end[i] != 0 || win.out_spatial[i] != win.in_spatial[i] * win.strides[i])
-      return false;
+// An f32 tensor of `dims` in one of the layouts the tiled ConvTranspose's depth-to-space
+// reads and writes (conv_transpose_tiled.h).
+memory::desc tiled_desc(const memory::dims& dims, TiledLayout layout) {
+  using tag = memory::format_tag;
+  switch (layout) {
+    case TiledLayout::kBlocked8:
+      return memory::desc(dims, dt::f32,
+                          dims.size() == 3   ? tag::nCw8c
+                          : dims.size() == 4 ? tag::nChw8c
+                                             : tag::nCdhw8c);
+    case TiledLayout::kChannelsLast:
+      return channels_last_desc(dims, dt::f32);
+    case TiledLayout::kPlain:
+      break;
   }
-  return true;
+  return plain_desc(dims, dt::f32);
+}
+
+std::optional<TiledLayout> tiled_layout_of(const memory::desc& md) {
+  for (TiledLayout l : {TiledLayout::kPlain, TiledLayout::kBlocked8, TiledLayout::kChannelsLast})
+    if (md == tiled_desc(md.dims(), l)) return l;
+  return std::nullopt;
 }
 
 // oneDNN floors out = (in + l + r - e) / s + 1 like ONNX, so a forward window's resolved
@@ -182,14 +203,16 @@ dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   const memory::desc src(src_dims, compute, memory::format_tag::any);
   const memory::desc wei(w_dims_, compute, memory::format_tag::any);
-  const memory::desc dst(dst_dims, dst_type, memory::format_tag::any);
+  const memory::desc dst =
+      pixels_desc_ ? pixels_desc_ : memory::desc(dst_dims, dst_type, memory::format_tag::any);
   const memory::desc bias = conv_.has_bias
                                 ? memory::desc({dst_channels()}, dt::f32, memory::format_tag::a)
                                 : memory::desc();
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   dnnl::post_ops po;
-  (void)append_activation(po, conv_.act);  // kinds were validated by shape inference
+  if (!sigmoid_after_)
+    (void)append_activation(po, conv_.act);  // kinds were validated by shape inference
   attr.set_post_ops(po);
   const auto prop = dnnl::prop_kind::forward_inference;
   if (transpose_ && !depth_to_space_) {
@@ -206,11 +229,18 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   conv_ = *p;
   dtype_ = cfg.inputs[0].dtype;
-  const bool conv_layout = cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout;
-  if (conv_layout && (transpose_ || (dtype_ != DType::kF32 && dtype_ != DType::kBF16)))
-    return internal_error(op() + ": a conv-layout tensor outside an f32 or bf16 Conv");
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
+  // The same condition lets runtime/layout_plan.cc keep this node's tensors in the conv layout.
+  depth_to_space_ = transpose_ && dtype_ == DType::kF32 &&
+                    graph::conv_transpose_tiles_output(conv_) && w.constant_data != nullptr &&
+                    (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr);
+  const bool conv_layout = cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout;
+  if (conv_layout &&
+      ((transpose_ && !depth_to_space_) || (dtype_ != DType::kF32 && dtype_ != DType::kBF16)))
+    return internal_error(op() +
+                          ": a conv-layout tensor outside an f32 or bf16 Conv or a tiled "
+                          "f32 ConvTranspose");
   const std::vector<int64_t>& kernel = p->window.kernel;
   AMP_RETURN_IF_ERROR(geometry(p->window));
 
@@ -242,23 +272,28 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   for (int64_t k : kernel) ksize *= k;
   memory::dims kdims(kernel.begin(), kernel.end());
   memory::dims kstrides = dense_strides(kdims);
-  depth_to_space_ = transpose_ && dtype_ == DType::kF32 && tiles_without_overlap(conv_) &&
-                    w.constant_data != nullptr &&
-                    (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr);
   if (depth_to_space_) {
-    // The 1x1 conv: W [C, M, k...] read as [M x K, C, 1...], output channel m K + window
-    // position; the output keeps the input's spatial size.
+    // The 1x1 conv to K M channels, window position major (conv_transpose_tiled.h); its
+    // output keeps the input's spatial size.
     const size_t sp = kernel.size();
+    tiled_w_ = tiled_weights(static_cast<const float*>(w.constant_data), conv_.c, conv_.m, ksize);
     w_dims_ = {conv_.m * ksize, conv_.c};
-    w_strides_ = {1, conv_.m * ksize};
     w_dims_.insert(w_dims_.end(), sp, 1);
-    w_strides_.insert(w_strides_.end(), sp, 1);
+    w_strides_ = dense_strides(w_dims_);
     dnnl_out_sp_ = conv_.window.in_spatial;
     strides_.assign(sp, 1);
     dilations_.assign(sp, 0);
     pad_l_.assign(sp, 0);
     pad_r_.assign(sp, 0);
     pointwise_channels_ = conv_.m * ksize;
+    sigmoid_after_ = conv_.act.kind == graph::ActivationKind::kSigmoid;
+    // A conv-layout output fixes the pixels' layout to the same kind, whose channel runs the
+    // depth-to-space copies whole; a plain output takes the layout the primitive prefers.
+    if (cfg.outputs[0].conv_layout) {
+      tiled_out_ = conv_layout_blocked8(cfg.outputs[0].dims) ? TiledLayout::kBlocked8
+                                                             : TiledLayout::kChannelsLast;
+      pixels_desc_ = tiled_desc(pixel_dims(), tiled_out_);
+    }
   } else if (!transpose_) {
     w_dims_ = g == 1 ? memory::dims{conv_.m, conv_.c} : memory::dims{g, mg, cg};
     w_dims_.insert(w_dims_.end(), kdims.begin(), kdims.end());
@@ -305,8 +340,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   for (int64_t d : dnnl_out_sp_) dnnl_dst_numel_ *= d;
   off_scratch_ = ws_.add(scratch_md_.get_size());
   if (stage_src_) off_src_ = ws_.add(static_cast<size_t>(src_numel_) * sizeof(float));
-  if (stage_dst_ || depth_to_space_)
-    off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
+  if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
   memory::dims dst_dims = {conv_.n, dst_channels()};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   // The caller's layouts: plain, or the convolutions' own where the runtime keeps the tensor
@@ -317,9 +351,25 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   };
   src_reorder_.prepare(caller_desc(to_dnnl_dims(x.dims), src_md_.data_type(), x.conv_layout),
                        src_md_, ws_, cfg.num_threads);
+  if (depth_to_space_) {
+    // A plain output: the pixels stay in the layout the primitive prefers where the
+    // depth-to-space reads it, else they are reordered to plain.
+    if (!pixels_desc_)
+      pixels_desc_ = tiled_layout_of(dst_md_) ? dst_md_ : plain_desc(dst_dims, dt::f32);
+    int64_t in3[3] = {1, 1, 1}, k3[3] = {1, 1, 1};
+    const size_t sp = kernel.size();
+    for (size_t i = 0; i < sp; ++i) {
+      in3[3 - sp + i] = conv_.window.in_spatial[i];
+      k3[3 - sp + i] = kernel[i];
+    }
+    d2s_.prepare(conv_.n, conv_.m, in3, k3, *tiled_layout_of(pixels_desc_), tiled_out_);
+    off_dst_ = ws_.add(pixels_desc_.get_size());  // blocks padded to 8 channels included
+  }
   dst_reorder_.prepare(dst_md_,
-                       caller_desc(dst_dims, dst_md_.data_type(), cfg.outputs[0].conv_layout), ws_,
-                       cfg.num_threads);
+                       depth_to_space_
+                           ? pixels_desc_
+                           : caller_desc(dst_dims, dst_md_.data_type(), cfg.outputs[0].conv_layout),
+                       ws_, cfg.num_threads);
   if (src_reorder_.active()) off_src_blk_ = ws_.add(src_md_.get_size());
   if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_md_.get_size());
   impl_ = dnnl_implementation(transpose_ && !depth_to_space_ ? "deconv" : "conv", pd, stage_src_,
@@ -330,17 +380,15 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     if (b.constant_data != nullptr) {
       bias_const_.resize(static_cast<size_t>(conv_.m));
       load_scaled_f32(dtype_, b.constant_data, 1.0f, bias_const_.data(), conv_.m);
-      if (depth_to_space_) {  // b[m] for each of the 1x1 conv's channels m K + k
-        const int64_t k = pointwise_channels_ / conv_.m;
-        std::vector<float> per_position(static_cast<size_t>(pointwise_channels_));
-        for (int64_t i = 0; i < pointwise_channels_; ++i)
-          per_position[static_cast<size_t>(i)] = bias_const_[static_cast<size_t>(i / k)];
-        bias_const_ = std::move(per_position);
-      }
+      if (depth_to_space_)
+        bias_const_ = tiled_bias(bias_const_.data(), conv_.m, pointwise_channels_ / conv_.m);
     } else if (dtype_ != DType::kF32) {
       off_bias_ = ws_.add(static_cast<size_t>(conv_.m) * sizeof(float));
     }
   }
+  if (depth_to_space_)  // regrouped here: packed once, not shared with other kernels
+    return weights_.prepare(dtype_, w_dims_, w_strides_, tiled_w_.data(), nullptr, wei_md_, ws_,
+                            cfg.num_threads);
   return weights_.prepare(dtype_, w_dims_, w_strides_, w.constant_data, w.constant_owner, wei_md_,
                           ws_, cfg.num_threads);
 }
@@ -404,59 +452,6 @@ void ConvKernel::store_shifted(const float* staged, const float* bias, void* out
   }
 }
 
-// pixels [N, M, K, d, h, w] (the 1x1 conv's output; K = kd kh kw, spatial dims right-aligned
-// into 3) -> out [N, M, d kd, h kh, w kw]: out[.., z kd + a, y kh + i, x kw + j] =
-// pixels[.., (a kh + i) kw + j, z, y, x]. One output row (fixed n, m, z, a, y, i) interleaves
-// kw rows of the input.
-AMP_ISA_CLONES
-void depth_to_space_rows(const float* pixels, float* out, int64_t row_begin, int64_t row_end,
-                         const int64_t in3[3], const int64_t blk3[3]) {
-  const int64_t kd = blk3[0], kh = blk3[1], kw = blk3[2];
-  const int64_t width = in3[2], plane = in3[0] * in3[1] * in3[2];
-  for (int64_t r = row_begin; r < row_end; ++r) {
-    // r = ((p * D + z) * kd + a) * H + y) * kh + i, p the (n, m) plane.
-    int64_t t = r;
-    const int64_t i = t % kh;
-    t /= kh;
-    const int64_t y = t % in3[1];
-    t /= in3[1];
-    const int64_t a = t % kd;
-    t /= kd;
-    const int64_t z = t % in3[0];
-    const int64_t p = t / in3[0];
-    const float* src =
-        pixels + (p * kd * kh * kw + (a * kh + i) * kw) * plane + (z * in3[1] + y) * width;
-    float* dst = out + r * width * kw;
-    if (kw == 2) {  // the common 2x2 upsampling: two rows interleaved
-      const float* s0 = src;
-      const float* s1 = src + plane;
-      for (int64_t x = 0; x < width; ++x) {
-        dst[2 * x] = s0[x];
-        dst[2 * x + 1] = s1[x];
-      }
-      continue;
-    }
-    for (int64_t j = 0; j < kw; ++j)
-      for (int64_t x = 0; x < width; ++x) dst[x * kw + j] = src[j * plane + x];
-  }
-}
-
-void ConvKernel::store_depth_to_space(const float* pixels, float* out, int threads) const {
-  int64_t in3[3] = {1, 1, 1}, blk3[3] = {1, 1, 1};
-  const std::vector<int64_t>& in = conv_.window.in_spatial;
-  const size_t sp = in.size();
-  for (size_t i = 0; i < sp; ++i) {
-    in3[3 - sp + i] = in[i];
-    blk3[3 - sp + i] = conv_.window.kernel[i];
-  }
-  const int64_t rows = conv_.n * conv_.m * in3[0] * blk3[0] * in3[1] * blk3[1];
-  const int64_t row_len = in3[2] * blk3[2];
-  parallel_for(
-      rows, threads,
-      [&](int64_t begin, int64_t end) { depth_to_space_rows(pixels, out, begin, end, in3, blk3); },
-      std::max<int64_t>(1, 32768 / std::max<int64_t>(row_len, 1)));
-}
-
 Status ConvKernel::run_impl(const KernelArgs& a) const {
   if (empty_) return Status::ok();
   const int threads = a.num_threads;
@@ -506,8 +501,13 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
   if (dst_reorder_.active()) dst_reorder_.run(prim_dst, dst, ws, threads);
 
   if (depth_to_space_) {
-    store_depth_to_space(static_cast<const float*>(dst), static_cast<float*>(a.outputs[0]),
-                         threads);
+    float* out = static_cast<float*>(a.outputs[0]);
+    d2s_.run(static_cast<const float*>(dst), out, threads);
+    if (sigmoid_after_)
+      parallel_for(
+          out_numel_, threads,
+          [&](int64_t begin, int64_t end) { sigmoid_f32(out + begin, out + begin, end - begin); },
+          32768);
   } else if (shifted_) {
     store_shifted(static_cast<const float*>(dst), bias, a.outputs[0], threads);
   } else if (stage_dst_) {
