@@ -44,7 +44,15 @@ std::vector<int64_t> right_aligned(const std::vector<int64_t>& dims, size_t rank
 }
 
 // Per node: how it may touch a value kept in the conv layout.
-enum class Reader : uint8_t { kNone, kConv, kFree, kChannelBroadcast, kGlobalPool };
+enum class Reader : uint8_t {
+  kNone,
+  kConv,
+  kFree,
+  kChannelBroadcast,
+  kGlobalPool,
+  kResize,  // a Resize of the spatial axes: reads its data input, writes its output
+  kConcat,  // a Concat of 8-channel-block tensors along the channels
+};
 
 // A MaxPool that oneDNN runs (kernels/cpu/dnnl_pool.cc: no Indices output, f32 / bf16):
 // like a Conv, it reads and writes the conv layout.
@@ -69,6 +77,69 @@ bool tiled_conv_transpose(const Graph& g, const Node& n) {
   const bool bias_ok = n.inputs.size() < 3 || n.inputs[2] == graph::kNoValue || constant(2);
   return conv != nullptr && graph::conv_transpose_tiles_output(*conv) && constant(1) && bias_ok &&
          g.value(n.outputs[0]).dtype == DType::kF32;
+}
+
+std::vector<int64_t> static_dims(const Graph& g, ValueId v) {
+  const graph::Value& val = g.value(v);
+  return val.shape && val.shape->is_static() ? val.shape->static_dims() : std::vector<int64_t>{};
+}
+
+// A Resize that keeps N and C (its CPU kernel then samples the physical dims,
+// kernels/cpu/movement_resize.cc): constant parameters, not tf_crop_and_resize, and a scale
+// of exactly 1 for N and C (or, with sizes, no common aspect-ratio scale over them).
+bool spatial_resize(const Graph& g, const Node& n, const std::function<bool(DType)>& native) {
+  const graph::ResizeAttrs* r = std::get_if<graph::ResizeAttrs>(&n.resolved);
+  if (n.op != OpType::kResize || r == nullptr || n.outputs.size() != 1 || n.inputs.empty() ||
+      n.inputs[0] == graph::kNoValue || r->coord == graph::ResizeSampling::kTfCropAndResize ||
+      !native(g.value(n.outputs[0]).dtype))
+    return false;
+  const std::vector<int64_t> in = static_dims(g, n.inputs[0]), out = static_dims(g, n.outputs[0]);
+  if (in.size() < 3 || in.size() > 5 || out.size() != in.size() || in[0] != out[0] ||
+      in[1] != out[1])
+    return false;
+  for (size_t k = 1; k < n.inputs.size(); ++k)
+    if (n.inputs[k] != graph::kNoValue && !g.value(n.inputs[k]).is_constant()) return false;
+  // The entry of scales / sizes that addresses axis a, or -1.
+  auto entry = [&](int64_t a) -> int64_t {
+    if (r->axes.empty()) return a;
+    for (size_t i = 0; i < r->axes.size(); ++i)
+      if (r->axes[i] == a) return static_cast<int64_t>(i);
+    return -1;
+  };
+  const bool has_scales = n.inputs.size() > 2 && n.inputs[2] != graph::kNoValue &&
+                          g.value(n.inputs[2]).constant->numel() > 0;
+  for (int64_t a : {0, 1}) {
+    const int64_t i = entry(a);
+    if (i < 0) continue;
+    if (has_scales) {
+      const graph::TensorData& scales = *g.value(n.inputs[2]).constant;
+      if (scales.dtype() != DType::kF32 || i >= scales.numel() || scales.data<float>()[i] != 1.0f)
+        return false;
+    } else if (r->policy != graph::ResizeSampling::kStretch) {
+      return false;  // one scale for every addressed axis: N and C would change too
+    }
+  }
+  return true;
+}
+
+// A Concat along the channels whose inputs and output are all in 8-channel blocks: their
+// physical dims [N, C / 8, spatial..., 8] concatenate along axis 1 as well.
+bool blocked_channel_concat(const Graph& g, const Node& n, const std::function<bool(DType)>& native,
+                            const BlockedLayout& blocked8) {
+  if (n.op != OpType::kConcat || !blocked8 || n.outputs.size() != 1 ||
+      !native(g.value(n.outputs[0]).dtype))
+    return false;
+  const std::vector<int64_t> out = static_dims(g, n.outputs[0]);
+  auto axis = n.attrs.get_int("axis", 0);
+  if (out.size() < 3 || out.size() > 5 || !axis.is_ok() ||
+      (*axis != 1 && *axis != 1 - static_cast<int64_t>(out.size())) || !blocked8(out))
+    return false;
+  for (ValueId v : n.inputs) {
+    if (v == graph::kNoValue) return false;
+    const std::vector<int64_t> d = static_dims(g, v);
+    if (d.size() != out.size() || !blocked8(d)) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -112,7 +183,8 @@ std::vector<int64_t> physical_conv_dims(const std::vector<int64_t>& logical, siz
   return out;
 }
 
-std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DType)>& native) {
+std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DType)>& native,
+                                    const BlockedLayout& blocked8) {
   const size_t count = g.values.size();
   std::vector<char> in(count, 0);
   const std::vector<graph::NodeId> producer = graph::compute_producers(g);
@@ -131,6 +203,10 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
       reader[i] = Reader::kChannelBroadcast;
     } else if (n.op == OpType::kGlobalAveragePool || n.op == OpType::kGlobalMaxPool) {
       reader[i] = Reader::kGlobalPool;
+    } else if (spatial_resize(g, n, native)) {
+      reader[i] = Reader::kResize;
+    } else if (blocked_channel_concat(g, n, native, blocked8)) {
+      reader[i] = Reader::kConcat;
     }
   }
 
@@ -145,7 +221,8 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
     const size_t rank = val.shape->rank();
     const Reader r = reader[static_cast<size_t>(p)];
     if (rank >= 3 && rank <= 5 &&
-        (r == Reader::kConv || r == Reader::kFree || r == Reader::kChannelBroadcast))
+        (r == Reader::kConv || r == Reader::kFree || r == Reader::kChannelBroadcast ||
+         r == Reader::kResize || r == Reader::kConcat))
       in[v] = 1;
   }
   // Drop candidates until every one is read only as a Conv's data, by elementwise nodes of
@@ -168,7 +245,11 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
               keep = keep && k == 0;  // not a weight or bias
               break;
             case Reader::kFree:
+            case Reader::kConcat:
               keep = keep && in[static_cast<size_t>(n.outputs[0])];
+              break;
+            case Reader::kResize:  // the data input, and the output in the layout too
+              keep = keep && k == 0 && in[static_cast<size_t>(n.outputs[0])];
               break;
             case Reader::kChannelBroadcast:
               keep = keep && static_cast<int>(k) != operand[ci] &&
@@ -181,7 +262,9 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
       }
       const size_t pi = static_cast<size_t>(producer[v]);
       const Node& p = g.nodes[pi];
-      if (reader[pi] != Reader::kConv)
+      if (reader[pi] == Reader::kResize) {
+        keep = keep && in[static_cast<size_t>(p.inputs[0])];  // the rest are constants
+      } else if (reader[pi] != Reader::kConv) {
         for (size_t k = 0; k < p.inputs.size(); ++k) {
           const ValueId x = p.inputs[k];
           if (x == graph::kNoValue || in[static_cast<size_t>(x)]) continue;
@@ -189,6 +272,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
             continue;  // the per-channel operand: the same bytes in every layout
           if (!single_element(g, x)) keep = false;  // a full-size input in plain layout
         }
+      }
       if (!keep) {
         in[v] = 0;
         changed = true;

@@ -23,6 +23,12 @@
 // ConvTranspose whose windows tile its output (a 1x1 conv and a copy of channel runs,
 // kernels/cpu/conv_transpose_tiled.h: a DB text detector's head, Conv -> ConvTranspose ->
 // ConvTranspose, then reorders nothing).
+// An FPN's top-down path and fusion (DB text detectors, YOLO necks) keeps the layout too: a
+// Resize of the spatial axes reads and writes it (the kernel samples the physical dims, the
+// channel axes being identities), and a Concat along the channels of tensors that are all in
+// 8-channel blocks is a concatenation of their physical dims along axis 1 (the runtime hands
+// the kernel those dims, as for a channel broadcast). Channels-last Concats (AVX-512) stay
+// plain: the axis would move.
 // Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
 // convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
 // oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv
@@ -45,11 +51,16 @@
 
 namespace amp::runtime {
 
+// Whether a tensor of these logical dims takes 8-channel blocks as its conv layout
+// (Backend::conv_layout_blocked8), not channels-last.
+using BlockedLayout = std::function<bool(const std::vector<int64_t>&)>;
+
 // For each value of `g`: whether it is stored in the conv layout (the rule above).
 // `native(dtype)`: whether the convolutions compute in that dtype without staging it
-// through f32 (Backend::conv_layout_dtype).
-std::vector<char> plan_conv_layouts(const graph::Graph& g,
-                                    const std::function<bool(DType)>& native);
+// through f32 (Backend::conv_layout_dtype). `blocked8` (may be empty: never) admits
+// channel Concats.
+std::vector<char> plan_conv_layouts(const graph::Graph& g, const std::function<bool(DType)>& native,
+                                    const BlockedLayout& blocked8 = {});
 
 // Of a binary elementwise node: which input (0 or 1) is per channel against a full-size
 // other input and a rank 3..5 output in a `native` dtype, or -1. Such a node, when its output

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/movement_common.h"
 #include "kernels/cpu/movement_resize.h"
 
@@ -122,6 +123,12 @@ void resize_pass(const Src* src, Dst* dst, int64_t outer, int64_t in_len, int64_
       },
       std::max<int64_t>(1, 16384 / std::max<int64_t>(inner * taps, 1)));
 }
+
+// An element of N bytes moved as a whole (a conv layout's block of channels, run_nearest).
+template <size_t N>
+struct Bytes {
+  unsigned char b[N];
+};
 
 // The integer factor f when the last axis' table repeats each input element f times in
 // order (idx[j] = j / f, nothing extrapolated: nearest upsampling by an integer scale,
@@ -237,6 +244,13 @@ class ResizeKernel : public Kernel {
     // Table capacities: exact when the parameters are known now, else a bound.
     AxisSpec specs[kResizeMaxRank];
     if (all_const) AMP_RETURN_IF_ERROR(resolve_constant_specs(cfg, st_, specs));
+    if (cfg.inputs[0].conv_layout || cfg.outputs[0].conv_layout) {
+      if (!cfg.inputs[0].conv_layout || !cfg.outputs[0].conv_layout || !all_const || st_.rank < 3 ||
+          st_.rank + 1 > kResizeMaxRank || st_.at.coord == ResizeAttrs::kTfCropAndResize ||
+          !keeps(specs[0]) || !keeps(specs[1]))
+        return internal_error("Resize: a conv-layout tensor where the layout plan admits none");
+      to_conv_layout(cpu_conv_layout_blocked8(cfg.inputs[0].dims), specs);
+    }
     size_t n_idx = 0, n_flags = 0;
     for (int a = 0; a < st_.rank; ++a) {
       int cap = 1;
@@ -283,6 +297,39 @@ class ResizeKernel : public Kernel {
       resolved_ = true;
     }
     return Status::ok();
+  }
+
+  // Whether an axis is left as it is: scale 1 (roi counts only for tf_crop_and_resize).
+  static bool keeps(const AxisSpec& s) { return s.in == s.out && s.scale == 1.0; }
+
+  // Rewrites the node's dims and specs into those of its tensors' physical layout
+  // (runtime/layout_plan.h): [N, C / 8, spatial..., 8] or [N, spatial..., C]. N and C are
+  // kept (checked by the caller), so the channel axes are identities and the spatial axes
+  // keep their specs: the same gather or separable passes then run on the physical dims.
+  void to_conv_layout(bool blocked8, AxisSpec* specs) {
+    const int rank = st_.rank;
+    const int64_t c = st_.in_dims[1];
+    AxisSpec spatial[kResizeMaxRank];
+    int spatial_pos[kResizeMaxRank];
+    for (int a = 2; a < rank; ++a) {
+      spatial[a - 2] = specs[a];
+      spatial_pos[a - 2] = st_.axis_pos[a];
+    }
+    auto set = [&](int a, int64_t dim, const AxisSpec& spec, int pos) {
+      st_.in_dims[a] = st_.out_dims[a] = dim;
+      specs[a] = spec;
+      st_.axis_pos[a] = pos;
+    };
+    int a = 1;
+    if (blocked8) set(a++, c / 8, make_spec(c / 8, c / 8), -1);
+    for (int k = 0; k < rank - 2; ++k, ++a) {
+      st_.in_dims[a] = spatial[k].in;
+      st_.out_dims[a] = spatial[k].out;
+      specs[a] = spatial[k];
+      st_.axis_pos[a] = spatial_pos[k];
+    }
+    set(a++, blocked8 ? 8 : c, make_spec(blocked8 ? 8 : c, blocked8 ? 8 : c), -1);
+    st_.rank = a;
   }
 
   size_t workspace_bytes() const override {
@@ -423,44 +470,58 @@ class ResizeKernel : public Kernel {
   }
 
   void run_nearest(const KernelArgs& args, const AxisTable* tables) const {
-    int64_t in_strides[kMaxRank];
-    contiguous_strides(st_.rank, st_.in_dims, in_strides);
-    const int64_t* idx[kMaxRank];
-    const uint8_t* extrap[kMaxRank];
-    for (int a = 0; a < st_.rank; ++a) {
-      idx[a] = tables[a].idx;  // cap is 1 for nearest: one entry per coordinate
-      extrap[a] = tables[a].extrap;
-    }
     const void* src = args.inputs[0];
     void* dst = args.outputs[0];
     if (st_.rank == 0) {
       std::memcpy(dst, src, elem_);
       return;
     }
-    const int last = st_.rank - 1;
+    // A last axis left as it is (8-channel blocks' [.., 8] in the conv layout) joins the
+    // element: rows then run along the last sampled axis, not along 8 floats, which took 3 ms
+    // instead of 0.5 for an FPN's 96x80x80 2x upsample. Only without extrapolation (the fill
+    // value is one element's).
+    int rank = st_.rank;
+    size_t elem = elem_;
+    int64_t numel = numel_;
+    const int64_t last_dim = st_.out_dims[rank - 1];
+    if (rank > 1 && tables[rank - 1].identity && st_.at.coord != ResizeAttrs::kTfCropAndResize &&
+        (elem * static_cast<size_t>(last_dim) == 16 ||
+         elem * static_cast<size_t>(last_dim) == 32)) {
+      elem *= static_cast<size_t>(last_dim);
+      numel /= last_dim;
+      --rank;
+    }
+    int64_t in_strides[kMaxRank];
+    contiguous_strides(rank, st_.in_dims, in_strides);
+    const int64_t* idx[kMaxRank];
+    const uint8_t* extrap[kMaxRank];
+    for (int a = 0; a < rank; ++a) {
+      idx[a] = tables[a].idx;  // cap is 1 for nearest: one entry per coordinate
+      extrap[a] = tables[a].extrap;
+    }
+    const int last = rank - 1;
     const int64_t repeat =
         repeat_factor(idx[last], extrap[last], st_.out_dims[last], st_.in_dims[last]);
-    switch (elem_) {
+    auto gather = [&](auto element) {
+      using E = decltype(element);
+      E fill{};
+      if constexpr (std::is_integral_v<E>) fill = static_cast<E>(fill_);
+      nearest_gather(static_cast<const E*>(src), static_cast<E*>(dst), rank, st_.out_dims,
+                     in_strides, idx, extrap, fill, numel, repeat, args.num_threads);
+    };
+    switch (elem) {
       case 1:
-        nearest_gather(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), st_.rank,
-                       st_.out_dims, in_strides, idx, extrap, static_cast<uint8_t>(fill_), numel_,
-                       repeat, args.num_threads);
-        return;
+        return gather(uint8_t{});
       case 2:
-        nearest_gather(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), st_.rank,
-                       st_.out_dims, in_strides, idx, extrap, static_cast<uint16_t>(fill_), numel_,
-                       repeat, args.num_threads);
-        return;
+        return gather(uint16_t{});
       case 4:
-        nearest_gather(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), st_.rank,
-                       st_.out_dims, in_strides, idx, extrap, static_cast<uint32_t>(fill_), numel_,
-                       repeat, args.num_threads);
-        return;
+        return gather(uint32_t{});
+      case 16:
+        return gather(Bytes<16>{});
+      case 32:
+        return gather(Bytes<32>{});
       default:
-        nearest_gather(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), st_.rank,
-                       st_.out_dims, in_strides, idx, extrap, fill_, numel_, repeat,
-                       args.num_threads);
-        return;
+        return gather(uint64_t{});
     }
   }
 

@@ -372,6 +372,83 @@ TEST(LayoutPlan, TiledConvTransposeChainKeepsTheConvLayout) {
       }
 }
 
+// An FPN (DB text detectors, YOLO necks): the coarse map upsampled (Resize) and added to the
+// finer one, then the maps concatenated along the channels. With 8-channel blocks (as on
+// AVX2) the Resize and the Concat keep the conv layout; a Concat with a part of 12 channels
+// (channels-last there), along another axis, or where blocks are not the layout at all
+// (AVX-512) stays plain, and so does a Resize that changes C or crops. Each variant runs
+// through the engine against the plain reference.
+TEST(LayoutPlan, FpnResizeAndChannelConcatKeepTheConvLayout) {
+  enum class Variant { kNearest, kLinear, kCropAndResize, kScaledChannels, kOddPart, kAxis2 };
+  auto blocks = [](const std::vector<int64_t>& d) { return d.size() >= 3 && d[1] % 8 == 0; };
+  for (Variant v : {Variant::kNearest, Variant::kLinear, Variant::kCropAndResize,
+                    Variant::kScaledChannels, Variant::kOddPart, Variant::kAxis2}) {
+    SCOPED_TRACE("variant " + std::to_string(static_cast<int>(v)));
+    GraphBuilder b;
+    unsigned seed = 1;
+    auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t stride) {
+      Attributes a;
+      a.set("kernel_shape", std::vector<int64_t>{3, 3});
+      a.set("strides", std::vector<int64_t>{stride, stride});
+      a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+      ++seed;
+      return b.node(OpType::kConv,
+                    {x, b.constant("w" + std::to_string(seed),
+                                   test::random_f32({c_out, c_in, 3, 3}, 0.4f, seed))},
+                    a);
+    };
+    const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
+    const ValueId fine = conv(x, 3, 16, 1);
+    const ValueId coarse = conv(fine, 16, 16, 2);
+    Attributes r;
+    r.set("mode", std::string(v == Variant::kLinear ? "linear" : "nearest"));
+    if (v == Variant::kCropAndResize) {
+      r.set("coordinate_transformation_mode", std::string("tf_crop_and_resize"));
+      r.set("extrapolation_value", 0.5f);
+    }
+    const std::vector<float> scales = v == Variant::kScaledChannels
+                                          ? std::vector<float>{1, 2, 2, 2}
+                                          : std::vector<float>{1, 1, 2, 2};
+    const ValueId roi =
+        v == Variant::kCropAndResize
+            ? b.constant("roi", TensorData::from_vector<float>(DType::kF32, {8},
+                                                               {0, 0, 0.1f, 0, 1, 1, 0.9f, 1}))
+            : graph::kNoValue;
+    const ValueId up =
+        b.node(OpType::kResize,
+               {coarse, roi,
+                b.constant("scales", TensorData::from_vector<float>(DType::kF32, {4}, scales))},
+               r);
+    // The Resize that doubles C is added to a 32-channel map instead.
+    const ValueId lateral = v == Variant::kScaledChannels ? conv(x, 3, 32, 1) : fine;
+    const ValueId sum = b.node(OpType::kAdd, {lateral, up});
+    const int64_t c_sum = v == Variant::kScaledChannels ? 32 : 16;
+    const ValueId side = conv(sum, c_sum, v == Variant::kOddPart ? 12 : 8, 1);
+    Attributes cat;
+    cat.set("axis", int64_t{v == Variant::kAxis2 ? 2 : 1});
+    const ValueId other = v == Variant::kAxis2 ? conv(sum, c_sum, 8, 1) : sum;
+    const ValueId fused = b.node(OpType::kConcat, {other, side}, cat);
+    const int64_t c_fused = v == Variant::kAxis2 ? 8 : c_sum + (v == Variant::kOddPart ? 12 : 8);
+    b.output(conv(fused, c_fused, 4, 1));
+    ConvNet net;
+    net.g = b.build();
+    ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+    const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only, blocks);
+    // A plain Resize makes the Add and so the Concat plain too; a plain Concat makes the Add
+    // (its reader) and so the Resize plain, unless convolutions alone read the Add (kAxis2).
+    const bool resize_kept =
+        v == Variant::kNearest || v == Variant::kLinear || v == Variant::kAxis2;
+    EXPECT_EQ(in[static_cast<size_t>(up)] != 0, resize_kept);
+    EXPECT_EQ(in[static_cast<size_t>(coarse)] != 0, resize_kept);
+    const bool concat_kept = v == Variant::kNearest || v == Variant::kLinear;
+    EXPECT_EQ(in[static_cast<size_t>(fused)] != 0, concat_kept);
+    EXPECT_EQ(in[static_cast<size_t>(side)] != 0, concat_kept);
+    // Without blocks (channels-last, AVX-512) no Concat keeps it.
+    EXPECT_EQ(runtime::plan_conv_layouts(net.g, f32_only)[static_cast<size_t>(fused)], 0);
+    check_engine_against_reference(net);
+  }
+}
+
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
   for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
     for (bool side_output : {false, true}) {

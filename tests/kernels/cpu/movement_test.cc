@@ -1164,6 +1164,10 @@ TEST(MovementResize, NearestIntegerUpsamplingShortcuts) {
       {{1, 2, 2, 3, 4}, {1, 1, 2, 2, 2}, "asymmetric", "floor"},           // 3-D spatial
       {{1, 2, 4, 6}, {1, 1, 2, 1.5}, "asymmetric", "floor"},               // last axis not integer
       {{1, 2, 4, 6}, {1, 1, 2, 2}, "align_corners", "round_prefer_ceil"},  // not j / f
+      // A conv layout's physical dims: 8-channel blocks [N, C / 8, H, W, 8] (f32: 32-byte
+      // elements once the lane axis folds in, f16: 16) and channels-last [N, H, W, C].
+      {{1, 2, 3, 4, 8}, {1, 1, 2, 2, 1}, "asymmetric", "floor"},
+      {{1, 3, 4, 5}, {1, 2, 2, 1}, "half_pixel", "round_prefer_floor"},
   };
   for (const Case& c : cases) {
     for (DType dt : {DType::kF32, DType::kF16, DType::kU8, DType::kF64}) {
