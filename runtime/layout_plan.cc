@@ -50,8 +50,9 @@ enum class Reader : uint8_t {
   kFree,
   kChannelBroadcast,
   kGlobalPool,
-  kResize,  // a Resize of the spatial axes: reads its data input, writes its output
-  kConcat,  // a Concat of 8-channel-block tensors along the channels
+  kResize,         // a Resize of the spatial axes: reads its data input, writes its output
+  kConcat,         // a Concat of 8-channel-block tensors along the channels
+  kChannelGather,  // a Gather of channels (constant indices): reads its data input
 };
 
 // A MaxPool that oneDNN runs (kernels/cpu/dnnl_pool.cc: no Indices output, f32 / bf16):
@@ -142,6 +143,26 @@ bool blocked_channel_concat(const Graph& g, const Node& n, const std::function<b
   return true;
 }
 
+// A Gather along the channels with constant 1-D indices whose input and output take the same
+// kind of conv layout (both 8-channel blocks, or both channels-last): its CPU kernel copies
+// channels between the layouts (kernels/cpu/channel_gather.h). ShuffleNet's channel shuffle
+// (graph/passes/fuse_channel_shuffle.h).
+bool channel_gather(const Graph& g, const Node& n, const std::function<bool(DType)>& native,
+                    const BlockedLayout& blocked8) {
+  const graph::AxisAttrs* a = std::get_if<graph::AxisAttrs>(&n.resolved);
+  if (n.op != OpType::kGather || a == nullptr || a->axis != 1 || n.inputs.size() != 2 ||
+      n.outputs.size() != 1 || n.inputs[0] == graph::kNoValue || n.inputs[1] == graph::kNoValue)
+    return false;
+  const graph::Value& out = g.value(n.outputs[0]);
+  const graph::Value& idx = g.value(n.inputs[1]);
+  if (!native(out.dtype) || dtype_size(out.dtype) > 4 || !idx.is_constant() ||
+      idx.constant->dims().size() != 1)
+    return false;
+  const std::vector<int64_t> in = static_dims(g, n.inputs[0]), y = static_dims(g, n.outputs[0]);
+  if (in.size() < 3 || in.size() > 5 || y.size() != in.size()) return false;
+  return !blocked8 || blocked8(in) == blocked8(y);
+}
+
 }  // namespace
 
 int channel_operand(const Graph& g, const Node& n, const std::function<bool(DType)>& native) {
@@ -207,6 +228,8 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
       reader[i] = Reader::kResize;
     } else if (blocked_channel_concat(g, n, native, blocked8)) {
       reader[i] = Reader::kConcat;
+    } else if (channel_gather(g, n, native, blocked8)) {
+      reader[i] = Reader::kChannelGather;
     }
   }
 
@@ -222,7 +245,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
     const Reader r = reader[static_cast<size_t>(p)];
     if (rank >= 3 && rank <= 5 &&
         (r == Reader::kConv || r == Reader::kFree || r == Reader::kChannelBroadcast ||
-         r == Reader::kResize || r == Reader::kConcat))
+         r == Reader::kResize || r == Reader::kConcat || r == Reader::kChannelGather))
       in[v] = 1;
   }
   // Drop candidates until every one is read only as a Conv's data, by elementwise nodes of
@@ -248,6 +271,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
             case Reader::kConcat:
               keep = keep && in[static_cast<size_t>(n.outputs[0])];
               break;
+            case Reader::kChannelGather:
             case Reader::kResize:  // the data input, and the output in the layout too
               keep = keep && k == 0 && in[static_cast<size_t>(n.outputs[0])];
               break;
@@ -262,7 +286,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
       }
       const size_t pi = static_cast<size_t>(producer[v]);
       const Node& p = g.nodes[pi];
-      if (reader[pi] == Reader::kResize) {
+      if (reader[pi] == Reader::kResize || reader[pi] == Reader::kChannelGather) {
         keep = keep && in[static_cast<size_t>(p.inputs[0])];  // the rest are constants
       } else if (reader[pi] != Reader::kConv) {
         for (size_t k = 0; k < p.inputs.size(); ++k) {

@@ -28,7 +28,9 @@
 // channel axes being identities), and a Concat along the channels of tensors that are all in
 // 8-channel blocks is a concatenation of their physical dims along axis 1 (the runtime hands
 // the kernel those dims, as for a channel broadcast). Channels-last Concats (AVX-512) stay
-// plain: the axis would move.
+// plain: the axis would move. A Gather of the channels with constant indices
+// (ShuffleNet's channel shuffle and the Split after it, graph/passes/fuse_channel_shuffle.h)
+// reads and writes it as well, when its input and output take the same kind of layout.
 // Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
 // convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
 // oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv

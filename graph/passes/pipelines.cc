@@ -8,6 +8,7 @@
 #include "graph/passes/fold_conv_bias_add.h"
 #include "graph/passes/fuse_activation.h"
 #include "graph/passes/fuse_batchnorm.h"
+#include "graph/passes/fuse_channel_shuffle.h"
 #include "graph/passes/fuse_decomposed_ops.h"
 #include "graph/passes/fuse_matmul_bias.h"
 #include "graph/passes/inline_constant_if.h"
@@ -79,6 +80,7 @@ Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
   pm.add(std::make_unique<FoldBatchNormIntoConv>());
   pm.add(std::make_unique<FuseDecomposedOps>());
   pm.add(std::make_unique<FuseMatMulBias>());
+  pm.add(std::make_unique<FuseChannelShuffle>());
   pm.add(std::make_unique<FuseActivation>());
   pm.add(std::make_unique<DeadCodeElimination>());
   AMP_RETURN_IF_ERROR(pm.run(g));

@@ -7,11 +7,14 @@
 // and one out of range is an invalid_input error.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/movement_io.h"
 #include "kernels/common/slice_plan.h"
+#include "kernels/cpu/channel_gather.h"
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
@@ -64,8 +67,16 @@ class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
     return static_cast<size_t>(setup_.n_idx) * sizeof(int64_t);
   }
 
+  std::string implementation() const override {
+    return channels_ ? "own loop, channels in the conv layout" : "own loop";
+  }
+
   Status run(const KernelArgs& a) const override {
     if (setup_.outer * setup_.n_idx * setup_.inner == 0) return Status::ok();
+    if (channels_) {
+      channels_->run(a.inputs[0], a.outputs[0], a.num_threads);
+      return Status::ok();
+    }
     int64_t* idx = static_cast<int64_t*>(a.workspace);
     read_int_param(a.inputs[1], setup_.idx_dtype, setup_.n_idx, idx);
     for (int64_t j = 0; j < setup_.n_idx; ++j) {
@@ -110,6 +121,35 @@ class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
         std::max<int64_t>(1, static_cast<int64_t>((1 << 18) / std::max<size_t>(block, 1))));
     return Status::ok();
   }
+
+ private:
+  // A Gather of the channels on conv-layout tensors (runtime/layout_plan.h admits one with
+  // constant indices along axis 1 whose input and output share the layout's kind).
+  Status prepare_params(const KernelConfig& cfg) override {
+    const TensorDesc& x = cfg.inputs[0];
+    const TensorDesc& idx = cfg.inputs[1];
+    const TensorDesc& y = cfg.outputs[0];
+    if (!x.conv_layout && !y.conv_layout) return Status::ok();
+    const bool blocked8 = cpu_conv_layout_blocked8(x.dims);
+    if (!x.conv_layout || !y.conv_layout || x.rank() < 3 || x.rank() > 5 ||
+        setup_.outer != x.dims[0] || idx.constant_data == nullptr || idx.rank() != 1 ||
+        blocked8 != cpu_conv_layout_blocked8(y.dims) ||
+        (setup_.elem_size != 2 && setup_.elem_size != 4))
+      return internal_error("Gather: a conv-layout tensor where the layout plan admits none");
+    std::vector<int64_t> v(static_cast<size_t>(setup_.n_idx));
+    read_int_param(idx.constant_data, setup_.idx_dtype, setup_.n_idx, v.data());
+    for (int64_t& i : v) {
+      if (i < -setup_.dim || i >= setup_.dim)
+        return invalid_model("Gather: index " + std::to_string(i) +
+                             " is out of range for axis of size " + std::to_string(setup_.dim));
+      if (i < 0) i += setup_.dim;
+    }
+    channels_.emplace();
+    channels_->prepare(x.dims[0], setup_.dim, setup_.inner, v, blocked8, setup_.elem_size);
+    return Status::ok();
+  }
+
+  std::optional<ChannelGather> channels_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
 #include "graph/ops/shape_inference.h"
+#include "graph/passes/pipelines.h"
 #include "graph/serialize/amp_writer.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/test_models.h"
@@ -447,6 +448,63 @@ TEST(LayoutPlan, FpnResizeAndChannelConcatKeepTheConvLayout) {
     EXPECT_EQ(runtime::plan_conv_layouts(net.g, f32_only)[static_cast<size_t>(fused)], 0);
     check_engine_against_reference(net);
   }
+}
+
+// A ShuffleNetV2 unit as torchvision exports it: Concat, channel shuffle (Reshape, Transpose,
+// Reshape), Split into halves, one half through 1x1 / depthwise / 1x1 convolutions, Concat
+// again, shuffle. After FuseChannelShuffle the shuffles and the Split are Gathers of the
+// channels, which keep the conv layout wherever the Concats do (8-channel blocks: AVX2).
+TEST(LayoutPlan, ShuffleUnitKeepsTheConvLayout) {
+  GraphBuilder b;
+  unsigned seed = 1;
+  auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t group) {
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{group > 1 ? 3 : 1, group > 1 ? 3 : 1});
+    a.set("pads", std::vector<int64_t>(4, group > 1 ? 1 : 0));
+    a.set("group", group);
+    ++seed;
+    return b.node(
+        OpType::kConv,
+        {x, b.constant("w" + std::to_string(seed),
+                       test::random_f32({c_out, c_in / group, group > 1 ? 3 : 1, group > 1 ? 3 : 1},
+                                        0.5f, seed))},
+        a);
+  };
+  Attributes cat, perm;
+  cat.set("axis", int64_t{1});
+  perm.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
+  auto shuffled = [&](ValueId x, int64_t c) {
+    ValueId y =
+        b.node(OpType::kReshape, {x, b.constant("to" + std::to_string(++seed),
+                                                TensorData::vector_i64({1, 2, c / 2, 10, 10}))});
+    y = b.node(OpType::kTranspose, {y}, perm);
+    return b.node(OpType::kReshape, {y, b.constant("back" + std::to_string(++seed),
+                                                   TensorData::vector_i64({1, c, 10, 10}))});
+  };
+  const ValueId x = b.input("x", DType::kF32, {1, 3, 10, 10});
+  ValueId y = b.node(OpType::kConcat, {conv(x, 3, 16, 1), conv(x, 3, 16, 1)}, cat);
+  y = shuffled(y, 32);
+  std::vector<ValueId> halves = b.node_multi(
+      OpType::kSplit, {y, b.constant("halves", TensorData::vector_i64({16, 16}))}, 2, cat);
+  ValueId branch = conv(conv(conv(halves[1], 16, 16, 1), 16, 16, 16), 16, 16, 1);
+  y = shuffled(b.node(OpType::kConcat, {halves[0], branch}, cat), 32);
+  b.output(conv(y, 32, 8, 1));
+  ConvNet net;
+  net.g = b.build();
+  ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+  graph::Graph fused = net.g;
+  ASSERT_TRUE(graph::run_runtime_passes(fused).is_ok());
+  auto blocks = [](const std::vector<int64_t>& d) { return d.size() >= 3 && d[1] % 8 == 0; };
+  const std::vector<char> in = runtime::plan_conv_layouts(fused, f32_only, blocks);
+  int gathers = 0;
+  for (const graph::Node& n : fused.nodes) {
+    if (n.op != OpType::kGather) continue;
+    ++gathers;
+    EXPECT_TRUE(in[static_cast<size_t>(n.outputs[0])]) << n.name;
+    EXPECT_TRUE(in[static_cast<size_t>(n.inputs[0])]) << n.name;
+  }
+  EXPECT_EQ(gathers, 3);  // the first shuffle's two halves, the second shuffle
+  check_engine_against_reference(net, Precision::kFp32, {1, 3, 10, 10});
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {

@@ -1,7 +1,8 @@
 // The load-time fusions, before and after: FuseDecomposedOps
 // (graph/passes/fuse_decomposed_ops.h), FuseMatMulBias (graph/passes/fuse_matmul_bias.h) and
 // FoldAddIntoConvBias (graph/passes/fold_conv_bias_add.h) and FoldBatchNormIntoConv
-// (graph/passes/fuse_batchnorm.h) on a ConvTranspose, with FuseActivation after them. Each
+// (graph/passes/fuse_batchnorm.h) on a ConvTranspose, and FuseChannelShuffle
+// (graph/passes/fuse_channel_shuffle.h), with FuseActivation after them. Each
 // exported spelling is built with the GraphBuilder, run through the load-time passes, and checked
 // for the ops left and for the same numbers as the unfused graph (both run on the CPU kernels).
 // Near misses (a value used outside the pattern, a wrong constant) stay unfused.
@@ -353,6 +354,89 @@ TEST(FoldBatchNormIntoConv, ScalesAConvTransposesOutputChannels) {
     b.output(b.node(OpType::kRelu, {y}));
     Graph g = expect_fused(b.build(), {2, 4, 5, 5}, {OpType::kConvTranspose});
     EXPECT_EQ(*g.nodes[0].attrs.get_string("fused_activation", ""), "Relu") << variant;
+  }
+}
+
+// ShuffleNet's channel shuffle as torchvision exports it: Reshape [N, g, C/g, H, W],
+// Transpose (0, 2, 1, 3, 4), Reshape back. It becomes one Gather of the channels, and a
+// Split of its channels (the next unit's chunk) one Gather per part.
+Graph shuffle_graph(int64_t c, int64_t groups, bool split, std::vector<int64_t> perm = {}) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 3, 5, 4});
+  ValueId y = b.node(OpType::kConv, {x, vec(b, "w", {c, 3, 1, 1}, -0.3f)});
+  y = b.node(OpType::kReshape,
+             {y, b.constant("s1", TensorData::vector_i64({2, groups, c / groups, 5, 4}))});
+  Attributes t;
+  t.set("perm", perm.empty() ? std::vector<int64_t>{0, 2, 1, 3, 4} : perm);
+  y = b.node(OpType::kTranspose, {y}, t);
+  y = b.node(OpType::kReshape, {y, b.constant("s2", TensorData::vector_i64({2, c, 5, 4}))});
+  if (!split) {
+    b.output(b.node(OpType::kRelu, {y}));
+    return b.build();
+  }
+  Attributes axis;
+  axis.set("axis", int64_t{1});
+  std::vector<ValueId> halves = b.node_multi(
+      OpType::kSplit, {y, b.constant("sizes", TensorData::vector_i64({c / 2, c / 2}))}, 2, axis);
+  b.output(halves[0]);
+  b.output(b.node(OpType::kRelu, {halves[1]}));
+  return b.build();
+}
+
+TEST(FuseChannelShuffle, ShuffleBecomesAGatherAndItsSplitAGatherPerPart) {
+  for (int64_t groups : {2, 3}) {
+    Graph g = expect_fused(shuffle_graph(12, groups, false), {2, 3, 5, 4},
+                           {OpType::kConv, OpType::kGather, OpType::kRelu});
+    const std::vector<double> idx = g.value(g.nodes[1].inputs[1]).constant->to_f64_vector();
+    // Output channel k g + j reads input channel j (C / g) + k.
+    EXPECT_EQ(idx[1], 12.0 / static_cast<double>(groups));
+    EXPECT_EQ(idx[static_cast<size_t>(groups)], 1.0);
+  }
+  expect_fused(shuffle_graph(16, 2, true), {2, 3, 5, 4},
+               {OpType::kConv, OpType::kGather, OpType::kGather, OpType::kRelu});
+}
+
+// Near misses: another permutation (a transpose of the spatial axes), a Reshape that splits
+// H rather than the channels keep the chain; a Split along H keeps its Split.
+TEST(FuseChannelShuffle, NearMissesStayAsTheyAre) {
+  {
+    Graph g = shuffle_graph(12, 2, false, {0, 1, 2, 4, 3});
+    ASSERT_TRUE(infer_shapes(g).is_ok());
+    ASSERT_TRUE(run_runtime_passes(g).is_ok());
+    EXPECT_EQ(ops_of(g), (std::vector<OpType>{OpType::kConv, OpType::kReshape, OpType::kTranspose,
+                                              OpType::kReshape, OpType::kRelu}));
+  }
+  {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {1, 4, 6, 2});
+    ValueId y =
+        b.node(OpType::kReshape, {x, b.constant("s1", TensorData::vector_i64({1, 4, 2, 3, 2}))});
+    Attributes t;
+    t.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
+    y = b.node(OpType::kTranspose, {y}, t);
+    b.output(b.node(OpType::kReshape, {y, b.constant("s2", TensorData::vector_i64({1, 4, 6, 2}))}));
+    Graph g = b.build();
+    ASSERT_TRUE(infer_shapes(g).is_ok());
+    ASSERT_TRUE(run_runtime_passes(g).is_ok());
+    EXPECT_EQ(ops_of(g),
+              (std::vector<OpType>{OpType::kReshape, OpType::kTranspose, OpType::kReshape}));
+  }
+  {
+    GraphBuilder b;
+    ValueId x = b.input("x", DType::kF32, {2, 3, 5, 4});
+    ValueId y = b.node(OpType::kConv, {x, vec(b, "w", {12, 3, 1, 1}, -0.3f)});
+    y = b.node(OpType::kReshape, {y, b.constant("s1", TensorData::vector_i64({2, 2, 6, 5, 4}))});
+    Attributes t;
+    t.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
+    y = b.node(OpType::kTranspose, {y}, t);
+    y = b.node(OpType::kReshape, {y, b.constant("s2", TensorData::vector_i64({2, 12, 5, 4}))});
+    Attributes axis;
+    axis.set("axis", int64_t{2});
+    std::vector<ValueId> parts = b.node_multi(
+        OpType::kSplit, {y, b.constant("sizes", TensorData::vector_i64({2, 3}))}, 2, axis);
+    b.output(parts[0]);
+    b.output(parts[1]);
+    expect_fused(b.build(), {2, 3, 5, 4}, {OpType::kConv, OpType::kGather, OpType::kSplit});
   }
 }
 

@@ -1,0 +1,129 @@
+#include "kernels/cpu/channel_gather.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/cpu/cpu_common.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+int64_t channel_offset(int64_t c, int64_t positions, bool blocked8) {
+  return blocked8 ? c / 8 * positions * 8 + c % 8 : c;
+}
+
+template <typename E>
+void gather_positions(const E* __restrict__ in, E* __restrict__ out, const int64_t* src,
+                      const int64_t* dst, int64_t channels, int64_t in_pos, int64_t out_pos,
+                      int64_t begin, int64_t end) {
+  for (int64_t p = begin; p < end; ++p) {
+    const E* i = in + p * in_pos;
+    E* o = out + p * out_pos;
+    for (int64_t c = 0; c < channels; ++c) o[dst[c]] = i[src[c]];
+  }
+}
+
+typedef uint32_t Lanes8 __attribute__((vector_size(32)));
+typedef int32_t LaneMask8 __attribute__((vector_size(32)));
+
+// Output block at positions [begin, end): out = shuffle(a, b, mask) per position.
+AMP_ISA_CLONES void permute_positions(const uint32_t* __restrict__ a,
+                                      const uint32_t* __restrict__ b, const int32_t* mask_lanes,
+                                      uint32_t* __restrict__ out, int64_t begin, int64_t end) {
+  LaneMask8 mask;
+  std::memcpy(&mask, mask_lanes, sizeof(mask));
+  for (int64_t p = begin; p < end; ++p) {
+    Lanes8 va, vb;
+    std::memcpy(&va, a + p * 8, sizeof(va));
+    std::memcpy(&vb, b + p * 8, sizeof(vb));
+    const Lanes8 r = __builtin_shuffle(va, vb, mask);
+    std::memcpy(out + p * 8, &r, sizeof(r));
+  }
+}
+
+}  // namespace
+
+void ChannelGather::prepare(int64_t n, int64_t c_in, int64_t positions,
+                            const std::vector<int64_t>& idx, bool blocked8, size_t elem) {
+  n_ = n;
+  positions_ = positions;
+  elem_ = elem;
+  const int64_t c_out = static_cast<int64_t>(idx.size());
+  in_pos_ = blocked8 ? 8 : c_in;
+  out_pos_ = blocked8 ? 8 : c_out;
+  in_batch_ = (blocked8 ? (c_in + 7) / 8 * 8 : c_in) * positions;
+  out_batch_ = (blocked8 ? (c_out + 7) / 8 * 8 : c_out) * positions;
+  src_.resize(idx.size());
+  dst_.resize(idx.size());
+  for (int64_t c = 0; c < c_out; ++c) {
+    src_[static_cast<size_t>(c)] = channel_offset(idx[static_cast<size_t>(c)], positions, blocked8);
+    dst_[static_cast<size_t>(c)] = channel_offset(c, positions, blocked8);
+  }
+  permutes_.clear();
+  if (!blocked8 || elem != 4 || c_out % 8 != 0) return;
+  for (int64_t ob = 0; ob < c_out / 8; ++ob) {
+    BlockPermute bp;
+    int64_t blocks[2] = {-1, -1};
+    for (int l = 0; l < 8; ++l) {
+      const int64_t s = idx[static_cast<size_t>(ob * 8 + l)];
+      int which = blocks[0] == s / 8 ? 0 : blocks[1] == s / 8 ? 1 : -1;
+      if (which < 0) {
+        which = blocks[0] < 0 ? 0 : blocks[1] < 0 ? 1 : -1;
+        if (which < 0) {  // a third block: element by element for the whole gather
+          permutes_.clear();
+          return;
+        }
+        blocks[which] = s / 8;
+      }
+      bp.mask[l] = static_cast<int32_t>(which * 8 + s % 8);
+    }
+    bp.a = blocks[0] * positions * 8;
+    bp.b = (blocks[1] < 0 ? blocks[0] : blocks[1]) * positions * 8;
+    permutes_.push_back(bp);
+  }
+}
+
+void ChannelGather::run(const void* in, void* out, int threads) const {
+  const int64_t channels = static_cast<int64_t>(src_.size());
+  if (!permutes_.empty()) {
+    const int64_t blocks = static_cast<int64_t>(permutes_.size());
+    parallel_for(
+        n_ * blocks, threads,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t t = begin; t < end; ++t) {
+            const int64_t entry = t / blocks, ob = t % blocks;
+            const BlockPermute& bp = permutes_[static_cast<size_t>(ob)];
+            const uint32_t* x = static_cast<const uint32_t*>(in) + entry * in_batch_;
+            permute_positions(
+                x + bp.a, x + bp.b, bp.mask,
+                static_cast<uint32_t*>(out) + entry * out_batch_ + ob * positions_ * 8, 0,
+                positions_);
+          }
+        },
+        std::max<int64_t>(1, 4096 / std::max<int64_t>(positions_, 1)));
+    return;
+  }
+  const int64_t total = n_ * positions_;
+  parallel_for(
+      total, threads,
+      [&](int64_t begin, int64_t end) {
+        // Split at batch entries: positions of one entry share the base offsets.
+        for (int64_t b = begin; b < end;) {
+          const int64_t entry = b / positions_;
+          const int64_t stop = std::min(end, (entry + 1) * positions_);
+          const int64_t p0 = b - entry * positions_, p1 = stop - entry * positions_;
+          if (elem_ == 2)
+            gather_positions(static_cast<const uint16_t*>(in) + entry * in_batch_,
+                             static_cast<uint16_t*>(out) + entry * out_batch_, src_.data(),
+                             dst_.data(), channels, in_pos_, out_pos_, p0, p1);
+          else
+            gather_positions(static_cast<const uint32_t*>(in) + entry * in_batch_,
+                             static_cast<uint32_t*>(out) + entry * out_batch_, src_.data(),
+                             dst_.data(), channels, in_pos_, out_pos_, p0, p1);
+          b = stop;
+        }
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(channels, 1)));
+}
+
+}  // namespace amp::kernels::cpu
