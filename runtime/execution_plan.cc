@@ -92,14 +92,12 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     d.conv_layout = v != kNoValue && conv_layout[static_cast<size_t>(v)];
     return d;
   };
-  // A node that scales a conv-layout tensor per channel, or concatenates conv-layout tensors
-  // along the channels, computes on physical dims (runtime/layout_plan.h): its kernel sees
-  // plain tensors of those dims.
+  // A node that scales a conv-layout tensor per channel computes on physical dims
+  // (runtime/layout_plan.h): its kernel sees plain tensors of those dims.
   auto physical = [&](const Node& n, std::vector<kernels::TensorDesc>& descs) {
     const ValueId out = n.outputs.empty() ? kNoValue : n.outputs[0];
     if (out == kNoValue || !conv_layout[static_cast<size_t>(out)] ||
-        (n.op != graph::OpType::kConcat &&
-         channel_operand(g, n, [&](DType t) { return opt.backend->conv_layout_dtype(t); }) < 0))
+        channel_operand(g, n, [&](DType t) { return opt.backend->conv_layout_dtype(t); }) < 0)
       return;
     const std::vector<int64_t> logical = g.value(out).shape->static_dims();
     const bool blocked8 = opt.backend->conv_layout_blocked8(logical);

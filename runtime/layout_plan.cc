@@ -51,7 +51,8 @@ enum class Reader : uint8_t {
   kChannelBroadcast,
   kGlobalPool,
   kResize,         // a Resize of the spatial axes: reads its data input, writes its output
-  kConcat,         // a Concat of 8-channel-block tensors along the channels
+  kConcat,         // a Concat along the channels: reads its inputs, writes its output
+  kSplit,          // a Split along the channels: reads its data input, writes its outputs
   kChannelGather,  // a Gather of channels (constant indices): reads its data input
 };
 
@@ -123,22 +124,30 @@ bool spatial_resize(const Graph& g, const Node& n, const std::function<bool(DTyp
   return true;
 }
 
-// A Concat along the channels whose inputs and output are all in 8-channel blocks: their
-// physical dims [N, C / 8, spatial..., 8] concatenate along axis 1 as well.
-bool blocked_channel_concat(const Graph& g, const Node& n, const std::function<bool(DType)>& native,
-                            const BlockedLayout& blocked8) {
-  if (n.op != OpType::kConcat || !blocked8 || n.outputs.size() != 1 ||
-      !native(g.value(n.outputs[0]).dtype))
-    return false;
-  const std::vector<int64_t> out = static_dims(g, n.outputs[0]);
+// A Concat or Split along the channels whose tensors all take the same kind of conv layout
+// (8-channel blocks, or channels-last): its CPU kernel copies the parts' blocks of the
+// physical dims (kernels/cpu/movement_concat_split.cc). `parts`: the inputs of a Concat, the
+// outputs of a Split; `whole` the other side.
+bool channel_parts(const Graph& g, const Node& n, const std::function<bool(DType)>& native,
+                   const BlockedLayout& blocked8) {
+  const bool concat = n.op == OpType::kConcat;
+  if ((!concat && n.op != OpType::kSplit) || n.outputs.empty() || n.inputs.empty()) return false;
+  const ValueId whole = concat ? n.outputs[0] : n.inputs[0];
+  const std::vector<ValueId>& parts = concat ? n.inputs : n.outputs;
+  if (whole == graph::kNoValue || !native(g.value(whole).dtype)) return false;
+  const std::vector<int64_t> w = static_dims(g, whole);
   auto axis = n.attrs.get_int("axis", 0);
-  if (out.size() < 3 || out.size() > 5 || !axis.is_ok() ||
-      (*axis != 1 && *axis != 1 - static_cast<int64_t>(out.size())) || !blocked8(out))
+  if (w.size() < 3 || w.size() > 5 || !axis.is_ok() ||
+      (*axis != 1 && *axis != 1 - static_cast<int64_t>(w.size())))
     return false;
-  for (ValueId v : n.inputs) {
-    if (v == graph::kNoValue) return false;
+  const bool blocks = blocked8 && blocked8(w);
+  for (ValueId v : parts) {
+    if (v == graph::kNoValue) {
+      if (concat) return false;
+      continue;  // an unused Split output
+    }
     const std::vector<int64_t> d = static_dims(g, v);
-    if (d.size() != out.size() || !blocked8(d)) return false;
+    if (d.size() != w.size() || (blocked8 && blocked8(d) != blocks)) return false;
   }
   return true;
 }
@@ -226,8 +235,8 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
       reader[i] = Reader::kGlobalPool;
     } else if (spatial_resize(g, n, native)) {
       reader[i] = Reader::kResize;
-    } else if (blocked_channel_concat(g, n, native, blocked8)) {
-      reader[i] = Reader::kConcat;
+    } else if (channel_parts(g, n, native, blocked8)) {
+      reader[i] = n.op == OpType::kConcat ? Reader::kConcat : Reader::kSplit;
     } else if (channel_gather(g, n, native, blocked8)) {
       reader[i] = Reader::kChannelGather;
     }
@@ -245,7 +254,8 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
     const Reader r = reader[static_cast<size_t>(p)];
     if (rank >= 3 && rank <= 5 &&
         (r == Reader::kConv || r == Reader::kFree || r == Reader::kChannelBroadcast ||
-         r == Reader::kResize || r == Reader::kConcat || r == Reader::kChannelGather))
+         r == Reader::kResize || r == Reader::kConcat || r == Reader::kSplit ||
+         r == Reader::kChannelGather))
       in[v] = 1;
   }
   // Drop candidates until every one is read only as a Conv's data, by elementwise nodes of
@@ -271,6 +281,11 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
             case Reader::kConcat:
               keep = keep && in[static_cast<size_t>(n.outputs[0])];
               break;
+            case Reader::kSplit:  // the data input, and every output in the layout too
+              keep = keep && k == 0;
+              for (ValueId o : n.outputs)
+                keep = keep && (o == graph::kNoValue || in[static_cast<size_t>(o)]);
+              break;
             case Reader::kChannelGather:
             case Reader::kResize:  // the data input, and the output in the layout too
               keep = keep && k == 0 && in[static_cast<size_t>(n.outputs[0])];
@@ -286,7 +301,8 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
       }
       const size_t pi = static_cast<size_t>(producer[v]);
       const Node& p = g.nodes[pi];
-      if (reader[pi] == Reader::kResize || reader[pi] == Reader::kChannelGather) {
+      if (reader[pi] == Reader::kResize || reader[pi] == Reader::kChannelGather ||
+          reader[pi] == Reader::kSplit) {
         keep = keep && in[static_cast<size_t>(p.inputs[0])];  // the rest are constants
       } else if (reader[pi] != Reader::kConv) {
         for (size_t k = 0; k < p.inputs.size(); ++k) {

@@ -25,12 +25,13 @@
 // ConvTranspose, then reorders nothing).
 // An FPN's top-down path and fusion (DB text detectors, YOLO necks) keeps the layout too: a
 // Resize of the spatial axes reads and writes it (the kernel samples the physical dims, the
-// channel axes being identities), and a Concat along the channels of tensors that are all in
-// 8-channel blocks is a concatenation of their physical dims along axis 1 (the runtime hands
-// the kernel those dims, as for a channel broadcast). Channels-last Concats (AVX-512) stay
-// plain: the axis would move. A Gather of the channels with constant indices
-// (ShuffleNet's channel shuffle and the Split after it, graph/passes/fuse_channel_shuffle.h)
-// reads and writes it as well, when its input and output take the same kind of layout.
+// channel axes being identities), and a Concat or Split along the channels of tensors that
+// all take the same kind of layout copies blocks of the physical dims (C_i / 8 blocks of
+// [S, 8], or C_i channels per position: YOLOv8's C2f splits, CSP blocks, FPN fusions). A
+// Gather of the channels with constant indices (ShuffleNet's channel shuffle and the Split
+// after it, graph/passes/fuse_channel_shuffle.h) reads and writes it as well.
+// A Split's outputs all keep the layout or none does: a value made by a Split keeps it only
+// while the Split's data input does, and the data input only while every output does.
 // Rule (a fixed point, largest set): a non-constant value of rank 3 to 5 whose dtype the
 // convolutions compute in natively (f32; bf16 on a CPU with AVX512-BF16 or AMX, where
 // oneDNN's bf16 convolutions read and write bf16 directly) keeps the conv
@@ -59,8 +60,8 @@ using BlockedLayout = std::function<bool(const std::vector<int64_t>&)>;
 
 // For each value of `g`: whether it is stored in the conv layout (the rule above).
 // `native(dtype)`: whether the convolutions compute in that dtype without staging it
-// through f32 (Backend::conv_layout_dtype). `blocked8` (may be empty: never) admits
-// channel Concats.
+// through f32 (Backend::conv_layout_dtype). `blocked8` (empty: never, channels-last
+// only) tells a Concat's or Split's tensors' kinds apart.
 std::vector<char> plan_conv_layouts(const graph::Graph& g, const std::function<bool(DType)>& native,
                                     const BlockedLayout& blocked8 = {});
 

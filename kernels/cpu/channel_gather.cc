@@ -26,19 +26,26 @@ void gather_positions(const E* __restrict__ in, E* __restrict__ out, const int64
 typedef uint32_t Lanes8 __attribute__((vector_size(32)));
 typedef int32_t LaneMask8 __attribute__((vector_size(32)));
 
-// Output block at positions [begin, end): out = shuffle(a, b, mask) per position.
+// One group of 8 output channels at positions [begin, end): out = shuffle(a, b, mask).
 AMP_ISA_CLONES void permute_positions(const uint32_t* __restrict__ a,
                                       const uint32_t* __restrict__ b, const int32_t* mask_lanes,
-                                      uint32_t* __restrict__ out, int64_t begin, int64_t end) {
+                                      uint32_t* __restrict__ out, int64_t in_pos, int64_t out_pos,
+                                      int64_t begin, int64_t end) {
   LaneMask8 mask;
   std::memcpy(&mask, mask_lanes, sizeof(mask));
   for (int64_t p = begin; p < end; ++p) {
     Lanes8 va, vb;
-    std::memcpy(&va, a + p * 8, sizeof(va));
-    std::memcpy(&vb, b + p * 8, sizeof(vb));
+    std::memcpy(&va, a + p * in_pos, sizeof(va));
+    std::memcpy(&vb, b + p * in_pos, sizeof(vb));
     const Lanes8 r = __builtin_shuffle(va, vb, mask);
-    std::memcpy(out + p * 8, &r, sizeof(r));
+    std::memcpy(out + p * out_pos, &r, sizeof(r));
   }
+}
+
+// Where 8 consecutive input lanes that hold channel s start (a block, or channels-last 8
+// channels from s on, kept inside the position's channels), as a channel number.
+int64_t window_start(int64_t s, int64_t c_in, bool blocked8) {
+  return blocked8 ? s / 8 * 8 : std::min(s, c_in - 8);
 }
 
 }  // namespace
@@ -59,45 +66,50 @@ void ChannelGather::prepare(int64_t n, int64_t c_in, int64_t positions,
     src_[static_cast<size_t>(c)] = channel_offset(idx[static_cast<size_t>(c)], positions, blocked8);
     dst_[static_cast<size_t>(c)] = channel_offset(c, positions, blocked8);
   }
+  // Two-source permutes: each group of 8 output channels from at most two windows of 8
+  // input lanes at the same position.
   permutes_.clear();
-  if (!blocked8 || elem != 4 || c_out % 8 != 0) return;
-  for (int64_t ob = 0; ob < c_out / 8; ++ob) {
-    BlockPermute bp;
-    int64_t blocks[2] = {-1, -1};
+  if (elem != 4 || c_out % 8 != 0 || c_in < 8) return;
+  for (int64_t q = 0; q < c_out / 8; ++q) {
+    GroupPermute gp;
+    int64_t start[2] = {-1, -1};
     for (int l = 0; l < 8; ++l) {
-      const int64_t s = idx[static_cast<size_t>(ob * 8 + l)];
-      int which = blocks[0] == s / 8 ? 0 : blocks[1] == s / 8 ? 1 : -1;
+      const int64_t s = idx[static_cast<size_t>(q * 8 + l)];
+      int which = -1;
+      for (int w = 0; w < 2 && which < 0; ++w)
+        if (start[w] >= 0 && s >= start[w] && s < start[w] + 8) which = w;
       if (which < 0) {
-        which = blocks[0] < 0 ? 0 : blocks[1] < 0 ? 1 : -1;
-        if (which < 0) {  // a third block: element by element for the whole gather
+        which = start[0] < 0 ? 0 : start[1] < 0 ? 1 : -1;
+        if (which < 0) {  // a third window: element by element for the whole gather
           permutes_.clear();
           return;
         }
-        blocks[which] = s / 8;
+        start[which] = window_start(s, c_in, blocked8);
       }
-      bp.mask[l] = static_cast<int32_t>(which * 8 + s % 8);
+      gp.mask[l] = static_cast<int32_t>(which * 8 + (s - start[which]));
     }
-    bp.a = blocks[0] * positions * 8;
-    bp.b = (blocks[1] < 0 ? blocks[0] : blocks[1]) * positions * 8;
-    permutes_.push_back(bp);
+    if (start[1] < 0) start[1] = start[0];
+    gp.a = channel_offset(start[0], positions, blocked8);
+    gp.b = channel_offset(start[1], positions, blocked8);
+    gp.out = channel_offset(q * 8, positions, blocked8);
+    permutes_.push_back(gp);
   }
 }
 
 void ChannelGather::run(const void* in, void* out, int threads) const {
   const int64_t channels = static_cast<int64_t>(src_.size());
   if (!permutes_.empty()) {
-    const int64_t blocks = static_cast<int64_t>(permutes_.size());
+    const int64_t groups = static_cast<int64_t>(permutes_.size());
     parallel_for(
-        n_ * blocks, threads,
+        n_ * groups, threads,
         [&](int64_t begin, int64_t end) {
           for (int64_t t = begin; t < end; ++t) {
-            const int64_t entry = t / blocks, ob = t % blocks;
-            const BlockPermute& bp = permutes_[static_cast<size_t>(ob)];
+            const int64_t entry = t / groups;
+            const GroupPermute& gp = permutes_[static_cast<size_t>(t % groups)];
             const uint32_t* x = static_cast<const uint32_t*>(in) + entry * in_batch_;
-            permute_positions(
-                x + bp.a, x + bp.b, bp.mask,
-                static_cast<uint32_t*>(out) + entry * out_batch_ + ob * positions_ * 8, 0,
-                positions_);
+            permute_positions(x + gp.a, x + gp.b, gp.mask,
+                              static_cast<uint32_t*>(out) + entry * out_batch_ + gp.out, in_pos_,
+                              out_pos_, 0, positions_);
           }
         },
         std::max<int64_t>(1, 4096 / std::max<int64_t>(positions_, 1)));

@@ -10,12 +10,13 @@
 // same kind). Per position the output's channels are written in order: a block or a
 // channels-last row at a time.
 //
-// In 8-channel blocks a shuffle's output block takes its lanes from two input blocks at the
-// same position (groups of 2: lanes 4q..4q+3 of the first half's block and of the second
-// half's, interleaved). Element by element that cost 0.67 ns an element, 5x the plain
-// layout's plane copies, more than the reorders it saves; so an output block whose lanes come
-// from at most two input blocks is one two-source permute of 8 lanes per position (GCC's
-// __builtin_shuffle: vpermps and a blend on AVX2), for 4-byte elements.
+// A shuffle's group of 8 output channels takes its lanes from two windows of 8 input lanes
+// at the same position (groups of 2: channels 4q..4q+3 of each half, interleaved): in
+// 8-channel blocks two blocks, channels-last two unaligned runs of 8. Element by element
+// that cost 0.67 ns an element, 5x the plain layout's plane copies, more than the reorders
+// it saves; so a group whose lanes lie in at most two such windows is one two-source
+// permute of 8 lanes per position (GCC's __builtin_shuffle: vpermps and a blend on AVX2),
+// for 4-byte elements.
 #pragma once
 
 #include <cstddef>
@@ -37,14 +38,14 @@ class ChannelGather {
   int64_t in_pos_ = 0, out_pos_ = 0, in_batch_ = 0, out_batch_ = 0;  // in elements
   std::vector<int64_t> src_, dst_;  // per output channel: its input's and its own offset
   size_t elem_ = 4;
-  // 8-channel blocks, 4-byte elements, every output block from at most two input blocks:
-  // per output block, the two blocks' offsets and the permute (lane l reads lane mask[l] of
-  // a, or mask[l] - 8 of b).
-  struct BlockPermute {
-    int64_t a = 0, b = 0;
+  // 4-byte elements, every group of 8 output channels from at most two windows: per group,
+  // the windows' and the group's offsets (in a batch entry, at position 0) and the permute
+  // (lane l reads lane mask[l] of window a, or mask[l] - 8 of window b).
+  struct GroupPermute {
+    int64_t a = 0, b = 0, out = 0;
     int32_t mask[8] = {};
   };
-  std::vector<BlockPermute> permutes_;
+  std::vector<GroupPermute> permutes_;
 };
 
 }  // namespace amp::kernels::cpu

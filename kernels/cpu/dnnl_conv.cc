@@ -386,9 +386,12 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
       off_bias_ = ws_.add(static_cast<size_t>(conv_.m) * sizeof(float));
     }
   }
-  if (depth_to_space_)  // regrouped here: packed once, not shared with other kernels
-    return weights_.prepare(dtype_, w_dims_, w_strides_, tiled_w_.data(), nullptr, wei_md_, ws_,
-                            cfg.num_threads);
+  if (depth_to_space_) {  // regrouped here: packed once, not shared with other kernels
+    const Status packed = weights_.prepare(dtype_, w_dims_, w_strides_, tiled_w_.data(), nullptr,
+                                           wei_md_, ws_, cfg.num_threads);
+    tiled_w_ = {};  // the packed copy is the one the runs read
+    return packed;
+  }
   return weights_.prepare(dtype_, w_dims_, w_strides_, w.constant_data, w.constant_owner, wei_md_,
                           ws_, cfg.num_threads);
 }

@@ -3,11 +3,17 @@
 // The layout and its checks are kernels/common/movement_io.h's PartsLayout: each part owns
 // one contiguous block per outer index, so the copy is, per part, one row of rows
 // (copy_rows, movement_common.h: fixed-size moves for short blocks).
+//
+// Along the channels of tensors in the convolutions' own layout (runtime/layout_plan.h) the
+// parts are blocks too, of the physical dims: 8-channel blocks [N, C/8, S, 8] give each part
+// C_i / 8 rows of S 8 elements per batch entry, channels-last [N, S, C] C_i elements per
+// position (conv_layout_parts).
 #include <algorithm>
 #include <cstring>
 
 #include "kernels/common/movement_io.h"
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/movement_common.h"
 
 namespace amp::kernels::cpu {
@@ -19,6 +25,35 @@ struct BlockPlan {
   std::vector<size_t> part_bytes;  // per part: part_sizes[k] * inner * elem
   size_t whole_bytes = 0;          // the concatenated tensor's block: sum of part_bytes
 };
+
+// The layout's parts for conv-layout tensors (every one of them so; the layout plan admits
+// only such nodes along axis 1, with every tensor in the same kind of layout).
+Status conv_layout_parts(const KernelConfig& cfg, const TensorDesc& whole, PartsLayout& l) {
+  bool any = false, all = true;
+  for (const std::vector<TensorDesc>* side : {&cfg.inputs, &cfg.outputs})
+    for (size_t i = 0; i < side->size(); ++i) {
+      const TensorDesc& t = (*side)[i];
+      if (!t.present || (side == &cfg.inputs && i > 0 && cfg.node->op == graph::OpType::kSplit))
+        continue;  // Split's sizes input
+      any = any || t.conv_layout;
+      all = all && t.conv_layout;
+    }
+  if (!any) return Status::ok();
+  const bool blocked8 = cpu_conv_layout_blocked8(whole.dims);
+  bool fits = all && l.axis == 1 && whole.rank() >= 3 && whole.rank() <= 5;
+  for (int64_t size : l.part_sizes) fits = fits && (!blocked8 || size % 8 == 0);
+  if (!fits)
+    return internal_error(std::string(graph::op_name(cfg.node->op)) +
+                          ": a conv-layout tensor where the layout plan admits none");
+  if (blocked8) {
+    for (int64_t& size : l.part_sizes) size /= 8;
+    l.inner *= 8;
+  } else {
+    l.outer *= l.inner;
+    l.inner = 1;
+  }
+  return Status::ok();
+}
 
 BlockPlan plan_blocks(const PartsLayout& l) {
   BlockPlan p;
@@ -43,7 +78,8 @@ void for_row_batches(int64_t begin, int64_t end, size_t whole_bytes, Fn&& fn) {
 class ConcatKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const PartsLayout l, check_concat_io(cfg));
+    AMP_ASSIGN_OR_RETURN(PartsLayout l, check_concat_io(cfg));
+    AMP_RETURN_IF_ERROR(conv_layout_parts(cfg, cfg.outputs[0], l));
     plan_ = plan_blocks(l);
     return Status::ok();
   }
@@ -78,7 +114,8 @@ class ConcatKernel : public Kernel {
 class SplitKernel : public Kernel {
  public:
   Status prepare(const KernelConfig& cfg) override {
-    AMP_ASSIGN_OR_RETURN(const PartsLayout l, check_split_io(cfg));
+    AMP_ASSIGN_OR_RETURN(PartsLayout l, check_split_io(cfg));
+    AMP_RETURN_IF_ERROR(conv_layout_parts(cfg, cfg.inputs[0], l));
     plan_ = plan_blocks(l);
     return Status::ok();
   }

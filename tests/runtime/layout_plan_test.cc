@@ -374,11 +374,10 @@ TEST(LayoutPlan, TiledConvTransposeChainKeepsTheConvLayout) {
 }
 
 // An FPN (DB text detectors, YOLO necks): the coarse map upsampled (Resize) and added to the
-// finer one, then the maps concatenated along the channels. With 8-channel blocks (as on
-// AVX2) the Resize and the Concat keep the conv layout; a Concat with a part of 12 channels
-// (channels-last there), along another axis, or where blocks are not the layout at all
-// (AVX-512) stays plain, and so does a Resize that changes C or crops. Each variant runs
-// through the engine against the plain reference.
+// finer one, then the maps concatenated along the channels. The Resize and the Concat keep
+// the conv layout; a Concat along another axis, or with a part of 12 channels among 8-channel
+// blocks (channels-last next to blocks, on AVX2), stays plain, and so does a Resize that
+// changes C or crops. Each variant runs through the engine against the plain reference.
 TEST(LayoutPlan, FpnResizeAndChannelConcatKeepTheConvLayout) {
   enum class Variant { kNearest, kLinear, kCropAndResize, kScaledChannels, kOddPart, kAxis2 };
   auto blocks = [](const std::vector<int64_t>& d) { return d.size() >= 3 && d[1] % 8 == 0; };
@@ -444,8 +443,9 @@ TEST(LayoutPlan, FpnResizeAndChannelConcatKeepTheConvLayout) {
     const bool concat_kept = v == Variant::kNearest || v == Variant::kLinear;
     EXPECT_EQ(in[static_cast<size_t>(fused)] != 0, concat_kept);
     EXPECT_EQ(in[static_cast<size_t>(side)] != 0, concat_kept);
-    // Without blocks (channels-last, AVX-512) no Concat keeps it.
-    EXPECT_EQ(runtime::plan_conv_layouts(net.g, f32_only)[static_cast<size_t>(fused)], 0);
+    // Channels-last everywhere (AVX-512): a 12-channel part is no different.
+    EXPECT_EQ(runtime::plan_conv_layouts(net.g, f32_only)[static_cast<size_t>(fused)] != 0,
+              concat_kept || v == Variant::kOddPart);
     check_engine_against_reference(net);
   }
 }
@@ -505,6 +505,53 @@ TEST(LayoutPlan, ShuffleUnitKeepsTheConvLayout) {
   }
   EXPECT_EQ(gathers, 3);  // the first shuffle's two halves, the second shuffle
   check_engine_against_reference(net, Precision::kFp32, {1, 3, 10, 10});
+}
+
+// YOLOv8's C2f block: a 1x1 conv, Split into halves along the channels, a bottleneck on the
+// second half, Concat of both halves and the bottleneck's output, a 1x1 conv. The Split keeps
+// the conv layout with its data input and all its outputs (8-channel blocks or channels-last);
+// with an output read by a non-conv (a graph output) it stays plain, and so does its input.
+TEST(LayoutPlan, ChannelSplitKeepsTheConvLayout) {
+  for (int64_t half : {8, 12})
+    for (bool half_is_output : {false, true}) {
+      SCOPED_TRACE("halves of " + std::to_string(half) + (half_is_output ? ", one an output" : ""));
+      GraphBuilder b;
+      unsigned seed = 1;
+      auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k) {
+        Attributes a;
+        a.set("kernel_shape", std::vector<int64_t>{k, k});
+        a.set("pads", std::vector<int64_t>(4, k / 2));
+        ++seed;
+        return b.node(OpType::kConv,
+                      {x, b.constant("w" + std::to_string(seed),
+                                     test::random_f32({c_out, c_in, k, k}, 0.4f, seed))},
+                      a);
+      };
+      Attributes axis;
+      axis.set("axis", int64_t{1});
+      const ValueId x = b.input("x", DType::kF32, {1, 3, 12, 12});
+      const ValueId stem = conv(x, 3, 2 * half, 1);
+      const std::vector<ValueId> halves =
+          b.node_multi(OpType::kSplit,
+                       {stem, b.constant("sizes", TensorData::vector_i64({half, half}))}, 2, axis);
+      const ValueId neck = conv(conv(halves[1], half, half, 3), half, half, 3);
+      const ValueId cat = b.node(OpType::kConcat, {halves[0], halves[1], neck}, axis);
+      b.output(conv(cat, 3 * half, 4, 1));
+      if (half_is_output) b.output(halves[0]);
+      ConvNet net;
+      net.g = b.build();
+      ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+      auto blocks = [](const std::vector<int64_t>& d) { return d.size() >= 3 && d[1] % 8 == 0; };
+      for (bool avx2 : {true, false}) {
+        const std::vector<char> in = avx2 ? runtime::plan_conv_layouts(net.g, f32_only, blocks)
+                                          : runtime::plan_conv_layouts(net.g, f32_only);
+        // On AVX2, 12-channel halves are channels-last beside a 24-channel block input.
+        const bool kept = !half_is_output && !(avx2 && half == 12);
+        EXPECT_EQ(in[static_cast<size_t>(stem)] != 0, kept) << (avx2 ? "blocks" : "nhwc");
+        EXPECT_EQ(in[static_cast<size_t>(halves[1])] != 0, kept) << (avx2 ? "blocks" : "nhwc");
+      }
+      check_engine_against_reference(net, Precision::kFp32, {1, 3, 12, 12});
+    }
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
