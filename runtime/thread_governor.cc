@@ -14,6 +14,15 @@ void ThreadGovernor::reset() {
   candidates_[0] = candidates_[1] = Candidate{};
   runs_ = slow_in_a_row_ = probe_left_ = 0;
   probe_ms_.clear();
+  recent_.clear();
+  cold_ = true;  // a new plan: its first run touches a new arena
+}
+
+double ThreadGovernor::level() const {
+  if (recent_.size() < 3) return candidates_[choice_].average;
+  std::vector<double> sorted = recent_;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted[sorted.size() / 2];
 }
 
 void ThreadGovernor::start_probe() {
@@ -28,9 +37,10 @@ void ThreadGovernor::end_probe() {
   Candidate& other = candidates_[1 - choice_];
   other.average = median;
   other.best = other.best < 0 ? median : std::min(other.best, median);
-  if (median < 0.9 * candidates_[choice_].average) {
+  if (median < 0.9 * level()) {
     choice_ = 1 - choice_;
     candidates_[choice_].best = median;  // the old best may predate the neighbour
+    recent_.assign(probe_ms_.begin(), probe_ms_.end());
   } else {
     // Staying: "slow" now means slower than today's level, or a lasting neighbour would
     // trigger a probe every kSlowRuns runs.
@@ -41,6 +51,10 @@ void ThreadGovernor::end_probe() {
 
 void ThreadGovernor::record(int threads, double ms) {
   if (!adaptive_ || max_threads_ == 1) return;
+  if (cold_) {  // starting the team and touching the arena: not the choice's speed
+    cold_ = false;
+    return;
+  }
   const int i = index(threads);
   if (probe_left_ > 0 && i != choice_) {
     --probe_left_;
@@ -57,6 +71,8 @@ void ThreadGovernor::record(int threads, double ms) {
   c.average = c.average < 0 ? ms : 0.75 * c.average + 0.25 * ms;
   c.best = c.best < 0 ? ms : std::min(c.best, ms);
   ++runs_;
+  recent_.push_back(ms);
+  if (recent_.size() > static_cast<size_t>(kLevelRuns)) recent_.erase(recent_.begin());
   slow_in_a_row_ = ms > kSlowFactor * c.best ? slow_in_a_row_ + 1 : 0;
   const bool never_probed = candidates_[1 - choice_].average < 0;
   if ((never_probed && runs_ >= kFirstProbeAfter) || slow_in_a_row_ >= kSlowRuns ||

@@ -11,14 +11,21 @@
 //
 // Algorithm (per context; the candidates are all threads, N, and one thread):
 //   - run with the current choice and keep an exponential moving average of its latency
-//     (alpha 1/4) and the best latency seen with it;
+//     (alpha 1/4), the best latency seen with it, and its last kLevelRuns runs; the very
+//     first run of a context is not counted (it starts the OpenMP team and touches the
+//     arena's pages: measured up to 3x a warm run);
 //   - probe the other candidate for kProbeRuns runs (the first of them not counted when
 //     that candidate has never run: it pays for cold caches) when
 //       * kFirstProbeAfter runs have been made (so both are known early),
 //       * or the current choice ran kSlowRuns runs in a row slower than kSlowFactor x its
 //         best (a neighbour arrived),
 //       * or kProbeInterval runs passed since the last probe (a neighbour left);
-//   - after a probe, switch when the probe's median beats the current average by 10%.
+//   - after a probe, switch when the probe's median beats the current level by 10%: the
+//     median of the current choice's last kLevelRuns runs (its average while it has fewer
+//     than 3), so that one slow run before the first probe does not decide it. With the
+//     average alone, a cold first run left in it made a 6-layer encoder at 2 threads
+//     choose one thread in two of three benchmark rounds on a quiet machine (10.6 ms
+//     instead of 5.8, kept for the next 200 runs).
 // Each bound plan (input shapes) has a governor of its own (ContextImpl::governor), so a
 // server alternating batch sizes keeps what it measured. With N == 1 there is nothing to
 // choose. Cost on a quiet machine: one probe of 3 single-thread runs per kProbeInterval.
@@ -39,6 +46,7 @@ class ThreadGovernor {
   static constexpr int kSlowRuns = 3;
   static constexpr double kSlowFactor = 1.5;
   static constexpr int kProbeInterval = 200;
+  static constexpr int kLevelRuns = 5;
 
   explicit ThreadGovernor(int max_threads, bool adaptive = true)
       : max_threads_(max_threads < 1 ? 1 : max_threads), adaptive_(adaptive) {}
@@ -59,6 +67,8 @@ class ThreadGovernor {
   int threads_of(int i) const { return i == 0 ? max_threads_ : 1; }
   void start_probe();
   void end_probe();
+  // The current choice's latency to beat: the median of its recent runs (header).
+  double level() const;
 
   int max_threads_;
   bool adaptive_;
@@ -68,7 +78,9 @@ class ThreadGovernor {
   int slow_in_a_row_ = 0;
   int probe_left_ = 0;  // > 0: probing the other candidate
   bool probe_skip_first_ = false;
+  bool cold_ = true;  // the context's first run is still to come
   std::vector<double> probe_ms_;
+  std::vector<double> recent_;  // the current choice's last kLevelRuns runs, oldest first
 };
 
 }  // namespace amp::runtime
