@@ -14,23 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "tools/demo/seeded_rng.h"
+
 namespace {
 
-// Small deterministic generator (splitmix64) so the model is identical on every machine.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  float uniform(float lo, float hi) {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return lo + (hi - lo) * static_cast<float>(z >> 40) / static_cast<float>(1ull << 24);
-  }
-
- private:
-  uint64_t s_;
-};
+using amp::demo::Rng;  // seeded: the model is identical on every machine
 
 class DemoBuilder {
  public:

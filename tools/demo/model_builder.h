@@ -1,6 +1,6 @@
-// ModelBuilder: the demo-model generators' GraphBuilder with seeded weights and the few
-// layer shapes they repeat (conv + BatchNorm + activation, linear, LayerNorm). Weights
-// come from splitmix64 with a fixed seed per model, so every machine writes the same file.
+// ModelBuilder: the demo-model generators' GraphBuilder with seeded weights (seeded_rng.h:
+// every machine writes the same file) and the few layer shapes they repeat (conv + BatchNorm
+// + activation, linear, LayerNorm).
 #pragma once
 
 #include <cmath>
@@ -10,23 +10,9 @@
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
+#include "tools/demo/seeded_rng.h"
 
 namespace amp::demo {
-
-class Rng {  // splitmix64
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  float uniform(float lo, float hi) {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return lo + (hi - lo) * static_cast<float>(z >> 40) / static_cast<float>(1ull << 24);
-  }
-
- private:
-  uint64_t s_;
-};
 
 // The activation after a conv, as the exporters write each one.
 enum class Act { kNone, kRelu, kHardSwish };
