@@ -81,9 +81,9 @@ bool tiled_conv_transpose(const Graph& g, const Node& n) {
          g.value(n.outputs[0]).dtype == DType::kF32;
 }
 
+// The dims of a present value with a static shape, else none (no rank passes the checks).
 std::vector<int64_t> static_dims(const Graph& g, ValueId v) {
-  const graph::Value& val = g.value(v);
-  return val.shape && val.shape->is_static() ? val.shape->static_dims() : std::vector<int64_t>{};
+  return g.value(v).static_dims().value_or(std::vector<int64_t>{});
 }
 
 // A Resize that keeps N and C (its CPU kernel then samples the physical dims,

@@ -3,6 +3,14 @@
 #include <algorithm>
 
 namespace amp::runtime {
+namespace {
+
+double median(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
 
 int ThreadGovernor::next() const {
   if (!adaptive_ || max_threads_ == 1) return max_threads_;
@@ -19,10 +27,7 @@ void ThreadGovernor::reset() {
 }
 
 double ThreadGovernor::level() const {
-  if (recent_.size() < 3) return candidates_[choice_].average;
-  std::vector<double> sorted = recent_;
-  std::sort(sorted.begin(), sorted.end());
-  return sorted[sorted.size() / 2];
+  return recent_.size() < 3 ? candidates_[choice_].average : median(recent_);
 }
 
 void ThreadGovernor::start_probe() {
@@ -32,14 +37,13 @@ void ThreadGovernor::start_probe() {
 }
 
 void ThreadGovernor::end_probe() {
-  std::sort(probe_ms_.begin(), probe_ms_.end());
-  const double median = probe_ms_[probe_ms_.size() / 2];
+  const double probed = median(probe_ms_);
   Candidate& other = candidates_[1 - choice_];
-  other.average = median;
-  other.best = other.best < 0 ? median : std::min(other.best, median);
-  if (median < 0.9 * level()) {
+  other.average = probed;
+  other.best = other.best < 0 ? probed : std::min(other.best, probed);
+  if (probed < 0.9 * level()) {
     choice_ = 1 - choice_;
-    candidates_[choice_].best = median;  // the old best may predate the neighbour
+    candidates_[choice_].best = probed;  // the old best may predate the neighbour
     recent_.assign(probe_ms_.begin(), probe_ms_.end());
   } else {
     // Staying: "slow" now means slower than today's level, or a lasting neighbour would

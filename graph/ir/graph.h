@@ -49,6 +49,11 @@ struct Value {
   std::optional<TensorData> constant;  // set for weights and folded constants
 
   bool is_constant() const { return constant.has_value(); }
+  // The dims when the shape is inferred and static, else nullopt.
+  std::optional<std::vector<int64_t>> static_dims() const {
+    if (!shape || !shape->is_static()) return std::nullopt;
+    return shape->static_dims();
+  }
 };
 
 struct Node {

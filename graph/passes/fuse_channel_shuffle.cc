@@ -9,21 +9,17 @@
 namespace amp::graph {
 namespace {
 
-std::optional<std::vector<int64_t>> static_dims(const Graph& g, ValueId v) {
-  if (v == kNoValue || !g.value(v).shape || !g.value(v).shape->is_static()) return std::nullopt;
-  return g.value(v).shape->static_dims();
-}
-
 // The channel permutation of Reshape(x) -> Transpose -> Reshape starting at `first`, or
 // nullopt: idx[c'] is the input channel that output channel c' reads.
 std::optional<std::vector<int64_t>> shuffle_indices(const Graph& g, const Node& first,
                                                     const Node& transpose, const Node& last) {
-  const auto x = static_dims(g, first.inputs[0]);
-  const auto split = static_dims(g, first.outputs[0]);
-  const auto swapped = static_dims(g, transpose.outputs[0]);
-  const auto y = static_dims(g, last.outputs[0]);
-  if (!x || !split || !swapped || !y || x->size() < 3 || x->size() > 5 || *y != *x ||
-      split->size() != x->size() + 1)
+  auto dims = [&](const std::vector<ValueId>& values) -> std::optional<std::vector<int64_t>> {
+    if (values.empty() || values[0] == kNoValue) return std::nullopt;
+    return g.value(values[0]).static_dims();
+  };
+  const auto x = dims(first.inputs), split = dims(first.outputs), y = dims(last.outputs);
+  if (!dims(transpose.outputs) || !x || !split || !y || x->size() < 3 || x->size() > 5 ||
+      *y != *x || split->size() != x->size() + 1)
     return std::nullopt;
   const size_t r = x->size();
   const int64_t c = (*x)[1], groups = (*split)[1], per_group = (*split)[2];
@@ -70,14 +66,13 @@ Result<bool> FuseChannelShuffle::run(Graph& g) {
   };
   std::vector<char> remove(g.nodes.size(), 0);
   // Per node index: the Gather that replaces the chain ending there (built in place of the
-  // last Reshape, so the order stays topological), with its indices.
+  // last Reshape, so the order stays topological).
   std::vector<std::optional<Node>> replacement(g.nodes.size());
-  std::vector<std::vector<int64_t>> chain_indices(g.nodes.size());
   bool changed = false;
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& first = g.nodes[i];
-    if (first.op != OpType::kReshape || first.outputs.size() != 1 || remove[i]) continue;
+    if (first.op != OpType::kReshape || first.outputs.size() != 1) continue;
     const Node* transpose = sole_reader(first.outputs[0]);
     if (!transpose || transpose->op != OpType::kTranspose) continue;
     const Node* last = sole_reader(transpose->outputs[0]);
@@ -92,7 +87,6 @@ Result<bool> FuseChannelShuffle::run(Graph& g) {
     // add_constant may reallocate g.values, not g.nodes.
     replacement[l] =
         gather_node(g.nodes[l].name, g.nodes[i].inputs[0], indices, g.nodes[l].outputs[0]);
-    chain_indices[l] = *idx;
     remove[i] = remove[t] = 1;
     changed = true;
   }
@@ -108,11 +102,14 @@ Result<bool> FuseChannelShuffle::run(Graph& g) {
     if (!axis.is_ok() ||
         (*axis != 1 && *axis != 1 - static_cast<int64_t>(g.value(y).shape->rank())))
       continue;
-    const std::vector<int64_t>& idx = chain_indices[l];
+    const TensorData& shuffle = *g.value(replacement[l]->inputs[1]).constant;
+    const std::vector<int64_t> idx(shuffle.data<int64_t>(),
+                                   shuffle.data<int64_t>() + shuffle.numel());
     std::vector<int64_t> sizes;
     int64_t total = 0;
-    for (ValueId part : split->outputs) {
-      const auto d = static_dims(g, part);
+    for (ValueId part : split->outputs) {  // every part used, of a static shape
+      if (part == kNoValue) break;
+      const auto d = g.value(part).static_dims();
       if (!d || d->size() < 2) break;
       sizes.push_back((*d)[1]);
       total += (*d)[1];
@@ -124,7 +121,6 @@ Result<bool> FuseChannelShuffle::run(Graph& g) {
     for (size_t p = 0; p < sizes.size(); ++p) {
       const std::vector<int64_t> part(idx.begin() + at, idx.begin() + at + sizes[p]);
       at += sizes[p];
-      if (g.nodes[s].outputs[p] == kNoValue) continue;
       const ValueId indices = add_constant(g, names, g.nodes[s].name + ".part" + std::to_string(p),
                                            TensorData::from_vector(DType::kI64, {sizes[p]}, part));
       split_gathers[s].push_back(gather_node(g.nodes[s].name + ".part" + std::to_string(p),

@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/channel_layout.h"
 #include "kernels/cpu/cpu_common.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-int64_t channel_offset(int64_t c, int64_t positions, bool blocked8) {
-  return blocked8 ? c / 8 * positions * 8 + c % 8 : c;
-}
 
 template <typename E>
 void gather_positions(const E* __restrict__ in, E* __restrict__ out, const int64_t* src,
@@ -56,15 +53,16 @@ void ChannelGather::prepare(int64_t n, int64_t c_in, int64_t positions,
   positions_ = positions;
   elem_ = elem;
   const int64_t c_out = static_cast<int64_t>(idx.size());
-  in_pos_ = blocked8 ? 8 : c_in;
-  out_pos_ = blocked8 ? 8 : c_out;
-  in_batch_ = (blocked8 ? (c_in + 7) / 8 * 8 : c_in) * positions;
-  out_batch_ = (blocked8 ? (c_out + 7) / 8 * 8 : c_out) * positions;
+  const ChannelLayout layout = blocked8 ? ChannelLayout::kBlocked8 : ChannelLayout::kChannelsLast;
+  in_pos_ = position_stride(layout, c_in);
+  out_pos_ = position_stride(layout, c_out);
+  in_batch_ = batch_size(layout, c_in, positions);
+  out_batch_ = batch_size(layout, c_out, positions);
   src_.resize(idx.size());
   dst_.resize(idx.size());
   for (int64_t c = 0; c < c_out; ++c) {
-    src_[static_cast<size_t>(c)] = channel_offset(idx[static_cast<size_t>(c)], positions, blocked8);
-    dst_[static_cast<size_t>(c)] = channel_offset(c, positions, blocked8);
+    src_[static_cast<size_t>(c)] = channel_offset(layout, idx[static_cast<size_t>(c)], positions);
+    dst_[static_cast<size_t>(c)] = channel_offset(layout, c, positions);
   }
   // Two-source permutes: each group of 8 output channels from at most two windows of 8
   // input lanes at the same position.
@@ -89,9 +87,9 @@ void ChannelGather::prepare(int64_t n, int64_t c_in, int64_t positions,
       gp.mask[l] = static_cast<int32_t>(which * 8 + (s - start[which]));
     }
     if (start[1] < 0) start[1] = start[0];
-    gp.a = channel_offset(start[0], positions, blocked8);
-    gp.b = channel_offset(start[1], positions, blocked8);
-    gp.out = channel_offset(q * 8, positions, blocked8);
+    gp.a = channel_offset(layout, start[0], positions);
+    gp.b = channel_offset(layout, start[1], positions);
+    gp.out = channel_offset(layout, q * 8, positions);
     permutes_.push_back(gp);
   }
 }

@@ -49,29 +49,6 @@ AMP_ISA_CLONES void rows(const Geometry& g, const float* __restrict__ pixels,
   }
 }
 
-// Where channel c starts in a tensor of `channels` channels and `positions` positions.
-int64_t channel_offset(TiledLayout layout, int64_t c, int64_t positions) {
-  switch (layout) {
-    case TiledLayout::kPlain:
-      return c * positions;
-    case TiledLayout::kBlocked8:
-      return c / 8 * positions * 8 + c % 8;
-    case TiledLayout::kChannelsLast:
-      return c;
-  }
-  return 0;
-}
-
-// The distance between two positions of one channel.
-int64_t position_stride(TiledLayout layout, int64_t channels) {
-  return layout == TiledLayout::kPlain ? 1 : layout == TiledLayout::kBlocked8 ? 8 : channels;
-}
-
-// One batch entry's floats (blocks padded to 8 channels).
-int64_t batch_size(TiledLayout layout, int64_t channels, int64_t positions) {
-  return (layout == TiledLayout::kBlocked8 ? (channels + 7) / 8 * 8 : channels) * positions;
-}
-
 }  // namespace
 
 std::vector<float> tiled_weights(const float* w, int64_t c, int64_t m, int64_t k) {
@@ -90,7 +67,7 @@ std::vector<float> tiled_bias(const float* b, int64_t m, int64_t k) {
 }
 
 void DepthToSpace::prepare(int64_t n, int64_t m, const int64_t in3[3], const int64_t k3[3],
-                           TiledLayout pixels, TiledLayout out) {
+                           ChannelLayout pixels, ChannelLayout out) {
   g_.n = n;
   int64_t k = 1, in_sp = 1, out_sp = 1;
   for (int i = 0; i < 3; ++i) {
@@ -102,9 +79,9 @@ void DepthToSpace::prepare(int64_t n, int64_t m, const int64_t in3[3], const int
     out_sp *= g_.out3[i];
   }
   // Runs as long as both layouts keep channels together.
-  g_.run = pixels == out && out == TiledLayout::kBlocked8 && m % 8 == 0 ? 8
-           : pixels == out && out == TiledLayout::kChannelsLast         ? m
-                                                                        : 1;
+  g_.run = pixels == out && out == ChannelLayout::kBlocked8 && m % 8 == 0 ? 8
+           : pixels == out && out == ChannelLayout::kChannelsLast         ? m
+                                                                          : 1;
   g_.units = m / g_.run;
   g_.in_pos = position_stride(pixels, k * m);
   g_.out_pos = position_stride(out, m);

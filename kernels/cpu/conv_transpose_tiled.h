@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/channel_layout.h"
+
 namespace amp::kernels::cpu {
 
 // W [C, M, K] (a ConvTranspose's weights, window flattened) as the 1x1 convolution's
@@ -31,15 +33,11 @@ std::vector<float> tiled_weights(const float* w, int64_t c, int64_t m, int64_t k
 // b [M] repeated for each window position: [K M].
 std::vector<float> tiled_bias(const float* b, int64_t m, int64_t k);
 
-// The layouts a tensor of [N, C, spatial...] may have here: plain, 8-channel blocks
-// [N, ceil(C / 8), spatial..., 8] (padded), channels-last [N, spatial..., C].
-enum class TiledLayout { kPlain, kBlocked8, kChannelsLast };
-
 class DepthToSpace {
  public:
   // `in3` / `k3`: the input's spatial dims and the window, right-aligned into 3 (d, h, w).
-  void prepare(int64_t n, int64_t m, const int64_t in3[3], const int64_t k3[3], TiledLayout pixels,
-               TiledLayout out);
+  void prepare(int64_t n, int64_t m, const int64_t in3[3], const int64_t k3[3],
+               ChannelLayout pixels, ChannelLayout out);
   // pixels [N, K M, d, h, w] -> out [N, M, d kd, h kh, w kw] in their prepared layouts.
   void run(const float* pixels, float* out, int threads) const;
 

@@ -103,7 +103,7 @@ class ConvKernel final : public Kernel {
   int64_t pointwise_channels_ = 0;  // depth_to_space_: M x K, the 1x1 conv's output channels
   std::vector<float> tiled_w_;      // depth_to_space_: W as the 1x1 conv's [K M, C]
   memory::desc pixels_desc_;        // depth_to_space_: the 1x1 conv's dst layout, if fixed
-  TiledLayout tiled_out_ = TiledLayout::kPlain;  // depth_to_space_: the output's layout
+  ChannelLayout tiled_out_ = ChannelLayout::kPlain;  // depth_to_space_: the output's layout
   // depth_to_space_ with a fused Sigmoid (a DB head's probability map): applied to the output
   // by our vectorized loop, not as oneDNN's post-op, which took 1.5 ms of a 24 -> 4 channel
   // 1x1 conv of 2 ms at 320x320 (jit:avx2, the 4 channels padded to 8).
@@ -142,24 +142,25 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
 
 // An f32 tensor of `dims` in one of the layouts the tiled ConvTranspose's depth-to-space
 // reads and writes (conv_transpose_tiled.h).
-memory::desc tiled_desc(const memory::dims& dims, TiledLayout layout) {
+memory::desc tiled_desc(const memory::dims& dims, ChannelLayout layout) {
   using tag = memory::format_tag;
   switch (layout) {
-    case TiledLayout::kBlocked8:
+    case ChannelLayout::kBlocked8:
       return memory::desc(dims, dt::f32,
                           dims.size() == 3   ? tag::nCw8c
                           : dims.size() == 4 ? tag::nChw8c
                                              : tag::nCdhw8c);
-    case TiledLayout::kChannelsLast:
+    case ChannelLayout::kChannelsLast:
       return channels_last_desc(dims, dt::f32);
-    case TiledLayout::kPlain:
+    case ChannelLayout::kPlain:
       break;
   }
   return plain_desc(dims, dt::f32);
 }
 
-std::optional<TiledLayout> tiled_layout_of(const memory::desc& md) {
-  for (TiledLayout l : {TiledLayout::kPlain, TiledLayout::kBlocked8, TiledLayout::kChannelsLast})
+std::optional<ChannelLayout> tiled_layout_of(const memory::desc& md) {
+  for (ChannelLayout l :
+       {ChannelLayout::kPlain, ChannelLayout::kBlocked8, ChannelLayout::kChannelsLast})
     if (md == tiled_desc(md.dims(), l)) return l;
   return std::nullopt;
 }
@@ -290,8 +291,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     // A conv-layout output fixes the pixels' layout to the same kind, whose channel runs the
     // depth-to-space copies whole; a plain output takes the layout the primitive prefers.
     if (cfg.outputs[0].conv_layout) {
-      tiled_out_ = conv_layout_blocked8(cfg.outputs[0].dims) ? TiledLayout::kBlocked8
-                                                             : TiledLayout::kChannelsLast;
+      tiled_out_ = conv_layout_blocked8(cfg.outputs[0].dims) ? ChannelLayout::kBlocked8
+                                                             : ChannelLayout::kChannelsLast;
       pixels_desc_ = tiled_desc(pixel_dims(), tiled_out_);
     }
   } else if (!transpose_) {

@@ -60,6 +60,23 @@ void gather_elements(const E* src, const int64_t* idx, int64_t n_idx, int64_t di
     for (int64_t j = 0; j < n_idx; ++j) dst[o * n_idx + j] = src[o * dim + idx[j]];
 }
 
+// Reads `n` indices and makes negative ones count from `dim`; the first one outside
+// [-dim, dim), or nullopt when all are in range.
+std::optional<int64_t> read_indices(const void* raw, DType dtype, int64_t n, int64_t dim,
+                                    int64_t* idx) {
+  read_int_param(raw, dtype, n, idx);
+  for (int64_t j = 0; j < n; ++j) {
+    if (idx[j] < -dim || idx[j] >= dim) return idx[j];
+    if (idx[j] < 0) idx[j] += dim;
+  }
+  return std::nullopt;
+}
+
+std::string index_out_of_range(int64_t v, int64_t dim) {
+  return "Gather: index " + std::to_string(v) + " is out of range for axis of size " +
+         std::to_string(dim);
+}
+
 class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
  public:
   // Normalized indices live in the workspace so the copy loop needs no checks.
@@ -78,14 +95,9 @@ class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
       return Status::ok();
     }
     int64_t* idx = static_cast<int64_t*>(a.workspace);
-    read_int_param(a.inputs[1], setup_.idx_dtype, setup_.n_idx, idx);
-    for (int64_t j = 0; j < setup_.n_idx; ++j) {
-      int64_t v = idx[j];
-      if (v < -setup_.dim || v >= setup_.dim)
-        return invalid_input("Gather: index " + std::to_string(v) +
-                             " is out of range for axis of size " + std::to_string(setup_.dim));
-      idx[j] = v < 0 ? v + setup_.dim : v;
-    }
+    if (const std::optional<int64_t> bad =
+            read_indices(a.inputs[1], setup_.idx_dtype, setup_.n_idx, setup_.dim, idx))
+      return invalid_input(index_out_of_range(*bad, setup_.dim));
     const uint8_t* src = a.input<uint8_t>(0);
     uint8_t* dst = a.output<uint8_t>(0);
     if (setup_.inner == 1) {
@@ -137,13 +149,9 @@ class GatherKernel : public SetupKernel<GatherLayout, check_gather_io> {
         (setup_.elem_size != 2 && setup_.elem_size != 4))
       return internal_error("Gather: a conv-layout tensor where the layout plan admits none");
     std::vector<int64_t> v(static_cast<size_t>(setup_.n_idx));
-    read_int_param(idx.constant_data, setup_.idx_dtype, setup_.n_idx, v.data());
-    for (int64_t& i : v) {
-      if (i < -setup_.dim || i >= setup_.dim)
-        return invalid_model("Gather: index " + std::to_string(i) +
-                             " is out of range for axis of size " + std::to_string(setup_.dim));
-      if (i < 0) i += setup_.dim;
-    }
+    if (const std::optional<int64_t> bad =
+            read_indices(idx.constant_data, setup_.idx_dtype, setup_.n_idx, setup_.dim, v.data()))
+      return invalid_model(index_out_of_range(*bad, setup_.dim));  // a constant: the model's
     channels_.emplace();
     channels_->prepare(x.dims[0], setup_.dim, setup_.inner, v, blocked8, setup_.elem_size);
     return Status::ok();

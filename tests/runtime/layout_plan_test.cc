@@ -554,6 +554,48 @@ TEST(LayoutPlan, ChannelSplitKeepsTheConvLayout) {
     }
 }
 
+// A channel Gather between convolutions (the conv layout's copy reads its constant indices
+// at load, unchecked per run): an index out of range in the file is a load error naming it.
+// Shape inference rejects it first; the kernel's own check is the backstop.
+TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
+  GraphBuilder b;
+  Attributes c, axis;
+  c.set("kernel_shape", std::vector<int64_t>{1, 1});
+  axis.set("axis", int64_t{1});
+  const ValueId x = b.input("x", DType::kF32, {1, 3, 6, 6});
+  const ValueId y =
+      b.node(OpType::kConv, {x, b.constant("w1", test::random_f32({16, 3, 1, 1}, 0.4f, 1))}, c);
+  std::vector<int64_t> idx(16);
+  for (int64_t i = 0; i < 16; ++i) idx[static_cast<size_t>(i)] = 15 - i;
+  idx[5] = 40;
+  const ValueId g =
+      b.node(OpType::kGather, {y, b.constant("idx", TensorData::vector_i64(idx))}, axis);
+  b.output(
+      b.node(OpType::kConv, {g, b.constant("w2", test::random_f32({4, 16, 1, 1}, 0.4f, 2))}, c));
+  graph::Graph model = b.build();
+  const Status inferred = graph::infer_shapes(model);
+  EXPECT_FALSE(inferred.is_ok());
+  EXPECT_NE(inferred.to_string().find("40"), std::string::npos) << inferred.to_string();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("amp_layout_gather_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "gather.amp").string();
+  ASSERT_TRUE(graph::write_amp_file(model, path).is_ok());
+  Options o;
+  o.backend = BackendKind::kCpu;
+  try {
+    Engine e = Engine::load(path, o);
+    const std::vector<float> xv(3 * 6 * 6, 0.5f);
+    e.run({{"x", Tensor::from(xv, {1, 3, 6, 6})}});
+    ADD_FAILURE() << "an index of 40 for 16 channels was accepted";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("index 40 is out of range for axis 1 of size 16"),
+              std::string::npos)
+        << err.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
   for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
     for (bool side_output : {false, true}) {

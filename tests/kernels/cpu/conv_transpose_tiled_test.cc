@@ -16,14 +16,14 @@ namespace {
 
 // A plain [N, C, S] tensor in `layout` (blocks padded with NaN, which nothing may read).
 std::vector<float> to_layout(const std::vector<float>& plain, int64_t n, int64_t c, int64_t s,
-                             TiledLayout layout) {
-  if (layout == TiledLayout::kPlain) return plain;
-  const int64_t cp = layout == TiledLayout::kBlocked8 ? (c + 7) / 8 * 8 : c;
+                             ChannelLayout layout) {
+  if (layout == ChannelLayout::kPlain) return plain;
+  const int64_t cp = layout == ChannelLayout::kBlocked8 ? (c + 7) / 8 * 8 : c;
   std::vector<float> out(static_cast<size_t>(n * cp * s), std::nanf(""));
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t p = 0; p < s; ++p) {
-        const int64_t at = layout == TiledLayout::kBlocked8
+        const int64_t at = layout == ChannelLayout::kBlocked8
                                ? ((b * cp / 8 + ch / 8) * s + p) * 8 + ch % 8
                                : (b * s + p) * c + ch;
         out[static_cast<size_t>(at)] = plain[static_cast<size_t>((b * c + ch) * s + p)];
@@ -31,8 +31,8 @@ std::vector<float> to_layout(const std::vector<float>& plain, int64_t n, int64_t
   return out;
 }
 
-const char* name(TiledLayout l) {
-  return l == TiledLayout::kPlain ? "plain" : l == TiledLayout::kBlocked8 ? "blocked8" : "nhwc";
+const char* name(ChannelLayout l) {
+  return l == ChannelLayout::kPlain ? "plain" : l == ChannelLayout::kBlocked8 ? "blocked8" : "nhwc";
 }
 
 TEST(ConvTransposeTiled, DepthToSpaceBetweenEveryPairOfLayouts) {
@@ -50,8 +50,8 @@ TEST(ConvTransposeTiled, DepthToSpaceBetweenEveryPairOfLayouts) {
   };
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-1, 1);
-  const TiledLayout layouts[] = {TiledLayout::kPlain, TiledLayout::kBlocked8,
-                                 TiledLayout::kChannelsLast};
+  const ChannelLayout layouts[] = {ChannelLayout::kPlain, ChannelLayout::kBlocked8,
+                                   ChannelLayout::kChannelsLast};
   for (const Case& c : cases) {
     const int64_t k = c.k3[0] * c.k3[1] * c.k3[2];
     const int64_t in_sp = c.in3[0] * c.in3[1] * c.in3[2], out_sp = in_sp * k;
@@ -71,8 +71,8 @@ TEST(ConvTransposeTiled, DepthToSpaceBetweenEveryPairOfLayouts) {
               want[static_cast<size_t>(((b * c.m + m) * od + Z) * oh * ow + Y * ow + X)] =
                   pixels[static_cast<size_t>(src)];
             }
-    for (TiledLayout lp : layouts)
-      for (TiledLayout lo : layouts)
+    for (ChannelLayout lp : layouts)
+      for (ChannelLayout lo : layouts)
         for (int threads : {1, 3}) {
           SCOPED_TRACE(std::string("M ") + std::to_string(c.m) + ", pixels " + name(lp) + ", out " +
                        name(lo) + ", threads " + std::to_string(threads));
