@@ -271,7 +271,7 @@ def main():
         subprocess.run([args.demo, demo_dir.name, "--bench-models"], check=True,
                        stdout=subprocess.DEVNULL)
         for name in ("demo_bert6_pytorch", "demo_bert6_fused", "demo_shuffle_yolo",
-                     "demo_db_text_det"):
+                     "demo_db_text_det", "demo_yolov8n"):
             models.append((name, os.path.join(demo_dir.name, name + ".onnx")))
     if not models:
         sys.exit(f"no models under {args.models} and none given with --model")

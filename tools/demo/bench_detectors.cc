@@ -14,22 +14,6 @@ using graph::OpType;
 using graph::Shape;
 using graph::ValueId;
 
-// Resize(x, scales = [1, 1, s, s]) as PyTorch exports nn.Upsample(mode="nearest").
-ValueId upsample_nearest(ModelBuilder& m, ValueId x, const std::string& name, float s) {
-  Attributes a;
-  a.set("mode", std::string("nearest"));
-  a.set("coordinate_transformation_mode", std::string("asymmetric"));
-  a.set("nearest_mode", std::string("floor"));
-  return m.b().node(OpType::kResize, {x, graph::kNoValue, m.floats(name + ".scales", {1, 1, s, s})},
-                    a, name);
-}
-
-ValueId concat(ModelBuilder& m, std::vector<ValueId> parts, const std::string& name) {
-  Attributes a;
-  a.set("axis", int64_t{1});
-  return m.b().node(OpType::kConcat, std::move(parts), a, name);
-}
-
 // --- ShuffleNetV2 / YOLO-FastestV2 ------------------------------------------------------
 
 // torchvision's channel_shuffle(x, 2): view [N, 2, C/2, H, W], transpose(1, 2), view back.
@@ -61,16 +45,12 @@ ValueId shuffle_stage(ModelBuilder& m, ValueId x, const std::string& name, int64
   ValueId proj = m.conv(x, name + ".0.proj.dw", cin, cin, 3, 2, Act::kNone, true, cin);
   proj = m.conv(proj, name + ".0.proj.pw", cin, half, 1, 1, Act::kRelu);
   ValueId main = shuffle_branch(m, x, name + ".0.main", cin, half, 2);
-  x = channel_shuffle(m, concat(m, {proj, main}, name + ".0.concat"), name + ".0.shuffle", cout,
-                      hw);
+  x = channel_shuffle(m, m.concat({proj, main}, name + ".0.concat"), name + ".0.shuffle", cout, hw);
   for (int u = 1; u < units; ++u) {
     const std::string p = name + "." + std::to_string(u);
-    Attributes axis;
-    axis.set("axis", int64_t{1});
-    std::vector<ValueId> halves = m.b().node_multi(
-        OpType::kSplit, {x, m.ints(p + ".split", {half, half})}, 2, axis, p + ".split");
+    std::vector<ValueId> halves = m.split(x, p + ".split", {half, half});
     ValueId y = shuffle_branch(m, halves[1], p + ".main", half, half, 1);
-    x = channel_shuffle(m, concat(m, {halves[0], y}, p + ".concat"), p + ".shuffle", cout, hw);
+    x = channel_shuffle(m, m.concat({halves[0], y}, p + ".concat"), p + ".shuffle", cout, hw);
   }
   return x;
 }
@@ -83,7 +63,7 @@ ValueId yolo_head(ModelBuilder& m, ValueId x, const std::string& name, int64_t c
   ValueId box = m.conv(y, name + ".box", c, 12, 1, 1, Act::kNone, false);
   ValueId obj = m.conv(y, name + ".obj", c, 3, 1, 1, Act::kNone, false);
   ValueId cls = m.conv(y, name + ".cls", c, 80, 1, 1, Act::kNone, false);
-  return concat(m, {box, obj, cls}, name + ".out");
+  return m.concat({box, obj, cls}, name + ".out");
 }
 
 // --- MobileNetV3 / DB ----------------------------------------------------------------------
@@ -161,8 +141,8 @@ graph::Graph shuffle_yolo() {
   ValueId c4 = shuffle_stage(m, c3, "stage4", 96, 192, 4, 11);
   // Light FPN: the coarse scale upsampled and concatenated onto the finer one.
   ValueId p5 = m.conv(c4, "fpn.p5", 192, 72, 1, 1, Act::kRelu);
-  ValueId up = upsample_nearest(m, p5, "fpn.up", 2.0f);
-  ValueId p4 = m.conv(concat(m, {up, c3}, "fpn.concat"), "fpn.p4", 72 + 96, 72, 1, 1, Act::kRelu);
+  ValueId up = m.upsample_nearest(p5, "fpn.up", 2.0f);
+  ValueId p4 = m.conv(m.concat({up, c3}, "fpn.concat"), "fpn.p4", 72 + 96, 72, 1, 1, Act::kRelu);
   ValueId out4 = yolo_head(m, p4, "head4", 72);
   ValueId out5 = yolo_head(m, p5, "head5", 72);
   b.rename(out4, "p4");
@@ -203,17 +183,17 @@ graph::Graph db_text_detector() {
                              kInner, 1, 1, Act::kNone, false));
   for (size_t s = lateral.size() - 1; s-- > 0;) {
     const std::string n = "fpn.top_down" + std::to_string(s + 2);
-    lateral[s] = b.node(OpType::kAdd,
-                        {lateral[s], upsample_nearest(m, lateral[s + 1], n + ".up", 2)}, {}, n);
+    lateral[s] =
+        b.node(OpType::kAdd, {lateral[s], m.upsample_nearest(lateral[s + 1], n + ".up", 2)}, {}, n);
   }
   std::vector<ValueId> maps;
   for (size_t s = lateral.size(); s-- > 0;) {
     const std::string n = "fpn.out" + std::to_string(s + 2);
     ValueId p = m.conv(lateral[s], n, kInner, kOut, 3, 1, Act::kNone, false);
-    if (s > 0) p = upsample_nearest(m, p, n + ".up", static_cast<float>(1 << s));
+    if (s > 0) p = m.upsample_nearest(p, n + ".up", static_cast<float>(1 << s));
     maps.push_back(p);
   }
-  x = concat(m, maps, "fpn.fuse");  // [1, 96, 160, 160]
+  x = m.concat(maps, "fpn.fuse");  // [1, 96, 160, 160]
 
   // DB head (the probability map): 3x3 + BN + Relu, two 2x2 stride-2 ConvTransposes, Sigmoid.
   x = m.conv(x, "head.conv", kInner, kOut, 3, 1, Act::kRelu);

@@ -1,4 +1,4 @@
-// The two CNN detectors of tools/bench/bench_vs_ort.py, written as ONNX by
+// The CNN detectors of tools/bench/bench_vs_ort.py, written as ONNX by
 // `amp-make-demo-models DIR --bench-models` next to the BERT-style encoders. Issue 14
 // measured amprun slowest on exactly these kinds of model; the shared models have none
 // of their layers (channel shuffle, Split halves, nearest upsampling with Concat or Add,
@@ -16,7 +16,14 @@
 //     upsampling added top-down, 3x3 convs to 24 channels upsampled 8/4/2x and
 //     concatenated), and the DB head (3x3 conv, two 2x2 stride-2 ConvTransposes, Sigmoid);
 //     output "maps" [1,1,640,640].
+//   demo_yolov8n.onnx  YOLOv8n as Ultralytics exports it (bench_yolov8.cc), "images"
+//     [1,3,320,320]: convs with SiLU as Sigmoid and Mul, C2f blocks (Split halves,
+//     bottlenecks, Concat), SPPF (three 5x5 stride-1 MaxPools), a PAN with nearest
+//     upsampling, and the decoded head (DFL softmax, anchors, strides); output "output0"
+//     [1,84,2100].
 #pragma once
+
+#include <cstdint>
 
 #include "graph/ir/graph.h"
 
@@ -24,5 +31,6 @@ namespace amp::demo {
 
 graph::Graph shuffle_yolo();
 graph::Graph db_text_detector();
+graph::Graph yolov8n(int64_t image);
 
 }  // namespace amp::demo

@@ -17,7 +17,8 @@
 //   With --bench-models, only demo_bert6_{pytorch,fused}.onnx: the same encoder at a
 //     MiniLM-L6 size (6 layers, width 384, 12 heads, 1536 hidden, a 1000-token vocabulary),
 //     the transformer rows of tools/bench/bench_vs_ort.py, run by ONNX Runtime and amprun;
-//     and that script's two detectors, demo_shuffle_yolo.onnx and demo_db_text_det.onnx
+//     and that script's detectors, demo_shuffle_yolo.onnx, demo_db_text_det.onnx and
+//     demo_yolov8n.onnx
 //     (bench_detectors.h).
 //   With --search-model, only demo_bert14_pytorch.onnx: the PyTorch form at 14 layers of
 //     that width (728 nodes), the size the accuracy search's "700-node transformer in under
@@ -399,7 +400,8 @@ int main(int argc, char** argv) {
     return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
            write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx") |
            write(amp::demo::shuffle_yolo(), dir / "demo_shuffle_yolo.onnx") |
-           write(amp::demo::db_text_detector(), dir / "demo_db_text_det.onnx");
+           write(amp::demo::db_text_detector(), dir / "demo_db_text_det.onnx") |
+           write(amp::demo::yolov8n(320), dir / "demo_yolov8n.onnx");
   return write(resnet(), dir / "demo_resnet.amp") |
          write(transformer(), dir / "demo_transformer.amp") |
          write(bert(/*fused=*/false), dir / "demo_bert_pytorch.amp") |

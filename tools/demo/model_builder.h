@@ -14,8 +14,9 @@
 
 namespace amp::demo {
 
-// The activation after a conv, as the exporters write each one.
-enum class Act { kNone, kRelu, kHardSwish };
+// The activation after a conv, as the exporters write each one (SiLU as PyTorch writes
+// it: Mul(x, Sigmoid(x))).
+enum class Act { kNone, kRelu, kHardSwish, kSiLU };
 
 class ModelBuilder {
  public:
@@ -80,8 +81,38 @@ class ModelBuilder {
         return b_.node(graph::OpType::kRelu, {x}, {}, name + ".relu");
       case Act::kHardSwish:
         return b_.node(graph::OpType::kHardSwish, {x}, {}, name + ".hardswish");
+      case Act::kSiLU:
+        return b_.node(graph::OpType::kMul,
+                       {x, b_.node(graph::OpType::kSigmoid, {x}, {}, name + ".sigmoid")}, {},
+                       name + ".silu");
     }
     return x;
+  }
+
+  // Resize(x, scales = [1, 1, s, s]) as PyTorch exports nn.Upsample(mode="nearest").
+  graph::ValueId upsample_nearest(graph::ValueId x, const std::string& name, float s) {
+    graph::Attributes a;
+    a.set("mode", std::string("nearest"));
+    a.set("coordinate_transformation_mode", std::string("asymmetric"));
+    a.set("nearest_mode", std::string("floor"));
+    return b_.node(graph::OpType::kResize,
+                   {x, graph::kNoValue, floats(name + ".scales", {1, 1, s, s})}, a, name);
+  }
+
+  graph::ValueId concat(std::vector<graph::ValueId> parts, const std::string& name,
+                        int64_t axis = 1) {
+    graph::Attributes a;
+    a.set("axis", axis);
+    return b_.node(graph::OpType::kConcat, std::move(parts), a, name);
+  }
+
+  // Split along `axis` into parts of the given sizes (opset 13+: sizes as an input).
+  std::vector<graph::ValueId> split(graph::ValueId x, const std::string& name,
+                                    const std::vector<int64_t>& sizes, int64_t axis = 1) {
+    graph::Attributes a;
+    a.set("axis", axis);
+    return b_.node_multi(graph::OpType::kSplit, {x, ints(name + ".sizes", sizes)},
+                         static_cast<int>(sizes.size()), a, name);
   }
 
   graph::ValueId linear(graph::ValueId x, const std::string& name, int64_t in, int64_t out) {
