@@ -5,9 +5,14 @@
 namespace amp::runtime {
 namespace {
 
-double median(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+// The mean without the slowest run, from 3 runs on (header).
+double typical(std::vector<double> ms) {
+  if (ms.empty()) return -1;
+  double sum = 0;
+  for (double v : ms) sum += v;
+  if (ms.size() < 3) return sum / static_cast<double>(ms.size());
+  sum -= *std::max_element(ms.begin(), ms.end());
+  return sum / static_cast<double>(ms.size() - 1);
 }
 
 }  // namespace
@@ -19,38 +24,44 @@ int ThreadGovernor::next() const {
 
 void ThreadGovernor::reset() {
   choice_ = 0;
-  candidates_[0] = candidates_[1] = Candidate{};
-  runs_ = slow_in_a_row_ = probe_left_ = 0;
+  measured_[0] = measured_[1] = false;
+  reference_ = -1;
+  runs_ = probe_left_ = 0;
   probe_ms_.clear();
   recent_.clear();
   cold_ = true;  // a new plan: its first run touches a new arena
 }
 
 double ThreadGovernor::level() const {
-  return recent_.size() < 3 ? candidates_[choice_].average : median(recent_);
+  return typical(recent_);
 }
 
-void ThreadGovernor::start_probe() {
-  probe_left_ = kProbeRuns;
-  probe_skip_first_ = candidates_[1 - choice_].average < 0;
-  probe_ms_.clear();
-}
-
-void ThreadGovernor::end_probe() {
-  const double probed = median(probe_ms_);
-  Candidate& other = candidates_[1 - choice_];
-  other.average = probed;
-  other.best = other.best < 0 ? probed : std::min(other.best, probed);
-  if (probed < 0.9 * level()) {
+void ThreadGovernor::end_probe(bool full) {
+  probe_left_ = 0;
+  runs_ = 0;
+  if (full && typical(probe_ms_) < 0.9 * level()) {
     choice_ = 1 - choice_;
-    candidates_[choice_].best = probed;  // the old best may predate the neighbour
-    recent_.assign(probe_ms_.begin(), probe_ms_.end());
-  } else {
-    // Staying: "slow" now means slower than today's level, or a lasting neighbour would
-    // trigger a probe every kSlowRuns runs.
-    candidates_[choice_].best = candidates_[choice_].average;
+    recent_ = probe_ms_;
+    reference_ = typical(probe_ms_);
+    return;
   }
-  runs_ = slow_in_a_row_ = 0;
+  // Staying: the reference is re-measured from the next full window, or a lasting
+  // slowdown of both candidates would trigger a probe every few runs.
+  reference_ = -1;
+}
+
+void ThreadGovernor::record_probe(double ms) {
+  if (probe_skip_first_) {  // the candidate's cold first run does not count
+    probe_skip_first_ = false;
+    return;
+  }
+  measured_[1 - choice_] = true;
+  // Only a probe of all threads ends early: its slow runs are the stalls it probes for. One
+  // thread's runs stay bounded, and its first runs after a multi-threaded one can be slowed
+  // by the OpenMP team still spinning (measured 6.4 ms against 2.2).
+  if (choice_ == 1 && ms > kSlowFactor * level()) return end_probe(/*full=*/false);
+  probe_ms_.push_back(ms);
+  if (--probe_left_ == 0) end_probe(/*full=*/true);
 }
 
 void ThreadGovernor::record(int threads, double ms) {
@@ -59,29 +70,20 @@ void ThreadGovernor::record(int threads, double ms) {
     cold_ = false;
     return;
   }
-  const int i = index(threads);
-  if (probe_left_ > 0 && i != choice_) {
-    --probe_left_;
-    if (probe_skip_first_) {
-      probe_skip_first_ = false;
-      ++probe_left_;  // the cold run does not count
-    } else {
-      probe_ms_.push_back(ms);
-    }
-    if (probe_left_ == 0) end_probe();
-    return;
-  }
-  Candidate& c = candidates_[i];
-  c.average = c.average < 0 ? ms : 0.75 * c.average + 0.25 * ms;
-  c.best = c.best < 0 ? ms : std::min(c.best, ms);
+  if (probe_left_ > 0 && threads == threads_of(1 - choice_)) return record_probe(ms);
+  measured_[choice_] = true;
   ++runs_;
   recent_.push_back(ms);
   if (recent_.size() > static_cast<size_t>(kLevelRuns)) recent_.erase(recent_.begin());
-  slow_in_a_row_ = ms > kSlowFactor * c.best ? slow_in_a_row_ + 1 : 0;
-  const bool never_probed = candidates_[1 - choice_].average < 0;
-  if ((never_probed && runs_ >= kFirstProbeAfter) || slow_in_a_row_ >= kSlowRuns ||
-      runs_ >= kProbeInterval)
-    start_probe();
+  if (runs_ >= kLevelRuns) {
+    reference_ = reference_ < 0 ? level() : std::min(reference_, level());
+  }
+  const bool slower = reference_ > 0 && level() > kSlowFactor * reference_;
+  if ((!measured_[1 - choice_] && runs_ >= kFirstProbeAfter) || slower || runs_ >= kProbeInterval) {
+    probe_left_ = kProbeRuns;
+    probe_skip_first_ = !measured_[1 - choice_];
+    probe_ms_.clear();
+  }
 }
 
 }  // namespace amp::runtime

@@ -10,25 +10,32 @@
 // times slower (measured: 0.06 -> 0.38 ms), so the choice is made above it, per run.
 //
 // Algorithm (per context; the candidates are all threads, N, and one thread):
-//   - run with the current choice and keep an exponential moving average of its latency
-//     (alpha 1/4), the best latency seen with it, and its last kLevelRuns runs; the very
-//     first run of a context is not counted (it starts the OpenMP team and touches the
-//     arena's pages: measured up to 3x a warm run);
+//   - the latency of a set of runs is their "typical" value: the mean without the slowest
+//     run (the mean while there are fewer than 3). A stall that hits every other run counts
+//     (with a busy neighbour two-thread runs of a 2 ms model alternated 2 ms and 80-230 ms:
+//     their median said 2 ms and kept two threads at a mean of 30-44 ms); one disturbed run
+//     does not;
+//   - run with the current choice and keep its last kLevelRuns runs; their typical value is
+//     the choice's level. The very first run of a context is not counted (it starts the
+//     OpenMP team and touches the arena's pages: measured up to 3x a warm run). The
+//     reference is the level of the first full window after a probe (or the probe's own
+//     value after a switch), lowered whenever the level improves;
 //   - probe the other candidate for kProbeRuns runs (the first of them not counted when
 //     that candidate has never run: it pays for cold caches) when
 //       * kFirstProbeAfter runs have been made (so both are known early),
-//       * or the current choice ran kSlowRuns runs in a row slower than kSlowFactor x its
-//         best (a neighbour arrived),
+//       * or the level rose above kSlowFactor x the reference (a neighbour arrived),
 //       * or kProbeInterval runs passed since the last probe (a neighbour left);
-//   - after a probe, switch when the probe's median beats the current level by 10%: the
-//     median of the current choice's last kLevelRuns runs (its average while it has fewer
-//     than 3), so that one slow run before the first probe does not decide it. With the
-//     average alone, a cold first run left in it made a 6-layer encoder at 2 threads
-//     choose one thread in two of three benchmark rounds on a quiet machine (10.6 ms
-//     instead of 5.8, kept for the next 200 runs).
+//   - a run of all threads slower than kSlowFactor x the level of one thread ends such a
+//     probe at once: all threads lost (a probe while the neighbour stays costs one stalled
+//     run, not kProbeRuns). A probe of one thread always makes its kProbeRuns runs;
+//   - after a full probe, switch when the probe's typical value beats the current level by
+//     10%. A cold first run or one slow run before the first probe does not decide it: with
+//     an average over those, a 6-layer encoder at 2 threads on a quiet machine chose one
+//     thread in two of three benchmark rounds (10.6 ms instead of 5.8, for 200 runs).
 // Each bound plan (input shapes) has a governor of its own (ContextImpl::governor), so a
 // server alternating batch sizes keeps what it measured. With N == 1 there is nothing to
-// choose. Cost on a quiet machine: one probe of 3 single-thread runs per kProbeInterval.
+// choose. Cost on a quiet machine: one probe of kProbeRuns single-thread runs per
+// kProbeInterval runs.
 // Kernels prepare for both thread counts (kernels/cpu/dnnl_common.h: DnnlPrimitivePair), so
 // switching needs no re-planning; results may differ in the last bits between the two, as
 // any parallel reduction order does.
@@ -43,7 +50,6 @@ class ThreadGovernor {
  public:
   static constexpr int kFirstProbeAfter = 5;
   static constexpr int kProbeRuns = 3;
-  static constexpr int kSlowRuns = 3;
   static constexpr double kSlowFactor = 1.5;
   static constexpr int kProbeInterval = 200;
   static constexpr int kLevelRuns = 5;
@@ -59,24 +65,19 @@ class ThreadGovernor {
   void reset();
 
  private:
-  struct Candidate {
-    double average = -1;  // ms; < 0: never measured
-    double best = -1;
-  };
-  int index(int threads) const { return threads == max_threads_ ? 0 : 1; }
   int threads_of(int i) const { return i == 0 ? max_threads_ : 1; }
-  void start_probe();
-  void end_probe();
-  // The current choice's latency to beat: the median of its recent runs (header).
+  void record_probe(double ms);
+  void end_probe(bool full);
+  // The current choice's level: the typical value of its recent runs (header).
   double level() const;
 
   int max_threads_;
   bool adaptive_;
-  int choice_ = 0;  // index into candidates_
-  Candidate candidates_[2];
-  int runs_ = 0;  // with the current choice since the last probe
-  int slow_in_a_row_ = 0;
-  int probe_left_ = 0;  // > 0: probing the other candidate
+  int choice_ = 0;                     // 0: all threads, 1: one thread
+  bool measured_[2] = {false, false};  // has the candidate made a counted run
+  double reference_ = -1;              // ms; < 0: to be set from the next full window
+  int runs_ = 0;                       // with the current choice since the last probe
+  int probe_left_ = 0;                 // > 0: probing the other candidate
   bool probe_skip_first_ = false;
   bool cold_ = true;  // the context's first run is still to come
   std::vector<double> probe_ms_;

@@ -32,8 +32,9 @@ TEST(ThreadGovernor, QuietMachineKeepsAllThreadsAndProbesRarely) {
   ThreadGovernor g(2);
   const Played p = play(g, 1000, [](int t) { return t == 2 ? 10.0 : 17.0; });
   EXPECT_EQ(p.last_threads, 2);
-  // The first probe (one cold run + 3) and one probe per kProbeInterval runs.
-  EXPECT_LE(p.single_runs, 4 + 3 * (1000 / ThreadGovernor::kProbeInterval + 1));
+  // The first probe (one cold run + kProbeRuns) and one probe per kProbeInterval runs.
+  EXPECT_LE(p.single_runs,
+            1 + ThreadGovernor::kProbeRuns * (1000 / ThreadGovernor::kProbeInterval + 1));
 }
 
 // A neighbour from the start: two threads stall at barriers; one thread wins at once.
@@ -57,14 +58,60 @@ TEST(ThreadGovernor, AColdFirstRunOrOneSlowRunDoesNotDecide) {
     return run == 1 ? 40.0 : run == 3 ? 25.0 : 6.0;
   });
   EXPECT_EQ(p.last_threads, 2);
-  EXPECT_LE(p.single_runs, 4);  // the first probe only
+  EXPECT_LE(p.single_runs, 1 + ThreadGovernor::kProbeRuns);  // the first probe only
+}
+
+// The first runs of one thread after runs of two can be slow (the OpenMP team still spins):
+// one such run in a probe does not decide it.
+TEST(ThreadGovernor, OneSlowRunInAProbeOfOneThreadDoesNotDecide) {
+  ThreadGovernor g(2);
+  int single = 0;
+  const Played p = play(g, 20, [&](int t) {
+    if (t == 2) return 40.0;
+    return ++single == 2 ? 65.0 : 17.0;  // the cold run, then one disturbed run
+  });
+  EXPECT_EQ(p.last_threads, 1);
+}
+
+// What a busy neighbour did to a 2 ms detector at two threads (amprun, Intel Xeon VM, 2
+// cores): one run in two or three stalled at a barrier for 80-230 ms. The median of such
+// runs is a fast one; the governor must see the stalls, choose one thread, and when it
+// probes two threads again pay for one stall at most. (The median rule kept two threads.)
+TEST(ThreadGovernor, StallsEveryFewRunsChooseOneThread) {
+  ThreadGovernor g(2);
+  int two_thread_runs = 0, stalls = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const int t = g.next();
+    double ms = 2.2;
+    if (t == 2) ms = ++two_thread_runs % 3 == 0 ? 150.0 : 2.0;
+    if (ms > 100) ++stalls;
+    g.record(t, ms);
+  }
+  EXPECT_EQ(g.next(), 1);
+  // Up to three windows of runs before the switch, then one stall per periodic probe.
+  EXPECT_LE(stalls, 6 + 1000 / ThreadGovernor::kProbeInterval + 1);
+}
+
+// On one thread, a probe of all threads stops at their first slow run.
+TEST(ThreadGovernor, AProbeOfAllThreadsStopsAtTheirFirstSlowRun) {
+  ThreadGovernor g(2);
+  play(g, 20, [](int t) { return t == 2 ? 40.0 : 10.0; });  // one thread chosen
+  ASSERT_EQ(g.next(), 1);
+  int two_thread_runs = 0;
+  for (int i = 0; i < ThreadGovernor::kProbeInterval + 10; ++i) {
+    const int t = g.next();
+    if (t == 2) ++two_thread_runs;
+    g.record(t, t == 2 ? 40.0 : 10.0);
+  }
+  EXPECT_EQ(two_thread_runs, 1);
+  EXPECT_EQ(g.next(), 1);
 }
 
 // A neighbour arrives, then leaves: the governor follows both ways.
 TEST(ThreadGovernor, FollowsANeighbourArrivingAndLeaving) {
   ThreadGovernor g(2);
   EXPECT_EQ(play(g, 50, [](int t) { return t == 2 ? 10.0 : 17.0; }).last_threads, 2);
-  // Arrives: after kSlowRuns slow runs it probes one thread and switches.
+  // Arrives: once the level is kSlowFactor x the reference it probes one thread and switches.
   EXPECT_EQ(play(g, 10, [](int t) { return t == 2 ? 60.0 : 18.0; }).last_threads, 1);
   // Leaves: the periodic probe of two threads finds them faster again.
   const Played back =
@@ -79,7 +126,8 @@ TEST(ThreadGovernor, NoProbeStormWhenEverythingGetsSlower) {
   play(g, 50, [](int t) { return t == 2 ? 10.0 : 17.0; });
   const Played p = play(g, 1000, [](int t) { return t == 2 ? 30.0 : 51.0; });
   EXPECT_EQ(p.last_threads, 2);
-  EXPECT_LE(p.single_runs, 3 * (1000 / ThreadGovernor::kProbeInterval + 2));
+  EXPECT_LE(p.single_runs,
+            ThreadGovernor::kProbeRuns * (1000 / ThreadGovernor::kProbeInterval + 2));
 }
 
 TEST(ThreadGovernor, NothingToChooseWithOneThreadOrWhenOff) {
