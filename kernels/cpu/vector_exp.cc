@@ -9,7 +9,7 @@
 namespace amp::kernels::cpu {
 namespace {
 
-// Elements per block: the fast results are staged here, then checked and copied.
+// Elements per block: staged in a buffer on the stack, in L1.
 constexpr int64_t kBlock = 256;
 
 // exp(x) for x in [kMinFast, kMaxFast] (the caller clamps into it).
@@ -32,32 +32,46 @@ inline float exp_in_range(float x) {
   return er * scale;
 }
 
-// One block: the fast results for every element, then std::exp where x is outside the
-// fast range (or NaN). Returns nothing; writes y (which may be x).
-AMP_ISA_CLONES void exp_block(const float* x, float* y, int64_t n) {
-  float fast[kBlock];
-  int outside = 0;
-  // Clamping in a loop of its own: inside the exp loop, GCC 12 turns it into branches for
-  // AVX2 and vectorizes nothing. The bound first, so NaN clamps to kMinFast (no NaN reaches
-  // the float-to-int conversion). Bitwise, not &&, for the same reason. False for NaN.
-  for (int64_t i = 0; i < n; ++i) {
-    fast[i] = std::min(kMaxFast, std::max(kMinFast, x[i]));
-    outside |= (static_cast<int>(x[i] >= kMinFast) & static_cast<int>(x[i] <= kMaxFast)) ^ 1;
-  }
-  for (int64_t i = 0; i < n; ++i) fast[i] = exp_in_range(fast[i]);
-  if (outside == 0) {
-    for (int64_t i = 0; i < n; ++i) y[i] = fast[i];
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = x[i] >= kMinFast && x[i] <= kMaxFast ? fast[i] : std::exp(x[i]);
+// What each function makes of x and e = exp(x) (kExp) or exp(-x) (the others).
+enum class Finish { kExp, kSigmoid };
+
+template <Finish kF>
+inline float finish(float e) {
+  if constexpr (kF == Finish::kExp) return e;
+  return 1.0f / (1.0f + e);  // the functor's formula
 }
 
-// In y (which may be x): -x, then exp of it in place, then 1 / (1 + that).
+// One block in two passes: the exponent's argument clamped into the fast range (with a
+// flag for elements outside it or NaN), then the fast exp and the finish in one loop. A
+// block with an element outside takes std::exp for those (the same formula for the rest).
+// Clamping in a loop of its own: inside the exp loop, GCC 12 turns it into branches for
+// AVX2 and vectorizes nothing. The bound first, so NaN clamps to kMinFast (no NaN reaches
+// the float-to-int conversion). Bitwise, not &&, for the same reason. False for NaN.
+// y may be x.
+template <Finish kF>
+inline __attribute__((always_inline)) void map_block(const float* x, float* y, int64_t n) {
+  float arg[kBlock];
+  int outside = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = kF == Finish::kExp ? x[i] : -x[i];
+    arg[i] = std::min(kMaxFast, std::max(kMinFast, a));
+    outside |= (static_cast<int>(a >= kMinFast) & static_cast<int>(a <= kMaxFast)) ^ 1;
+  }
+  if (outside == 0) {
+    for (int64_t i = 0; i < n; ++i) y[i] = finish<kF>(exp_in_range(arg[i]));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = kF == Finish::kExp ? x[i] : -x[i];
+    y[i] = finish<kF>(a >= kMinFast && a <= kMaxFast ? exp_in_range(a) : std::exp(a));
+  }
+}
+
+AMP_ISA_CLONES void exp_block(const float* x, float* y, int64_t n) {
+  map_block<Finish::kExp>(x, y, n);
+}
 AMP_ISA_CLONES void sigmoid_block(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
-  exp_block(y, y, n);
-  for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + y[i]);
+  map_block<Finish::kSigmoid>(x, y, n);
 }
 
 }  // namespace
