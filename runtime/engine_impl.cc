@@ -325,7 +325,9 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
   runtime::TimingSetup setup;
   setup.backend = backend_kind;
   setup.device = options;
-  setup.threads = threads;
+  // One thread on the CPU (precision_timing.h, step 2): a busy neighbour's barrier stalls
+  // would decide it otherwise.
+  setup.threads = backend_kind == BackendKind::kCpu ? 1 : threads;
   if (!samples.empty()) setup.inputs = samples.front();
   // Timing never fails a load: whatever fails here for the bound dims fails again, with its
   // own error, where the engine runs.
@@ -352,8 +354,9 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
     std::snprintf(buf, sizeof(buf),
                   "measured on this device the AMP plan is not faster (%.3f ms against fp32's "
                   "%.3f ms; %.3f against %.3f ms before %zu node(s) were kept fp32; timed in "
-                  "%.0f ms, Options::precision_timing)",
-                  t.final_ms, t.check_fp32_ms, t.low_ms, t.fp32_ms, t.pinned.size(), t.ms);
+                  "%.0f ms with %d thread(s), Options::precision_timing)",
+                  t.final_ms, t.check_fp32_ms, t.low_ms, t.fp32_ms, t.pinned.size(), t.ms,
+                  t.threads);
     run_fp32_instead(buf);
     return true;
   }
@@ -362,8 +365,9 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
       policy.node_hints[name] = {DType::kF32, why};
   std::snprintf(buf, sizeof(buf),
                 "precision timing: %zu node(s) kept fp32, faster on this device; the plan "
-                "%.3f ms against fp32's %.3f ms (%.3f ms before; timed in %.0f ms, %d rounds)",
-                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds);
+                "%.3f ms against fp32's %.3f ms (%.3f ms before; timed in %.0f ms, %d rounds, "
+                "%d thread(s))",
+                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds, t.threads);
   note(buf);
   return false;
 }

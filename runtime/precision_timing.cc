@@ -248,6 +248,7 @@ Result<PrecisionTiming> time_precision(const Graph& g, const graph::AmpPolicy& p
                                        const TimingSetup& setup) {
   const auto t0 = Clock::now();
   PrecisionTiming r;
+  r.threads = setup.threads;
   // The inputs: the given tensors, else zeros of the graph's static dims.
   std::vector<Tensor> zeros;
   std::vector<const Tensor*> inputs = setup.inputs;

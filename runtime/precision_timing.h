@@ -21,7 +21,13 @@
 //  2. Time them interleaved (low, fp32, low, ...; after two warm-up runs each) so drift
 //     and a busy neighbour hit both alike: R rounds, R from 3 to 15 so that the rounds take
 //     about kBudgetMs; each node's time is its median over the rounds (RunProfiler: host
-//     clock around each CPU kernel, CUDA events around each GPU step).
+//     clock around each CPU kernel, CUDA events around each GPU step). On the CPU with one
+//     thread, whatever Options::threads says: a multi-threaded run stalls at its barriers
+//     while a neighbour holds a core (runtime/thread_governor.h), at random nodes. Timed so
+//     with a busy neighbour, a DB text detector's plans measured 90-110 ms against 19-35
+//     real, and a bf16 plan that runs 1.8x faster than fp32 (AMX) was refused in two of
+//     three loads. One thread compares low and fp32 per node as well; what it does not see
+//     is a node that scales with threads differently in the two types.
 //  3. Cost of node n in low precision: its own time plus the casts that exist for it (an
 //     f32 -> low cast is charged to the low nodes reading it, shared evenly; a low -> f32
 //     cast to the low node making it). Cost in fp32: its time in the fp32 plan plus the
@@ -71,7 +77,8 @@ struct PrecisionTiming {
   double final_ms = 0;                        // the plan with the pins (step 4)
   double check_fp32_ms = 0;                   // fp32 again, beside final_ms
   int rounds = 0;
-  double ms = 0;  // what timing took at load
+  int threads = 1;  // per timed run (step 2)
+  double ms = 0;    // what timing took at load
 };
 
 struct TimingSetup {
