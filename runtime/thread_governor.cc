@@ -39,10 +39,11 @@ double ThreadGovernor::level() const {
 void ThreadGovernor::end_probe(bool full) {
   probe_left_ = 0;
   runs_ = 0;
-  if (full && typical(probe_ms_) < 0.9 * level()) {
+  const double probed = typical(probe_ms_);
+  if (full && probed < 0.9 * level()) {
     choice_ = 1 - choice_;
     recent_ = probe_ms_;
-    reference_ = typical(probe_ms_);
+    reference_ = probed;
     return;
   }
   // Staying: the reference is re-measured from the next full window, or a lasting
@@ -75,10 +76,9 @@ void ThreadGovernor::record(int threads, double ms) {
   ++runs_;
   recent_.push_back(ms);
   if (recent_.size() > static_cast<size_t>(kLevelRuns)) recent_.erase(recent_.begin());
-  if (runs_ >= kLevelRuns) {
-    reference_ = reference_ < 0 ? level() : std::min(reference_, level());
-  }
-  const bool slower = reference_ > 0 && level() > kSlowFactor * reference_;
+  const double now = level();
+  if (runs_ >= kLevelRuns) reference_ = reference_ < 0 ? now : std::min(reference_, now);
+  const bool slower = reference_ > 0 && now > kSlowFactor * reference_;
   if ((!measured_[1 - choice_] && runs_ >= kFirstProbeAfter) || slower || runs_ >= kProbeInterval) {
     probe_left_ = kProbeRuns;
     probe_skip_first_ = !measured_[1 - choice_];
