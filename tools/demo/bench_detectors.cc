@@ -21,12 +21,9 @@ ValueId channel_shuffle(ModelBuilder& m, ValueId x, const std::string& name, int
                         int64_t hw) {
   Attributes perm;
   perm.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
-  ValueId r =
-      m.b().node(OpType::kReshape, {x, m.ints(name + ".split_shape", {1, 2, c / 2, hw, hw})}, {},
-                 name + ".reshape");
+  ValueId r = m.reshape(x, name + ".reshape", {1, 2, c / 2, hw, hw});
   r = m.b().node(OpType::kTranspose, {r}, perm, name + ".transpose");
-  return m.b().node(OpType::kReshape, {r, m.ints(name + ".merge_shape", {1, c, hw, hw})}, {},
-                    name + ".merge");
+  return m.reshape(r, name + ".merge", {1, c, hw, hw});
 }
 
 // The branch of a ShuffleNetV2 unit: 1x1 + BN + Relu, depthwise 3x3 + BN, 1x1 + BN + Relu.

@@ -55,11 +55,6 @@ ValueId sppf(ModelBuilder& m, ValueId x, const std::string& name, int64_t cin, i
   return conv_silu(m, m.concat(parts, name + ".cat"), name + ".cv2", 2 * cin, cout, 1);
 }
 
-ValueId reshape(ModelBuilder& m, ValueId x, const std::string& name,
-                const std::vector<int64_t>& dims) {
-  return m.b().node(OpType::kReshape, {x, m.ints(name + ".shape", dims)}, {}, name);
-}
-
 constexpr int64_t kClasses = 80, kRegMax = 16;
 
 // Detect: per scale a box branch (two 3x3 convs, a 1x1 to 4 x 16 distance bins) and a class
@@ -84,7 +79,7 @@ ValueId detect(ModelBuilder& m, const std::vector<ValueId>& features,
     cls = m.conv(cls, n + ".cv3.2", c3, kClasses, 1, 1, Act::kNone, false);
     const int64_t hw = sizes[s] * sizes[s];
     flat.push_back(
-        reshape(m, m.concat({box, cls}, n + ".cat"), n + ".view", {1, 4 * kRegMax + kClasses, hw}));
+        m.reshape(m.concat({box, cls}, n + ".cat"), n + ".view", {1, 4 * kRegMax + kClasses, hw}));
     const float stride = static_cast<float>(image / sizes[s]);
     for (int64_t y = 0; y < sizes[s]; ++y)
       for (int64_t x = 0; x < sizes[s]; ++x) {
@@ -103,7 +98,7 @@ ValueId detect(ModelBuilder& m, const std::vector<ValueId>& features,
   perm.set("perm", std::vector<int64_t>{0, 2, 1, 3});
   Attributes softmax;
   softmax.set("axis", int64_t{1});
-  ValueId d = reshape(m, box_cls[0], "dfl.view", {1, 4, kRegMax, anchors});
+  ValueId d = m.reshape(box_cls[0], "dfl.view", {1, 4, kRegMax, anchors});
   d = m.b().node(OpType::kTranspose, {d}, perm, "dfl.transpose");
   d = m.b().node(OpType::kSoftmax, {d}, softmax, "dfl.softmax");
   std::vector<float> bins(kRegMax);
@@ -111,7 +106,7 @@ ValueId detect(ModelBuilder& m, const std::vector<ValueId>& features,
   ValueId bin_weight = m.b().constant(
       "dfl.conv.weight", graph::TensorData::from_vector(DType::kF32, {1, kRegMax, 1, 1}, bins));
   d = m.b().node(OpType::kConv, {d, bin_weight}, {}, "dfl.conv");
-  d = reshape(m, d, "dfl.out", {1, 4, anchors});
+  d = m.reshape(d, "dfl.out", {1, 4, anchors});
 
   // dist2bbox(xywh): lt, rb = chunk(2); x1y1 = anchor - lt; x2y2 = anchor + rb;
   // cat((x1y1 + x2y2) / 2, x2y2 - x1y1) * strides.

@@ -106,6 +106,12 @@ class ModelBuilder {
     return b_.node(graph::OpType::kConcat, std::move(parts), a, name);
   }
 
+  // Reshape to `dims` (an i64 constant named after the node).
+  graph::ValueId reshape(graph::ValueId x, const std::string& name,
+                         const std::vector<int64_t>& dims) {
+    return b_.node(graph::OpType::kReshape, {x, ints(name + ".shape", dims)}, {}, name);
+  }
+
   // Split along `axis` into parts of the given sizes (opset 13+: sizes as an input).
   std::vector<graph::ValueId> split(graph::ValueId x, const std::string& name,
                                     const std::vector<int64_t>& sizes, int64_t axis = 1) {
