@@ -335,42 +335,45 @@ TEST(LayoutPlan, MaxPoolIn1dAnd3dInTheConvLayoutMatchesTheReference) {
 TEST(LayoutPlan, TiledConvTransposeChainKeepsTheConvLayout) {
   for (int64_t mid : {16, 12})
     for (int64_t last : {1, 3})
-      for (bool overlapping : {false, true}) {
-        SCOPED_TRACE("mid " + std::to_string(mid) + ", last " + std::to_string(last) +
-                     (overlapping ? ", 3x3 stride 2 first" : ""));
-        GraphBuilder b;
-        Attributes c, up, up3;
-        c.set("kernel_shape", std::vector<int64_t>{3, 3});
-        c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-        up.set("strides", std::vector<int64_t>{2, 2});
-        up3.set("strides", std::vector<int64_t>{2, 2});
-        up3.set("pads", std::vector<int64_t>{1, 1, 0, 0});
-        const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
-        const ValueId stem = b.node(OpType::kConv,
-                                    {x, b.constant("w1", test::random_f32({mid, 3, 3, 3}, 0.4f, 1)),
-                                     b.constant("b1", test::random_f32({mid}, 0.1f, 2))},
-                                    c);
-        const int64_t k = overlapping ? 3 : 2;
-        const ValueId up1 =
-            b.node(OpType::kConvTranspose,
-                   {stem, b.constant("w2", test::random_f32({mid, mid, k, k}, 0.3f, 3)),
-                    b.constant("b2", test::random_f32({mid}, 0.1f, 4))},
-                   overlapping ? up3 : up);
-        const ValueId act = b.node(OpType::kRelu, {up1});
-        const ValueId up2 =
-            b.node(OpType::kConvTranspose,
-                   {act, b.constant("w3", test::random_f32({mid, last, 2, 2}, 0.3f, 5))}, up);
-        b.output(b.node(OpType::kSigmoid, {up2}));
-        ConvNet net;
-        net.g = b.build();
-        ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
-        const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
-        EXPECT_EQ(in[static_cast<size_t>(stem)] != 0, !overlapping);
-        EXPECT_EQ(in[static_cast<size_t>(up1)] != 0, !overlapping);
-        EXPECT_EQ(in[static_cast<size_t>(act)] != 0, !overlapping);
-        EXPECT_EQ(in[static_cast<size_t>(up2)], 0);  // read by the Sigmoid, an output
-        check_engine_against_reference(net);
-      }
+      for (bool overlapping : {false, true})
+        for (OpType between : {OpType::kRelu, OpType::kSigmoid}) {
+          SCOPED_TRACE("mid " + std::to_string(mid) + ", last " + std::to_string(last) +
+                       (overlapping ? ", 3x3 stride 2 first" : "") +
+                       (between == OpType::kSigmoid ? ", Sigmoid between" : ""));
+          GraphBuilder b;
+          Attributes c, up, up3;
+          c.set("kernel_shape", std::vector<int64_t>{3, 3});
+          c.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+          up.set("strides", std::vector<int64_t>{2, 2});
+          up3.set("strides", std::vector<int64_t>{2, 2});
+          up3.set("pads", std::vector<int64_t>{1, 1, 0, 0});
+          const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
+          const ValueId stem =
+              b.node(OpType::kConv,
+                     {x, b.constant("w1", test::random_f32({mid, 3, 3, 3}, 0.4f, 1)),
+                      b.constant("b1", test::random_f32({mid}, 0.1f, 2))},
+                     c);
+          const int64_t k = overlapping ? 3 : 2;
+          const ValueId up1 =
+              b.node(OpType::kConvTranspose,
+                     {stem, b.constant("w2", test::random_f32({mid, mid, k, k}, 0.3f, 3)),
+                      b.constant("b2", test::random_f32({mid}, 0.1f, 4))},
+                     overlapping ? up3 : up);
+          const ValueId act = b.node(between, {up1});
+          const ValueId up2 =
+              b.node(OpType::kConvTranspose,
+                     {act, b.constant("w3", test::random_f32({mid, last, 2, 2}, 0.3f, 5))}, up);
+          b.output(b.node(OpType::kSigmoid, {up2}));
+          ConvNet net;
+          net.g = b.build();
+          ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+          const std::vector<char> in = runtime::plan_conv_layouts(net.g, f32_only);
+          EXPECT_EQ(in[static_cast<size_t>(stem)] != 0, !overlapping);
+          EXPECT_EQ(in[static_cast<size_t>(up1)] != 0, !overlapping);
+          EXPECT_EQ(in[static_cast<size_t>(act)] != 0, !overlapping);
+          EXPECT_EQ(in[static_cast<size_t>(up2)], 0);  // read by the Sigmoid, an output
+          check_engine_against_reference(net);
+        }
 }
 
 // An FPN (DB text detectors, YOLO necks): the coarse map upsampled (Resize) and added to the
