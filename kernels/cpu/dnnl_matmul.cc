@@ -21,15 +21,17 @@
 // A constant B is converted and packed (format_tag::any) once in prepare(); a variable B
 // stays in its plain (possibly transposed) layout.
 //
-// Products of a few thousand multiply-adds (classifier heads) cost less than oneDNN's call
-// overhead: f32 ones with a constant 2-D B and at most a row bias run our own loop
-// (kernels/cpu/small_gemm.h).
+// Our own loops take f32 products with a constant 2-D B and at most a row bias: those of a
+// few thousand multiply-adds (classifier heads), which cost less than oneDNN's call
+// overhead (kernels/cpu/small_gemm.h), and, on CPUs with AVX2 but no AVX-512, those of at
+// least 4 rows, where oneDNN repacks B on every call (kernels/cpu/packed_gemm.h).
 #include <algorithm>
 
 #include "kernels/common/matmul_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/small_gemm.h"
 
 namespace amp::kernels::cpu {
@@ -52,7 +54,7 @@ class MatMulKernel final : public Kernel {
   std::string implementation() const override { return impl_; }
 
  private:
-  enum class Mode { kEmpty, kFill, kSmall, kPrimitive };
+  enum class Mode { kEmpty, kFill, kSmall, kPacked, kPrimitive };
 
   std::string op() const { return gemm_ ? "Gemm" : "MatMul"; }
   Status prepare_impl(const KernelConfig& cfg);
@@ -60,7 +62,8 @@ class MatMulKernel final : public Kernel {
   Status gemm_geometry(const KernelConfig& cfg);
   dnnl::primitive_desc create_pd(dt compute, dt dst_type, bool b_constant) const;
   Status build(const KernelConfig& cfg);
-  bool small_product(const KernelConfig& cfg) const;
+  // Rows of A when this product suits our own loops (f32, constant 2-D B, ...), else 0.
+  int64_t own_loop_rows(const KernelConfig& cfg) const;
   void prepare_bias_row(const KernelConfig& cfg);
   // Gemm's C as the bias row [N] (c_as_bias_), in f32.
   const float* bias_row(const void* c, void* workspace) const;
@@ -90,7 +93,8 @@ class MatMulKernel final : public Kernel {
   size_t off_c_ = WorkspaceLayout::kNone;  // variable C widened to f32
   std::vector<float> bias_const_;          // constant C as bias [N] = beta C / alpha
   size_t off_bias_ = WorkspaceLayout::kNone;
-  SmallGemm small_;  // Mode::kSmall
+  SmallGemm small_;    // Mode::kSmall
+  PackedGemm packed_;  // Mode::kPacked
 
   bool stage_src_ = false, stage_dst_ = false;
   DnnlPrimitivePair prims_;
@@ -187,27 +191,37 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
     mode_ = Mode::kFill;
     return Status::ok();
   }
-  if (small_product(cfg)) {
-    // Rows of A (batch axes and M, dense) times B [K, N] read through its strides.
+  // Rows of A (batch axes and M, dense) times B [K, N] read through its strides.
+  const int64_t rows = own_loop_rows(cfg);
+  const float* b = static_cast<const float*>(cfg.inputs[1].constant_data);
+  const int64_t stride_k = rows > 0 ? b_strides_[b_strides_.size() - 2] : 0;
+  const int64_t stride_n = rows > 0 ? b_strides_.back() : 0;
+  if (rows > 0 && SmallGemm::pays(rows, k_, n_)) {
     mode_ = Mode::kSmall;
     prepare_bias_row(cfg);
-    small_.prepare(a_numel_ / k_, k_, n_, static_cast<const float*>(cfg.inputs[1].constant_data),
-                   b_strides_[b_strides_.size() - 2], b_strides_.back(), nullptr, act_);
+    small_.prepare(rows, k_, n_, b, stride_k, stride_n, nullptr, act_);
     impl_ = "own loop, small product";
+    return Status::ok();
+  }
+  if (rows >= PackedGemm::kMinRows && PackedGemm::suits_this_cpu()) {
+    mode_ = Mode::kPacked;
+    prepare_bias_row(cfg);
+    packed_.prepare(k_, n_, b, stride_k, stride_n, act_);
+    impl_ = "own packed GEMM, avx2";
     return Status::ok();
   }
   return build(cfg);
 }
 
 // f32, a constant B without batch axes (so A's rows are the output's), no transposed A, and
-// Gemm's C at most a row bias with alpha 1 (small_gemm.h has no output scale).
-bool MatMulKernel::small_product(const KernelConfig& cfg) const {
-  if (dtype_ != DType::kF32 || cfg.inputs[1].constant_data == nullptr) return false;
+// Gemm's C at most a row bias with alpha 1 (neither own loop has an output scale).
+int64_t MatMulKernel::own_loop_rows(const KernelConfig& cfg) const {
+  if (dtype_ != DType::kF32 || cfg.inputs[1].constant_data == nullptr) return 0;
   for (size_t i = 0; i + 2 < b_dims_.size(); ++i)
-    if (b_dims_[i] != 1) return false;
-  if (gemm_ && (gemm_dims_.trans_a || gemm_dims_.alpha != 1.0f || c_prefill_)) return false;
-  return a_numel_ % k_ == 0 && a_numel_ / k_ * n_ == y_numel_ &&
-         SmallGemm::pays(a_numel_ / k_, k_, n_);
+    if (b_dims_[i] != 1) return 0;
+  if (gemm_ && (gemm_dims_.trans_a || gemm_dims_.alpha != 1.0f || c_prefill_)) return 0;
+  if (a_numel_ % k_ != 0 || a_numel_ / k_ * n_ != y_numel_) return 0;
+  return a_numel_ / k_;
 }
 
 void MatMulKernel::prepare_bias_row(const KernelConfig& cfg) {
@@ -327,6 +341,11 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
   if (mode_ == Mode::kSmall) {
     small_.run(static_cast<const float*>(a.inputs[0]), bias, static_cast<float*>(a.outputs[0]),
                threads);
+    return Status::ok();
+  }
+  if (mode_ == Mode::kPacked) {
+    packed_.run(static_cast<const float*>(a.inputs[0]), a_numel_ / k_, bias,
+                static_cast<float*>(a.outputs[0]), threads);
     return Status::ok();
   }
 

@@ -1,5 +1,6 @@
 // exp over f32 arrays, vectorized per ISA, for the CPU kernels whose time is exp: Exp,
-// Sigmoid (and so SiLU = x * Sigmoid(x), YOLO's activation), Softmax.
+// Sigmoid (and so SiLU = x * Sigmoid(x), YOLO's activation), Softmax, and the exp-based
+// activations fused into a product (kernels/cpu/vector_activation.h): Swish, both GELUs.
 //
 // Why: std::exp is a scalar call, ~3 ns an element here, and GCC vectorizes it only under
 // -ffast-math. Measured with AVX-512 hidden (tools/bench/as_avx2_cpu.cc) on an Intel Xeon
@@ -20,6 +21,12 @@
 // (results that underflow to subnormals or overflow to inf), and for NaN and infinities,
 // std::exp gives the element, so nothing changes at the edges.
 //
+// GELU (erf) takes erfc from exp (Numerical Recipes' erfcc, relative error below 1.2e-7
+// for the erfc, so the result is close in relative terms on both sides of 0): within
+// 1e-6 + 1.5e-7 x^2 relative of the double-precision value in the test (the x^2 term is
+// the f32 rounding of exp's argument, about -x^2 / 2, which the scalar f32 formulas of the
+// exp-based functors carry too).
+//
 // x and y may be the same array.
 #pragma once
 
@@ -35,5 +42,14 @@ void exp_f32(const float* x, float* y, int64_t n);
 
 // y[i] = 1 / (1 + exp(-x[i])) for i < n (ONNX Sigmoid, in fp32 as the functor computes it).
 void sigmoid_f32(const float* x, float* y, int64_t n);
+
+// y[i] = x[i] * Sigmoid(x[i]) (SiLU), as ew::apply_activation's kSwish.
+void swish_f32(const float* x, float* y, int64_t n);
+
+// y[i] = 0.5 x (1 + erf(x / sqrt 2)), ONNX Gelu (approximate = "none").
+void gelu_erf_f32(const float* x, float* y, int64_t n);
+
+// y[i] = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), ONNX Gelu (approximate = "tanh").
+void gelu_tanh_f32(const float* x, float* y, int64_t n);
 
 }  // namespace amp::kernels::cpu

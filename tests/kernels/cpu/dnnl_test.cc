@@ -30,6 +30,7 @@
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/graph_runner.h"
@@ -897,9 +898,13 @@ TEST(DnnlMatMul, SmallProductsRunOwnLoop) {
   Tensor a16 = rng.tensor(DType::kBF16, {3, 16}), b16 = rng.tensor(DType::kBF16, {16, 10});
   b16.constant = true;
   EXPECT_EQ(implementation(OpType::kMatMul, {a16, b16}, {3, 10}).rfind("oneDNN", 0), 0u);
+  // Past the bound: oneDNN, or the packed GEMM on an AVX2-only CPU (the test below).
   Tensor big_a = rng.tensor(DType::kF32, {64, 64}), big_b = rng.tensor(DType::kF32, {64, 128});
   big_b.constant = true;
-  EXPECT_EQ(implementation(OpType::kMatMul, {big_a, big_b}, {64, 128}).rfind("oneDNN", 0), 0u);
+  EXPECT_EQ(
+      implementation(OpType::kMatMul, {big_a, big_b}, {64, 128})
+          .rfind(kernels::cpu::PackedGemm::suits_this_cpu() ? "own packed GEMM" : "oneDNN", 0),
+      0u);
   // Gemm: transposed A, alpha != 1 and C with rows stay on oneDNN.
   Tensor ga = rng.tensor(DType::kF32, {3, 16}), gat = rng.tensor(DType::kF32, {16, 3});
   graph::Attributes ta, alpha;
@@ -920,6 +925,71 @@ TEST(DnnlMatMul, SmallProductsRunOwnLoop) {
              true);
   // Enough columns for two threads to split them.
   check_matmul({1, 64}, {64, 2048}, {1, 2048}, DType::kF32, act_cases()[1], true, ++seed, 2);
+}
+
+// Products with a constant 2-D B and at least 4 rows run our packed GEMM on a CPU with AVX2
+// but no AVX-512 (kernels/cpu/packed_gemm.h), oneDNN elsewhere: which one each takes, and
+// the results of either with every fused activation, GELU's two forms included.
+// amp_kernel_tests.AsOnAnAvx2Cpu runs this on an AVX-512 machine as on an AVX2-only one.
+TEST(DnnlMatMul, LargerProductsOnAvx2CpusRunThePackedGemm) {
+  auto implementation = [](OpType op, const std::vector<Tensor>& ins,
+                           const std::vector<int64_t>& yd, const graph::Attributes& attrs = {}) {
+    graph::Node node;
+    node.op = op;
+    node.attrs = attrs;
+    auto p = prepare(node, ins, {{ins[0].dtype, yd}});
+    EXPECT_TRUE(p.is_ok()) << p.status().to_string();
+    return p.is_ok() ? p->kernel().implementation() : std::string();
+  };
+  const std::string own =
+      kernels::cpu::PackedGemm::suits_this_cpu() ? "own packed GEMM, avx2" : "oneDNN";
+  auto takes = [](const std::string& impl, const std::string& prefix) {
+    return impl.rfind(prefix, 0) == 0;
+  };
+  Rng rng(13000);
+  // A transformer's projection: [2, 16, 384] x [384, 96].
+  Tensor a = rng.tensor(DType::kF32, {2, 16, 384}), b = rng.tensor(DType::kF32, {384, 96});
+  b.constant = true;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a, b}, {2, 16, 96}), own));
+  // Fewer than 4 rows, a variable B, a batched B, bf16: never ours.
+  Tensor a3 = rng.tensor(DType::kF32, {3, 384}), b_wide = rng.tensor(DType::kF32, {384, 400});
+  b_wide.constant = true;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a3, b_wide}, {3, 400}), "oneDNN"));
+  Tensor bv = b;
+  bv.constant = false;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a, bv}, {2, 16, 96}), "oneDNN"));
+  Tensor b3 = rng.tensor(DType::kF32, {2, 384, 96});
+  b3.constant = true;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a, b3}, {2, 16, 96}), "oneDNN"));
+  Tensor a16 = rng.tensor(DType::kBF16, {32, 384}), b16 = rng.tensor(DType::kBF16, {384, 96});
+  b16.constant = true;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a16, b16}, {32, 96}), "oneDNN"));
+  // Gemm: a row bias is ours; transposed A, alpha != 1, C with rows stay on oneDNN.
+  Tensor ga = rng.tensor(DType::kF32, {32, 384}), gat = rng.tensor(DType::kF32, {384, 32});
+  Tensor bias = rng.tensor(DType::kF32, {96}), c_rows = rng.tensor(DType::kF32, {32, 96});
+  bias.constant = c_rows.constant = true;
+  graph::Attributes ta, alpha;
+  ta.set("transA", int64_t{1});
+  alpha.set("alpha", 0.5f);
+  EXPECT_TRUE(takes(implementation(OpType::kGemm, {ga, b, bias}, {32, 96}), own));
+  EXPECT_TRUE(takes(implementation(OpType::kGemm, {gat, b, bias}, {32, 96}, ta), "oneDNN"));
+  EXPECT_TRUE(takes(implementation(OpType::kGemm, {ga, b, bias}, {32, 96}, alpha), "oneDNN"));
+  EXPECT_TRUE(takes(implementation(OpType::kGemm, {ga, b, c_rows}, {32, 96}), "oneDNN"));
+
+  std::vector<ActCase> acts = act_cases();
+  acts.push_back({"Gelu", 0, 0, ew::ActivationKind::kGeluErf});
+  acts.push_back({"GeluTanh", 0, 0, ew::ActivationKind::kGeluTanh});
+  uint32_t seed = 13100;
+  for (const ActCase& act : acts) {
+    check_matmul({2, 13, 300}, {300, 40}, {2, 13, 40}, DType::kF32, act, true, ++seed);
+    // Transposed B (a PyTorch Linear exported as Gemm) with a bias row, beta != 1.
+    check_gemm({33, 70, 50, false, true, 1.0f, 0.5f, {50}}, DType::kF32, act, true, ++seed);
+  }
+  // A run-time bias row; two threads splitting the columns.
+  check_gemm({20, 64, 100, false, false, 1.0f, 1.0f, {100}}, DType::kF32, acts.back(), true, ++seed,
+             true);
+  check_matmul({40, 128}, {128, 512}, {40, 512}, DType::kF32, acts[acts.size() - 2], true, ++seed,
+               2);
 }
 
 // ---- Pools

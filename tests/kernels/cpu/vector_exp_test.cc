@@ -1,5 +1,6 @@
-// kernels/cpu/vector_exp.h: exp and sigmoid over f32 arrays against the correctly rounded
-// values (from double), on a dense sample of the fast range and at its edges.
+// kernels/cpu/vector_exp.h: exp, sigmoid, Swish and the GELUs over f32 arrays against the
+// correctly rounded values (from double), on a dense sample of the fast range and at its
+// edges.
 #include "kernels/cpu/vector_exp.h"
 
 #include <gtest/gtest.h>
@@ -98,6 +99,80 @@ TEST(VectorExp, SigmoidMatchesItsDefinition) {
     const float want = 1.0f / (1.0f + std::exp(-x[i]));
     EXPECT_NEAR(y[i], want, 3e-7 * want) << "x = " << x[i];
   }
+}
+
+// x over [-20, 20] densely (both sides of GELU's fast-range bound at -13), tiny and huge
+// values, the specials; in blocks with and without elements that take the slow path.
+std::vector<float> activation_inputs() {
+  std::vector<float> x;
+  for (float v = -20.0f; v <= 20.0f; v += 0.001f) x.push_back(v);
+  for (float v = 1e-30f; v < 1e30f; v *= 1.5f) {
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  x.push_back(std::numeric_limits<float>::infinity());
+  x.push_back(-std::numeric_limits<float>::infinity());
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  x.push_back(0.0f);
+  return x;
+}
+
+// Runs fn over x out of place and in place and checks both against want(x) in double:
+// |got - want| <= rel(x) |want| + 1e-37; NaN where want is NaN. rel grows with the size of
+// exp's argument where the formula computes one in f32: its rounding (half an ulp of
+// |arg|) is a relative error of the result (the functors' f32 formulas have it too).
+template <typename Fn, typename Want, typename Rel>
+void expect_activation(Fn fn, Want want, Rel rel, const char* what) {
+  const std::vector<float> x = activation_inputs();
+  std::vector<float> y(x.size()), z = x;
+  fn(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  fn(z.data(), z.data(), static_cast<int64_t>(z.size()));
+  int reported = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double w = want(static_cast<double>(x[i]));
+    const bool ok = std::isnan(w) ? std::isnan(y[i])
+                    : std::isinf(w)
+                        ? y[i] == w
+                        : std::fabs(y[i] - w) <=
+                              rel(std::fabs(static_cast<double>(x[i]))) * std::fabs(w) + 1e-37;
+    if (!ok && reported++ < 5)
+      ADD_FAILURE() << what << "(" << x[i] << ") = " << y[i] << ", want " << w;
+    const bool same = std::isnan(y[i]) ? std::isnan(z[i]) : z[i] == y[i];
+    if (!same && reported++ < 5) ADD_FAILURE() << what << " in place differs at x = " << x[i];
+  }
+}
+
+TEST(VectorExp, SwishMatchesItsDefinition) {
+  // -inf: NaN, as the functor's -inf * Sigmoid(-inf) = -inf * 0.
+  expect_activation(
+      swish_f32,
+      [](double x) { return std::isinf(x) && x < 0 ? std::nan("") : x / (1 + std::exp(-x)); },
+      [](double ax) { return 4e-7 + 6e-8 * ax; }, "swish");
+}
+
+TEST(VectorExp, GeluErfMatchesItsDefinitionInRelativeTerms) {
+  // Relative on both sides of 0: the negative tail (0.5 x erfc(|x| / sqrt 2)) is the part a
+  // 1 + erf formula gets wrong. -inf gives NaN like the functor (-inf * erfc(inf) = -inf * 0).
+  // exp's argument is about -x^2 / 2.
+  expect_activation(
+      gelu_erf_f32,
+      [](double x) {
+        if (std::isinf(x) && x < 0) return std::nan("");
+        return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+      },
+      [](double ax) { return 1e-6 + 1.5e-7 * ax * ax; }, "gelu_erf");
+}
+
+TEST(VectorExp, GeluTanhMatchesItsDefinition) {
+  // exp's argument is 2 sqrt(2/pi) (x + 0.044715 x^3).
+  expect_activation(
+      gelu_tanh_f32,
+      [](double x) {
+        if (std::isinf(x)) return x > 0 ? x : std::nan("");
+        const double u = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+        return x / (1 + std::exp(-2 * u));
+      },
+      [](double ax) { return 1e-6 + 2.5e-7 * (ax + 0.044715 * ax * ax * ax); }, "gelu_tanh");
 }
 
 }  // namespace

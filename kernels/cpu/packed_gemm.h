@@ -1,0 +1,68 @@
+// Products with a constant B on AVX2 CPUs, by our own register-blocked kernel:
+//   y[r, j] = act(bias[j] + sum_k x[r, k] B[k, j])   for r < rows, j < N,
+// f32 operands. MatMul and Gemm (kernels/cpu/dnnl_matmul.cc) take it for the products
+// between SmallGemm's (a few thousand multiply-adds) and anything larger, on CPUs with AVX2
+// and FMA but no AVX-512: a transformer's projections and feed-forward layers.
+//
+// Why: on such a CPU oneDNN 2.6 has no brgemm matmul and runs its gemm:jit, which packs B on
+// every call. Measured with AVX-512 hidden (tools/bench/as_avx2_cpu.cc) on an Intel Xeon
+// (model 167), one thread, B cycled through 16 copies (as a model's layers evict each
+// other's), median us: 32x384x1536 oneDNN 466, ONNX Runtime's MLAS 350 (its profile, in the
+// model), here 329-336 (113 GFLOP/s); 32x1536x384 370 / 350 / 329-335; 32x384x384 97 / 90 /
+// 83-84. In the 6-layer encoder (demo_bert6) 7.9 -> 6.7 ms against ONNX Runtime's 7.6. With
+// AVX-512 oneDNN's brgemm is faster than this kernel (32x384x1536: 250 us) and keeps them.
+//
+// Algorithm (the BLIS/GotoBLAS structure, with B packed once at load):
+//   - prepare() packs B as [K / 256][N / 16][kc][16]: panels of kNr = 16 columns (the last
+//     zero-padded), a slice of kKc = 256 steps of K of every panel contiguous, so a pass over
+//     one K slice streams B sequentially (the layout MLAS packs too; a panel-major layout
+//     measured slower in the model).
+//   - run() splits the panels over threads. Each thread walks its panels in blocks of
+//     kMc = 96 rows of x and kKc steps of K: a kKc x 16 slice of a panel (16 KiB) stays in
+//     L1 while every strip of up to 6 rows of the block multiplies it, and the block's rows
+//     of x (96 KiB) stay in L2 across the thread's panels. Strips are as even as can be (32
+//     rows as 5+5+6+5+5+6, not 6+6+6+6+6+2: a strip of under 4 rows waits on FMA latency).
+//   - The micro-kernel keeps a strip x 16 tile of y in up to 12 AVX2 registers for a kKc
+//     slice: per k, two loads of B, a broadcast of x per row, two FMAs per row (two FMA
+//     ports busy). The first slice starts from the bias (or 0), later ones from the tile
+//     stored by the slice before. Panels narrower than 16 use masked loads and stores.
+//   - The activation runs over each row of a finished block of rows (vector_activation.h),
+//     while it is in cache.
+// Accumulation order differs from oneDNN's (by K slices of 256, in order): results agree to
+// f32 rounding, not bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+#include "graph/ops/fused_activation.h"
+
+namespace amp::kernels::cpu {
+
+class PackedGemm {
+ public:
+  // Below this many rows the 6-row tiles are mostly empty and B's stream dominates: oneDNN
+  // (or SmallGemm) keeps those.
+  static constexpr int64_t kMinRows = 4;
+
+  // AVX2 and FMA without AVX-512: where this kernel beats oneDNN's.
+  static bool suits_this_cpu();
+
+  // B's element (k, j) is b[k * stride_k + j * stride_n].
+  void prepare(int64_t k, int64_t n, const float* b, int64_t stride_k, int64_t stride_n,
+               const graph::FusedActivation& act);
+
+  // x: [rows, K] dense; y: [rows, N] dense; bias: [N] or null. Needs suits_this_cpu().
+  void run(const float* x, int64_t rows, const float* bias, float* y, int threads) const;
+
+ private:
+  struct Free {
+    void operator()(float* p) const { std::free(p); }
+  };
+  int64_t k_ = 0, n_ = 0;
+  std::unique_ptr<float[], Free> b_;  // [N / 16][K][16], 64-byte aligned
+  graph::FusedActivation act_;
+};
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,161 @@
+// kernels/cpu/packed_gemm.h and its epilogue (kernels/cpu/vector_activation.h): the AVX2
+// kernel against a double-precision product on shapes that reach every edge of its
+// blocking (strips of 1-6 rows, more rows than one 96-row block, K slices of 256, panels
+// narrower than 16 columns), with and without a bias, each activation, one and two threads.
+// The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks it
+// where AVX-512 is absent, dnnl_test.cc).
+#include "kernels/cpu/packed_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cpu/vector_activation.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using graph::ActivationKind;
+using graph::FusedActivation;
+
+bool cpu_runs_avx2_fma() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+std::vector<FusedActivation> activations() {
+  return {{ActivationKind::kNone},
+          {ActivationKind::kRelu},
+          {ActivationKind::kLeakyRelu, 0.1f},
+          {ActivationKind::kClip, -0.5f, 0.75f},
+          {ActivationKind::kSigmoid},
+          {ActivationKind::kTanh},
+          {ActivationKind::kHardSigmoid, 0.3f, 0.4f},
+          {ActivationKind::kHardSwish},
+          {ActivationKind::kSwish},
+          {ActivationKind::kGeluErf},
+          {ActivationKind::kGeluTanh}};
+}
+
+struct Case {
+  int64_t rows, k, n;
+  bool bias = true;
+  bool transposed_b = false;
+  int threads = 1;
+  FusedActivation act;
+};
+
+void check(const Case& c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(c.rows * c.k), b(c.k * c.n), bias(c.n);
+  for (float& v : x) v = u(rng);
+  for (float& v : b) v = u(rng);
+  for (float& v : bias) v = u(rng);
+  // B's element (k, j): at k * n + j, or transposed (stored [N, K]) at j * k + k.
+  const int64_t stride_k = c.transposed_b ? 1 : c.n, stride_n = c.transposed_b ? c.k : 1;
+  PackedGemm g;
+  g.prepare(c.k, c.n, b.data(), stride_k, stride_n, c.act);
+  std::vector<float> y(c.rows * c.n, std::nanf(""));
+  g.run(x.data(), c.rows, c.bias ? bias.data() : nullptr, y.data(), c.threads);
+  const std::string what = "rows=" + std::to_string(c.rows) + " k=" + std::to_string(c.k) +
+                           " n=" + std::to_string(c.n) + " bias=" + std::to_string(c.bias) +
+                           " transposed=" + std::to_string(c.transposed_b) +
+                           " threads=" + std::to_string(c.threads) +
+                           " act=" + std::to_string(static_cast<int>(c.act.kind));
+  int reported = 0;
+  for (int64_t r = 0; r < c.rows; ++r)
+    for (int64_t j = 0; j < c.n; ++j) {
+      double acc = c.bias ? bias[j] : 0.0, mag = std::fabs(acc);
+      for (int64_t p = 0; p < c.k; ++p) {
+        const double t = static_cast<double>(x[r * c.k + p]) * b[p * stride_k + j * stride_n];
+        acc += t;
+        mag += std::fabs(t);
+      }
+      // The product to f32 rounding of its terms, then the activation (slopes <= ~1.1).
+      const float want = ew::apply_activation(c.act, static_cast<float>(acc));
+      const double tol = 2e-6 * mag + 1e-5 * std::fabs(want) + 1e-6;
+      const float got = y[r * c.n + j];
+      if (!(std::fabs(got - want) <= tol) && reported++ < 5)
+        ADD_FAILURE() << what << ": y[" << r << ", " << j << "] = " << got << ", want " << want;
+    }
+}
+
+TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
+  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const std::vector<Case> cases = {
+      // Strips: 1-13 rows (6 + 6 + 1 -> 5 + 4 + 4), one row, an exact strip.
+      {1, 7, 16},
+      {2, 9, 33},
+      {3, 64, 16},
+      {4, 20, 17},
+      {5, 31, 48},
+      {6, 16, 16},
+      {7, 40, 31},
+      {11, 33, 64},
+      {13, 70, 100},
+      {32, 384, 96},
+      // K slices of 256: just below, at, just past, several.
+      {9, 255, 40},
+      {9, 256, 40},
+      {9, 257, 40},
+      {8, 600, 24},
+      // More rows than a 96-row block; narrow N (one masked panel).
+      {100, 50, 20},
+      {197, 64, 3},
+      {40, 12, 1},
+      // No bias, B transposed (Gemm transB), two threads.
+      {12, 100, 72, false},
+      {12, 100, 72, true, true},
+      {33, 300, 200, true, false, 2},
+      {33, 300, 200, false, true, 2},
+  };
+  uint32_t seed = 1;
+  for (const Case& c : cases) check(c, ++seed);
+}
+
+TEST(PackedGemm, EachActivationOnTheWholeOutput) {
+  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  uint32_t seed = 100;
+  for (const FusedActivation& act : activations()) {
+    check({21, 90, 50, true, false, 1, act}, ++seed);
+    check({50, 64, 300, true, false, 2, act}, ++seed);  // two threads, each its own columns
+  }
+}
+
+// The epilogue on its own: each kind against apply_activation (Relu, LeakyRelu, Clip, Tanh
+// bit for bit, the others within an ulp or a few), over values past every kink and into
+// the exp's slow ranges.
+TEST(VectorActivation, MatchesApplyActivation) {
+  std::vector<float> x;
+  for (float v = -30.0f; v <= 30.0f; v += 0.01f) x.push_back(v);
+  x.push_back(0.0f);
+  for (const FusedActivation& act : activations()) {
+    std::vector<float> y = x;
+    activate_f32(act, y.data(), static_cast<int64_t>(y.size()));
+    const bool exact = act.kind == ActivationKind::kNone || act.kind == ActivationKind::kRelu ||
+                       act.kind == ActivationKind::kLeakyRelu ||
+                       act.kind == ActivationKind::kClip || act.kind == ActivationKind::kTanh;
+    const bool linear_pieces =
+        act.kind == ActivationKind::kHardSigmoid || act.kind == ActivationKind::kHardSwish;
+    int reported = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = ew::apply_activation(act, x[i]);
+      // HardSigmoid / HardSwish: alpha x + beta may become one fused multiply-add in the
+      // vector loop (one rounding instead of two: an ulp of beta). exp-based: a few ulp, and
+      // the f32 rounding of exp's argument in the tails.
+      const double tol = exact           ? 0.0
+                         : linear_pieces ? 1e-6 * std::fabs(want) + 4e-7
+                                         : 1e-6 * std::fabs(want) * (1 + x[i] * x[i]) + 1e-37;
+      if (!(std::fabs(y[i] - want) <= tol) && reported++ < 5)
+        ADD_FAILURE() << "kind " << static_cast<int>(act.kind) << " at " << x[i] << ": " << y[i]
+                      << ", want " << want;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace amp::kernels::cpu
