@@ -15,8 +15,8 @@
 // Algorithm (the BLIS/GotoBLAS structure, with B packed once at load):
 //   - prepare() packs B as [K / 256][N / 16][kc][16]: panels of kNr = 16 columns (the last
 //     zero-padded), a slice of kKc = 256 steps of K of every panel contiguous, so a pass over
-//     one K slice streams B sequentially (the layout MLAS packs too; a panel-major layout
-//     measured slower in the model).
+//     one K slice streams B sequentially (MLAS packs so too). Against a panel-major layout
+//     (each panel's K rows contiguous) the two measured within this VM's noise.
 //   - run() splits the panels over threads. Each thread walks its panels in blocks of
 //     kMc = 96 rows of x and kKc steps of K: a kKc x 16 slice of a panel (16 KiB) stays in
 //     L1 while every strip of up to 6 rows of the block multiplies it, and the block's rows
