@@ -21,7 +21,8 @@ struct CpuElementwise {
 
   template <typename T, typename Op>
   static Status unary(const Op& op, const T* in, T* out, int64_t n, const KernelArgs& a) {
-    // f32 exp vectorized (kernels/cpu/vector_exp.h): std::exp is a scalar call.
+    // f32 exp, Sigmoid and GELU vectorized (kernels/cpu/vector_exp.h): std::exp is a scalar
+    // call.
     if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Exp>) {
       parallel_for(n, a.num_threads,
                    [&](int64_t b, int64_t e) { exp_f32(in + b, out + b, e - b); });
@@ -29,6 +30,13 @@ struct CpuElementwise {
     } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Sigmoid>) {
       parallel_for(n, a.num_threads,
                    [&](int64_t b, int64_t e) { sigmoid_f32(in + b, out + b, e - b); });
+      return Status::ok();
+    } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Gelu>) {
+      // A GELU not fused into its product (after a MatMul by a run-time B, say): std::erfc
+      // is a scalar call too.
+      parallel_for(n, a.num_threads, [&](int64_t b, int64_t e) {
+        (op.tanh ? gelu_tanh_f32 : gelu_erf_f32)(in + b, out + b, e - b);
+      });
       return Status::ok();
     }
     const Op o = op;  // a local copy keeps the parameters in registers
