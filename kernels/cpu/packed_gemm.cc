@@ -98,7 +98,7 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t rows, int64_t k, const floa
         const int64_t j = p * kNr, width = std::min(kNr, n - j);
         const float* bp = packed + k0 * padded_n + p * kc * kNr;
         const float* bias_j = bias != nullptr ? bias + j : nullptr;
-        // Strips of at most 6 rows, as even as can be: 32 rows as 6+6+5+5+5+5, not
+        // Strips of at most 6 rows, as even as can be: 32 rows as 5+5+6+5+5+6, not
         // 6+6+6+6+6+2 (a strip of fewer than 4 rows waits on FMA latency, not throughput).
         const int64_t strips = (m1 - m0 + kMr - 1) / kMr;
         for (int64_t s = 0, m = m0; s < strips; ++s) {

@@ -119,7 +119,7 @@ struct GeluErfOp {
 // AVX2 and vectorizes nothing. The bound first, so NaN clamps to kMinFast (no NaN reaches
 // the float-to-int conversion). A block with flagged elements runs the same two loops (on
 // their clamped arguments) and then replaces those elements by Op::slow, from a copy of x
-// (y may be x): a GELU input past |x| = 12 costs one scalar element, not a scalar block.
+// (y may be x): a GELU input below -13 costs one scalar element, not a scalar block.
 template <class Op>
 inline __attribute__((always_inline)) void map_block(const float* x, float* y, int64_t n) {
   float arg[kBlock], t[kBlock];
