@@ -873,18 +873,20 @@ TEST(DnnlGemm, FusedActivations) {
     }
 }
 
+// The implementation a product of these inputs prepares (empty, with a failure, if none).
+std::string implementation(OpType op, const std::vector<Tensor>& ins,
+                           const std::vector<int64_t>& yd, const graph::Attributes& attrs = {}) {
+  graph::Node node;
+  node.op = op;
+  node.attrs = attrs;
+  auto p = prepare(node, ins, {{ins[0].dtype, yd}});
+  EXPECT_TRUE(p.is_ok()) << p.status().to_string();
+  return p.is_ok() ? p->kernel().implementation() : std::string();
+}
+
 // Which products our own loop takes (kernels/cpu/small_gemm.h); the results of those it
 // takes against the reference, with a run-time bias and two threads.
 TEST(DnnlMatMul, SmallProductsRunOwnLoop) {
-  auto implementation = [](OpType op, const std::vector<Tensor>& ins,
-                           const std::vector<int64_t>& yd, const graph::Attributes& attrs = {}) {
-    graph::Node node;
-    node.op = op;
-    node.attrs = attrs;
-    auto p = prepare(node, ins, {{ins[0].dtype, yd}});
-    EXPECT_TRUE(p.is_ok()) << p.status().to_string();
-    return p.is_ok() ? p->kernel().implementation() : std::string();
-  };
   Rng rng(12000);
   Tensor a = rng.tensor(DType::kF32, {2, 3, 16}), b = rng.tensor(DType::kF32, {16, 10});
   Tensor b3 = rng.tensor(DType::kF32, {2, 16, 10});
@@ -932,15 +934,6 @@ TEST(DnnlMatMul, SmallProductsRunOwnLoop) {
 // the results of either with every fused activation, GELU's two forms included.
 // amp_kernel_tests.AsOnAnAvx2Cpu runs this on an AVX-512 machine as on an AVX2-only one.
 TEST(DnnlMatMul, LargerProductsOnAvx2CpusRunThePackedGemm) {
-  auto implementation = [](OpType op, const std::vector<Tensor>& ins,
-                           const std::vector<int64_t>& yd, const graph::Attributes& attrs = {}) {
-    graph::Node node;
-    node.op = op;
-    node.attrs = attrs;
-    auto p = prepare(node, ins, {{ins[0].dtype, yd}});
-    EXPECT_TRUE(p.is_ok()) << p.status().to_string();
-    return p.is_ok() ? p->kernel().implementation() : std::string();
-  };
   const std::string own =
       kernels::cpu::PackedGemm::suits_this_cpu() ? "own packed GEMM, avx2" : "oneDNN";
   auto takes = [](const std::string& impl, const std::string& prefix) {
