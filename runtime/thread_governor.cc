@@ -6,7 +6,7 @@ namespace amp::runtime {
 namespace {
 
 // The mean without the slowest run, from 3 runs on (header).
-double typical(std::vector<double> ms) {
+double typical(const std::vector<double>& ms) {
   if (ms.empty()) return -1;
   double sum = 0;
   for (double v : ms) sum += v;
