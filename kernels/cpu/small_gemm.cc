@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/vector_activation.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -84,9 +84,7 @@ void SmallGemm::run(const float* x, const float* bias, float* y, int threads) co
           for (; r < rows_; ++r)
             accumulate_tile<1>(x + r * k_, k_, bt, k_, width, y + r * n_ + j, n_);
           if (act_.kind == graph::ActivationKind::kNone) continue;
-          for (r = 0; r < rows_; ++r)
-            for (int64_t w = 0; w < width; ++w)
-              y[r * n_ + j + w] = ew::apply_activation(act_, y[r * n_ + j + w]);
+          for (r = 0; r < rows_; ++r) activate_f32(act_, y + r * n_ + j, width);
         }
       },
       grain);

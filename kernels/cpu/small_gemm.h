@@ -19,7 +19,8 @@
 // tile of one or two rows of y stays in registers for the whole sum over K: per k, one
 // broadcast of x and a contiguous load of the tile's row (one row alternates two sets of
 // sums, so consecutive FMAs do not wait on each other). Vectorized per ISA (AMP_ISA_CLONES).
-// The bias initializes y; the fused activation runs over it at the end. Threads split the
+// The bias initializes y; the fused activation runs over each finished tile (the vectorized
+// epilogue, vector_activation.h, which packed_gemm.h uses too). Threads split the
 // tiles once a share has ~32K multiply-adds.
 //
 // kMaxMacs is where oneDNN catches up: its packed, register-blocked GEMM streams B faster.
