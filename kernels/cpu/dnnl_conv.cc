@@ -49,6 +49,7 @@
 #include "kernels/cpu/dnnl_common.h"
 #include "kernels/cpu/small_gemm.h"
 #include "kernels/cpu/vector_exp.h"
+#include "kernels/cpu/winograd_conv.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -95,8 +96,10 @@ class ConvKernel final : public Kernel {
   bool shifted_ = false;            // ConvTranspose with a negative begin pad (header comment)
   bool depth_to_space_ = false;     // ConvTranspose run as a 1x1 conv + depth-to-space (header)
   std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
-  DnnlReorder src_reorder_;         // plain src -> the primitive's layout
-  DnnlReorder dst_reorder_;         // the primitive's layout -> plain dst
+  std::optional<WinogradConv> winograd_;  // set: a 3x3 conv on AVX2 runs it (winograd_conv.h)
+  size_t off_winograd_ = WorkspaceLayout::kNone;
+  DnnlReorder src_reorder_;  // plain src -> the primitive's layout
+  DnnlReorder dst_reorder_;  // the primitive's layout -> plain dst
 
   graph::ConvAttrs conv_;  // the node's record (group, channels, window, activation)
   std::vector<int64_t> out_sp_, dnnl_out_sp_, shift_;
@@ -262,6 +265,21 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     small_->prepare(conv_.n, l, conv_.m, static_cast<const float*>(w.constant_data), 1, l,
                     static_cast<const float*>(bias), conv_.act);
     impl_ = "own loop, small product (window covers the input)";
+    return Status::ok();
+  }
+  const TensorDesc& y = cfg.outputs[0];
+  const bool y_blocked8 = y.conv_layout && conv_layout_blocked8(y.dims);
+  if (!transpose_ && dtype_ == DType::kF32 && w.constant_data != nullptr &&
+      (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr) &&
+      (!y.conv_layout || y_blocked8) &&
+      WinogradConv::suits(conv_, x.conv_layout && conv_layout_blocked8(x.dims))) {
+    winograd_.emplace();
+    winograd_->prepare(
+        conv_, static_cast<const float*>(w.constant_data),
+        conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr,
+        y_blocked8, cfg.num_threads);
+    off_winograd_ = ws_.add(winograd_->workspace_bytes());
+    impl_ = std::string("own Winograd F(4x4, 3x3), avx2") + (y_blocked8 ? "" : ", plain output");
     return Status::ok();
   }
 
@@ -466,6 +484,11 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
     return Status::ok();
   }
   void* ws = a.workspace;
+  if (winograd_) {
+    winograd_->run(static_cast<const float*>(a.inputs[0]), static_cast<float*>(a.outputs[0]),
+                   WorkspaceLayout::at(ws, off_winograd_), threads);
+    return Status::ok();
+  }
   const dnnl::engine& eng = dnnl_engine();
 
   const void* src = a.inputs[0];

@@ -84,10 +84,12 @@ AMP_AVX2_FMA void tile_rows(int64_t rows, const float* x, int64_t ldx, const flo
   }
 }
 
-// Rows [0, rows) of y for panels [p0, p1), then the activation over them.
-AMP_AVX2_FMA void run_panels(const float* x, int64_t rows, int64_t k, const float* packed,
-                             int64_t n, const float* bias, const graph::FusedActivation& act,
-                             float* y, int64_t p0, int64_t p1) {
+// Rows [0, rows) of y (rows ldy apart) for panels [p0, p1), then the activation over
+// them; x's rows are ldx apart.
+AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t k,
+                             const float* packed, int64_t n, const float* bias,
+                             const graph::FusedActivation& act, float* y, int64_t ldy, int64_t p0,
+                             int64_t p1) {
   const int64_t j0 = p0 * kNr, j1 = std::min(n, p1 * kNr);
   const int64_t padded_n = (n + kNr - 1) / kNr * kNr;
   for (int64_t m0 = 0; m0 < rows; m0 += kMc) {
@@ -104,17 +106,17 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t rows, int64_t k, const floa
         for (int64_t s = 0, m = m0; s < strips; ++s) {
           const int64_t mr = (m1 - m0) * (s + 1) / strips - (m - m0);
           if (width == kNr)
-            tile_rows<false>(mr, x + m * k + k0, k, bp, kc, y + m * n + j, n, bias_j, k0 == 0,
-                             width);
+            tile_rows<false>(mr, x + m * ldx + k0, ldx, bp, kc, y + m * ldy + j, ldy, bias_j,
+                             k0 == 0, width);
           else
-            tile_rows<true>(mr, x + m * k + k0, k, bp, kc, y + m * n + j, n, bias_j, k0 == 0,
-                            width);
+            tile_rows<true>(mr, x + m * ldx + k0, ldx, bp, kc, y + m * ldy + j, ldy, bias_j,
+                            k0 == 0, width);
           m += mr;
         }
       }
     }
     if (act.kind != graph::ActivationKind::kNone)
-      for (int64_t m = m0; m < m1; ++m) activate_f32(act, y + m * n + j0, j1 - j0);
+      for (int64_t m = m0; m < m1; ++m) activate_f32(act, y + m * ldy + j0, j1 - j0);
   }
 }
 
@@ -159,8 +161,16 @@ void PackedGemm::run(const float* x, int64_t rows, const float* bias, float* y, 
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, rows * k_ * kNr));
   parallel_for(
       panels, threads,
-      [&](int64_t p0, int64_t p1) { run_panels(x, rows, k_, b_.get(), n_, bias, act_, y, p0, p1); },
+      [&](int64_t p0, int64_t p1) {
+        run_panels(x, k_, rows, k_, b_.get(), n_, bias, act_, y, n_, p0, p1);
+      },
       grain);
+}
+
+void PackedGemm::run_serial(const float* x, int64_t ldx, int64_t rows, float* y,
+                            int64_t ldy) const {
+  run_panels(x, ldx, rows, k_, b_.get(), n_, nullptr, graph::FusedActivation{}, y, ldy, 0,
+             (n_ + kNr - 1) / kNr);
 }
 
 }  // namespace amp::kernels::cpu

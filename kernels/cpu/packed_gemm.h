@@ -56,6 +56,11 @@ class PackedGemm {
   // x: [rows, K] dense; y: [rows, N] dense; bias: [N] or null. Needs suits_this_cpu().
   void run(const float* x, int64_t rows, const float* bias, float* y, int threads) const;
 
+  // On the calling thread, without the bias or the activation: y [rows, N] = x [rows, K] B,
+  // x's rows ldx apart, y's ldy apart. The Winograd convolution's products
+  // (winograd_conv.h) run so, one per transformed window position.
+  void run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy) const;
+
  private:
   struct Free {
     void operator()(float* p) const { std::free(p); }

@@ -16,6 +16,7 @@
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/pipelines.h"
 #include "graph/serialize/amp_writer.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/test_models.h"
 
@@ -596,6 +597,56 @@ TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
               std::string::npos)
         << err.what();
   }
+  std::filesystem::remove_all(dir);
+}
+
+// 3x3 stride-1 convolutions between convolutions: on an AVX2 CPU (ctest
+// amp_runtime_tests.AsOnAnAvx2Cpu) Winograd's F(4x4, 3x3) runs them (kernels/cpu/
+// winograd_conv.h), from 8-channel blocks to blocks (mid) or to the plain output (head:
+// 20 channels, uneven pads); elsewhere oneDNN. Both must match the plain reference, at a
+// batch of 2 and spatial sizes that leave partial 4x4 tiles.
+TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
+  GraphBuilder b;
+  auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, std::vector<int64_t> pads,
+                  unsigned seed) {
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{3, 3});
+    a.set("pads", std::move(pads));
+    const ValueId w =
+        b.constant("w" + std::to_string(seed), test::random_f32({c_out, c_in, 3, 3}, 0.3f, seed));
+    const ValueId bias =
+        b.constant("b" + std::to_string(seed), test::random_f32({c_out}, 0.1f, seed + 100));
+    return b.node(OpType::kConv, {x, w, bias}, a);
+  };
+  const std::vector<int64_t> dims = {2, 3, 11, 13};
+  ConvNet net;
+  const ValueId x = b.input("x", DType::kF32, graph::Shape::from_static(dims));
+  net.stem = conv(x, 3, 16, {1, 1, 1, 1}, 1);
+  const ValueId mid = b.node(OpType::kRelu, {conv(net.stem, 16, 24, {1, 1, 1, 1}, 2)});
+  net.head = conv(mid, 24, 20, {0, 1, 2, 0}, 3);
+  b.output(net.head);
+  net.g = b.build();
+  ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+  check_engine_against_reference(net, Precision::kFp32, dims);
+
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("amp_layout_wino_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "chain.amp").string();
+  ASSERT_TRUE(graph::write_amp_file(net.g, path).is_ok());
+  Options o;
+  o.backend = BackendKind::kCpu;
+  Engine e = Engine::load(path, o);
+  ExecutionContext ctx = e.create_context();
+  ctx.set_profiling(true);
+  const TensorData xd = test::random_f32(dims, 1.0f, 5);
+  ctx.run({{"x", Tensor::from(std::vector<float>(xd.data<float>(), xd.data<float>() + xd.numel()),
+                              dims)}});
+  int winograd = 0;
+  for (const NodeProfile& n : ctx.last_run_profile().nodes)
+    winograd += n.implementation.find("Winograd") != std::string::npos;
+  // The stem reads the plain input: oneDNN. The other two read 8-channel blocks.
+  EXPECT_EQ(winograd, kernels::cpu::PackedGemm::suits_this_cpu() ? 2 : 0);
   std::filesystem::remove_all(dir);
 }
 

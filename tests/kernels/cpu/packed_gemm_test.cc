@@ -11,6 +11,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/common/elementwise_functors.h"
@@ -123,6 +124,36 @@ TEST(PackedGemm, EachActivationOnTheWholeOutput) {
   for (const FusedActivation& act : activations()) {
     check({21, 90, 50, true, false, 1, act}, ++seed);
     check({50, 64, 300, true, false, 2, act}, ++seed);  // two threads, each its own columns
+  }
+}
+
+// run_serial (the Winograd convolution's products): rows of x and y further apart than K
+// and N, no bias or activation; what lies between y's rows is left as it was.
+TEST(PackedGemm, RunSerialReadsAndWritesStridedRows) {
+  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  for (const auto& [rows, k, n] :
+       {std::tuple<int64_t, int64_t, int64_t>{9, 40, 20}, {12, 300, 16}, {5, 16, 40}}) {
+    const int64_t ldx = k + 5, ldy = n + 3;
+    std::mt19937 rng(static_cast<uint32_t>(rows * k + n));
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> x(rows * ldx), b(k * n);
+    for (float& v : x) v = u(rng);
+    for (float& v : b) v = u(rng);
+    PackedGemm g;
+    g.prepare(k, n, b.data(), n, 1, {ActivationKind::kRelu});  // run_serial skips it
+    std::vector<float> y(rows * ldy, 7.0f);
+    g.run_serial(x.data(), ldx, rows, y.data(), ldy);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0, mag = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          acc += static_cast<double>(x[r * ldx + p]) * b[p * n + j];
+          mag += std::fabs(static_cast<double>(x[r * ldx + p]) * b[p * n + j]);
+        }
+        ASSERT_NEAR(y[r * ldy + j], acc, 2e-6 * mag + 1e-6) << r << ", " << j;
+      }
+      for (int64_t j = n; j < ldy; ++j) ASSERT_EQ(y[r * ldy + j], 7.0f) << r << ", " << j;
+    }
   }
 }
 

@@ -1,0 +1,250 @@
+#include "kernels/cpu/winograd_conv.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/vector_activation.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+#define AMP_AVX2_FMA __attribute__((target("avx2,fma")))
+
+constexpr int64_t kTile = 4;                // outputs per tile side
+constexpr int64_t kPatch = 6;               // inputs per tile side: kTile + 3 - 1
+constexpr int64_t kPoints = 36;             // kPatch^2 transformed positions
+constexpr int64_t kLanes = 8;               // channels per block, one AVX2 register
+constexpr size_t kBlockBytes = 256 * 1024;  // V and M of one block of tiles
+
+// (G g G^T) in one dimension: the 3 filter taps to the 6 interpolation points.
+void filter_transform(const double g[3], double u[6]) {
+  u[0] = g[0] / 4;
+  u[1] = -(g[0] + g[1] + g[2]) / 6;
+  u[2] = -(g[0] - g[1] + g[2]) / 6;
+  u[3] = g[0] / 24 + g[1] / 12 + g[2] / 6;
+  u[4] = g[0] / 24 - g[1] / 12 + g[2] / 6;
+  u[5] = g[2];
+}
+
+// B^T d in one dimension, 8 channels a register.
+AMP_AVX2_FMA inline void input_transform_1d(const __m256 d[6], __m256 o[6]) {
+  const __m256 two = _mm256_set1_ps(2), four = _mm256_set1_ps(4), five = _mm256_set1_ps(5);
+  o[0] = _mm256_fmadd_ps(four, d[0], _mm256_fnmadd_ps(five, d[2], d[4]));
+  o[1] = _mm256_fnmadd_ps(four, _mm256_add_ps(d[1], d[2]), _mm256_add_ps(d[3], d[4]));
+  o[2] = _mm256_fmadd_ps(four, _mm256_sub_ps(d[1], d[2]), _mm256_sub_ps(d[4], d[3]));
+  o[3] = _mm256_fmadd_ps(two, _mm256_sub_ps(d[3], d[1]), _mm256_sub_ps(d[4], d[2]));
+  o[4] = _mm256_fmadd_ps(two, _mm256_sub_ps(d[1], d[3]), _mm256_sub_ps(d[4], d[2]));
+  o[5] = _mm256_fmadd_ps(four, d[1], _mm256_fnmadd_ps(five, d[3], d[5]));
+}
+
+// A^T m in one dimension: the 6 points back to 4 outputs.
+AMP_AVX2_FMA inline void output_transform_1d(const __m256 m[6], __m256 o[4]) {
+  const __m256 s12 = _mm256_add_ps(m[1], m[2]), d12 = _mm256_sub_ps(m[1], m[2]);
+  const __m256 s34 = _mm256_add_ps(m[3], m[4]), d34 = _mm256_sub_ps(m[3], m[4]);
+  o[0] = _mm256_add_ps(_mm256_add_ps(m[0], s12), s34);
+  o[1] = _mm256_fmadd_ps(_mm256_set1_ps(2), d34, d12);
+  o[2] = _mm256_fmadd_ps(_mm256_set1_ps(4), s34, s12);
+  o[3] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8), d34, d12), m[5]);
+}
+
+// V of one tile and 8-channel block: plane is the block's [H][W][8] input, (y0, x0) the
+// patch's top-left (negative in the padding); v points at V_0's row of the tile, the 36
+// points `point_stride` floats apart.
+template <bool kEdge>
+AMP_AVX2_FMA void transform_patch(const float* plane, int64_t h, int64_t w, int64_t y0, int64_t x0,
+                                  float* v, int64_t point_stride) {
+  __m256 t[6][6];  // t[i][j]: B^T applied down column j
+  for (int j = 0; j < 6; ++j) {
+    __m256 d[6];
+    for (int i = 0; i < 6; ++i) {
+      const int64_t y = y0 + i, x = x0 + j;
+      if (kEdge && (y < 0 || y >= h || x < 0 || x >= w))
+        d[i] = _mm256_setzero_ps();
+      else
+        d[i] = _mm256_loadu_ps(plane + (y * w + x) * kLanes);
+    }
+    __m256 o[6];
+    input_transform_1d(d, o);
+    for (int i = 0; i < 6; ++i) t[i][j] = o[i];
+  }
+  for (int i = 0; i < 6; ++i) {
+    __m256 o[6];
+    input_transform_1d(t[i], o);
+    for (int j = 0; j < 6; ++j) _mm256_storeu_ps(v + (i * 6 + j) * point_stride, o[j]);
+  }
+}
+
+// A^T m A + bias for one tile and 8-channel block: m points at M_0's row of the tile, the
+// 36 points `point_stride` floats apart; out[16][8]: the tile's 4x4 positions, row-major.
+AMP_AVX2_FMA void untransform_tile(const float* m, int64_t point_stride, const float* bias,
+                                   float out[16 * kLanes]) {
+  __m256 t[4][6];  // t[i][j]: A^T applied down column j
+  for (int j = 0; j < 6; ++j) {
+    __m256 col[6];
+    for (int i = 0; i < 6; ++i) col[i] = _mm256_loadu_ps(m + (i * 6 + j) * point_stride);
+    __m256 o[4];
+    output_transform_1d(col, o);
+    for (int i = 0; i < 4; ++i) t[i][j] = o[i];
+  }
+  const __m256 b = bias != nullptr ? _mm256_loadu_ps(bias) : _mm256_setzero_ps();
+  for (int i = 0; i < 4; ++i) {
+    __m256 o[4];
+    output_transform_1d(t[i], o);
+    for (int j = 0; j < 4; ++j)
+      _mm256_storeu_ps(out + (i * 4 + j) * kLanes, _mm256_add_ps(o[j], b));
+  }
+}
+
+// AMP_CPU_WINOGRAD=0: oneDNN's direct convolution runs these instead (A/B comparisons).
+bool turned_off() {
+  const char* e = std::getenv("AMP_CPU_WINOGRAD");
+  return e != nullptr && std::strcmp(e, "0") == 0;
+}
+
+}  // namespace
+
+bool WinogradConv::suits(const graph::ConvAttrs& conv, bool input_blocked8) {
+  const graph::Window& win = conv.window;
+  if (!input_blocked8 || turned_off() || !PackedGemm::suits_this_cpu() || conv.group != 1 ||
+      win.rank() != 2 || !win.resolved())
+    return false;
+  for (size_t i = 0; i < 2; ++i)
+    if (win.kernel[i] != 3 || win.strides[i] != 1 || win.dilations[i] != 1 ||
+        win.pad_begin[i] < 0 || win.pad_end[i] < 0)
+      return false;
+  return conv.c >= kMinChannels && conv.m >= kMinChannels && conv.c % kLanes == 0;
+}
+
+void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w, const float* bias,
+                           bool output_blocked8, int max_threads) {
+  const graph::Window& win = conv.window;
+  n_ = conv.n;
+  c_ = conv.c;
+  m_ = conv.m;
+  h_ = win.in_spatial[0];
+  w_ = win.in_spatial[1];
+  oh_ = win.out_spatial[0];
+  ow_ = win.out_spatial[1];
+  pad_t_ = win.pad_begin[0];
+  pad_l_ = win.pad_begin[1];
+  tiles_y_ = (oh_ + kTile - 1) / kTile;
+  tiles_x_ = (ow_ + kTile - 1) / kTile;
+  ldm_ = (m_ + kLanes - 1) / kLanes * kLanes;
+  output_blocked8_ = output_blocked8;
+  act_ = conv.act;
+  max_threads_ = std::max(1, max_threads);
+  // Tiles of a block: V and M within kBlockBytes, at least one 6-row strip, at most 36.
+  const int64_t per_tile = kPoints * (c_ + ldm_) * static_cast<int64_t>(sizeof(float));
+  block_tiles_ = std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes) / per_tile, 6, 36);
+
+  bias_.assign(static_cast<size_t>(ldm_), 0.0f);
+  if (bias != nullptr) std::copy(bias, bias + m_, bias_.begin());
+
+  // U [36][C][M]: G g G^T per filter, in double, rounded once.
+  std::vector<float> u(static_cast<size_t>(kPoints * c_ * m_));
+  for (int64_t mo = 0; mo < m_; ++mo) {
+    for (int64_t ci = 0; ci < c_; ++ci) {
+      const float* g = w + (mo * c_ + ci) * 9;
+      double rows[3][6];  // G applied along each filter row: rows[r][j]
+      for (int r = 0; r < 3; ++r) {
+        const double taps[3] = {g[r * 3], g[r * 3 + 1], g[r * 3 + 2]};
+        filter_transform(taps, rows[r]);
+      }
+      for (int j = 0; j < 6; ++j) {
+        const double col[3] = {rows[0][j], rows[1][j], rows[2][j]};
+        double out[6];
+        filter_transform(col, out);
+        for (int i = 0; i < 6; ++i)
+          u[static_cast<size_t>(((i * 6 + j) * c_ + ci) * m_ + mo)] = static_cast<float>(out[i]);
+      }
+    }
+  }
+  u_.resize(kPoints);
+  for (int64_t p = 0; p < kPoints; ++p) u_[p].prepare(c_, m_, u.data() + p * c_ * m_, m_, 1, {});
+}
+
+size_t WinogradConv::workspace_bytes() const {
+  const size_t per_slot = static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_)) * sizeof(float);
+  return (per_slot + 63) / 64 * 64 * static_cast<size_t>(max_threads_);
+}
+
+void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
+                             float* m) const {
+  const int64_t per_image = tiles_y_ * tiles_x_;
+  const int64_t v_stride = block_tiles_ * c_, m_stride = block_tiles_ * ldm_;
+  // 1. Input transform.
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t g = first_tile + t, n = g / per_image, ty = g % per_image / tiles_x_,
+                  tx = g % tiles_x_;
+    const int64_t y0 = ty * kTile - pad_t_, x0 = tx * kTile - pad_l_;
+    const bool edge = y0 < 0 || x0 < 0 || y0 + kPatch > h_ || x0 + kPatch > w_;
+    for (int64_t cb = 0; cb < c_ / kLanes; ++cb) {
+      const float* plane = x + (n * c_ + cb * kLanes) * h_ * w_;
+      float* vt = v + t * c_ + cb * kLanes;
+      if (edge)
+        transform_patch<true>(plane, h_, w_, y0, x0, vt, v_stride);
+      else
+        transform_patch<false>(plane, h_, w_, y0, x0, vt, v_stride);
+    }
+  }
+  // 2. One product per transformed position.
+  for (int64_t p = 0; p < kPoints; ++p)
+    u_[p].run_serial(v + p * v_stride, c_, tiles, m + p * m_stride, ldm_);
+  // 3. Output transform, bias, activation, store.
+  alignas(64) float out[16 * kLanes];
+  const int64_t out_plane = oh_ * ow_;
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t g = first_tile + t, n = g / per_image, ty = g % per_image / tiles_x_,
+                  tx = g % tiles_x_;
+    const int64_t oy0 = ty * kTile, ox0 = tx * kTile;
+    const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
+    for (int64_t kb = 0; kb < ldm_ / kLanes; ++kb) {
+      untransform_tile(m + t * ldm_ + kb * kLanes, m_stride, bias_.data() + kb * kLanes, out);
+      if (act_.kind != graph::ActivationKind::kNone) activate_f32(act_, out, 16 * kLanes);
+      if (output_blocked8_) {
+        float* plane = y + (n * m_ + kb * kLanes) * out_plane;
+        for (int64_t i = 0; i < rows; ++i)
+          std::copy(out + i * kTile * kLanes, out + (i * kTile + cols) * kLanes,
+                    plane + ((oy0 + i) * ow_ + ox0) * kLanes);
+      } else {
+        const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
+        for (int64_t l = 0; l < lanes; ++l) {
+          float* plane = y + (n * m_ + kb * kLanes + l) * out_plane;
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j)
+              plane[(oy0 + i) * ow_ + ox0 + j] = out[(i * kTile + j) * kLanes + l];
+        }
+      }
+    }
+  }
+}
+
+void WinogradConv::run(const float* x, float* y, void* workspace, int threads) const {
+  const int64_t total = n_ * tiles_y_ * tiles_x_;
+  const int64_t slots = std::clamp<int64_t>(threads, 1, max_threads_);
+  // Blocks of at most block_tiles_ tiles, as many as a multiple of the threads, as even as
+  // can be.
+  int64_t blocks = (total + block_tiles_ - 1) / block_tiles_;
+  blocks = (blocks + slots - 1) / slots * slots;
+  const size_t per_slot = static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_));
+  const size_t slot_floats = (per_slot * sizeof(float) + 63) / 64 * 64 / sizeof(float);
+  parallel_for(
+      slots, static_cast<int>(slots),
+      [&](int64_t s0, int64_t s1) {
+        for (int64_t s = s0; s < s1; ++s) {
+          float* v = static_cast<float*>(workspace) + static_cast<size_t>(s) * slot_floats;
+          float* m = v + kPoints * block_tiles_ * c_;
+          for (int64_t b = s; b < blocks; b += slots) {
+            const int64_t first = total * b / blocks, last = total * (b + 1) / blocks;
+            if (last > first) run_block(x, y, first, last - first, v, m);
+          }
+        }
+      },
+      1);
+}
+
+}  // namespace amp::kernels::cpu

@@ -1,0 +1,219 @@
+// kernels/cpu/winograd_conv.h: F(4x4, 3x3) against a direct convolution in double
+// precision, on geometries that reach each edge of the algorithm: outputs that leave partial
+// 4x4 tiles, pads (uneven, wider than the window's reach, a 1x1 input wholly padded), a
+// batch whose tiles share blocks across images, input channels past one 256-deep slice of
+// the products, output channels that are not a multiple of 8 (plain output), blocks split
+// over 1-3 threads, and each fused activation. The kernel runs on any CPU with AVX2 and FMA
+// (Conv only picks it where AVX-512 is absent: tests/runtime/layout_plan_test.cc).
+//
+// Tolerance: |got - want| <= 1e-5 T + 1e-5 |want| + 1e-6, T the largest sum|terms| (the
+// magnitudes of the direct convolution's products and the bias) among the outputs of the
+// output's 4x4 tile: the transforms mix a tile's values (an output of bias alone, in a tile
+// whose other rows read the input, carries their rounding), and their constants (up to 8,
+// and 1/24) cost a few more f32 roundings than a direct sum's.
+#include "kernels/cpu/winograd_conv.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/common/elementwise_functors.h"
+#include "kernels/cpu/channel_layout.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+using graph::ActivationKind;
+using graph::FusedActivation;
+
+bool cpu_runs_avx2_fma() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+struct Case {
+  int64_t n, c, m, h, w;
+  std::vector<int64_t> pads;  // top, left, bottom, right
+  bool output_blocked8 = true;
+  int threads = 1;
+  FusedActivation act;
+  bool bias = true;
+};
+
+graph::ConvAttrs attrs_of(const Case& c) {
+  graph::ConvAttrs a;
+  a.n = c.n;
+  a.c = c.c;
+  a.m = c.m;
+  a.has_bias = c.bias;
+  a.act = c.act;
+  graph::Window& w = a.window;
+  w.kernel = {3, 3};
+  w.strides = {1, 1};
+  w.dilations = {1, 1};
+  w.pad_begin = {c.pads[0], c.pads[1]};
+  w.pad_end = {c.pads[2], c.pads[3]};
+  w.in_spatial = {c.h, c.w};
+  w.out_spatial = {c.h + c.pads[0] + c.pads[2] - 2, c.w + c.pads[1] + c.pads[3] - 2};
+  return a;
+}
+
+std::string describe(const Case& c) {
+  return "n=" + std::to_string(c.n) + " c=" + std::to_string(c.c) + " m=" + std::to_string(c.m) +
+         " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " pads " +
+         std::to_string(c.pads[0]) + "," + std::to_string(c.pads[1]) + "," +
+         std::to_string(c.pads[2]) + "," + std::to_string(c.pads[3]) +
+         (c.output_blocked8 ? " blocked out" : " plain out") +
+         " threads=" + std::to_string(c.threads) +
+         " act=" + std::to_string(static_cast<int>(c.act.kind)) + " bias=" + std::to_string(c.bias);
+}
+
+void check(const Case& c, uint32_t seed) {
+  const std::string what = describe(c);
+  const graph::ConvAttrs attrs = attrs_of(c);
+  const int64_t oh = attrs.window.out_spatial[0], ow = attrs.window.out_spatial[1];
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(c.n * c.c * c.h * c.w), w(c.m * c.c * 9), bias(c.m);
+  for (float& v : x) v = u(rng);
+  for (float& v : w) v = u(rng) * 0.3f;
+  for (float& v : bias) v = u(rng);
+
+  // The input in 8-channel blocks.
+  const int64_t in_plane = c.h * c.w, out_plane = oh * ow;
+  std::vector<float> xb(x.size());
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t ch = 0; ch < c.c; ++ch)
+      for (int64_t p = 0; p < in_plane; ++p)
+        xb[n * c.c * in_plane + channel_offset(ChannelLayout::kBlocked8, ch, in_plane) + p * 8] =
+            x[(n * c.c + ch) * in_plane + p];
+
+  WinogradConv conv;
+  conv.prepare(attrs, w.data(), c.bias ? bias.data() : nullptr, c.output_blocked8, 4);
+  std::vector<float> ws(conv.workspace_bytes() / sizeof(float) + 16);
+  float* ws64 = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ws.data()) + 63) / 64 * 64);
+  std::vector<float> y(c.n * c.m * out_plane, std::nanf(""));
+  conv.run(xb.data(), y.data(), ws64, c.threads);
+
+  // The direct convolution, and the magnitude of its terms, per output.
+  std::vector<double> want(y.size()), mag(y.size());
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t mo = 0; mo < c.m; ++mo)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double acc = c.bias ? bias[mo] : 0.0, sum = std::fabs(acc);
+          for (int64_t ci = 0; ci < c.c; ++ci)
+            for (int64_t ky = 0; ky < 3; ++ky)
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                const int64_t iy = oy + ky - c.pads[0], ix = ox + kx - c.pads[1];
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                const double t = static_cast<double>(x[((n * c.c + ci) * c.h + iy) * c.w + ix]) *
+                                 w[((mo * c.c + ci) * 3 + ky) * 3 + kx];
+                acc += t;
+                sum += std::fabs(t);
+              }
+          const size_t i = static_cast<size_t>(((n * c.m + mo) * oh + oy) * ow + ox);
+          want[i] = ew::apply_activation(c.act, static_cast<float>(acc));
+          mag[i] = sum;
+        }
+  const ChannelLayout out_layout =
+      c.output_blocked8 ? ChannelLayout::kBlocked8 : ChannelLayout::kPlain;
+  int reported = 0;
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t mo = 0; mo < c.m; ++mo)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          // The largest magnitude in the output's 4x4 tile: the transforms mix the tile's
+          // values, so an output of small terms carries its tile-mates' rounding.
+          double tile_mag = 0;
+          for (int64_t ty = oy / 4 * 4; ty < std::min(oh, oy / 4 * 4 + 4); ++ty)
+            for (int64_t tx = ox / 4 * 4; tx < std::min(ow, ox / 4 * 4 + 4); ++tx)
+              tile_mag = std::max(tile_mag, mag[((n * c.m + mo) * oh + ty) * ow + tx]);
+          const double ref = want[((n * c.m + mo) * oh + oy) * ow + ox];
+          const int64_t p = oy * ow + ox;
+          const float got = y[n * c.m * out_plane + channel_offset(out_layout, mo, out_plane) +
+                              p * position_stride(out_layout, c.m)];
+          const double tol = 1e-5 * tile_mag + 1e-5 * std::fabs(ref) + 1e-6;
+          if (!(std::fabs(got - ref) <= tol) && reported++ < 5)
+            ADD_FAILURE() << what << ": y[" << n << ", " << mo << ", " << oy << ", " << ox
+                          << "] = " << got << ", want " << ref;
+        }
+}
+
+TEST(WinogradConv, MatchesTheDirectConvolution) {
+  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const std::vector<Case> cases = {
+      // Whole tiles; one tile; a 1x1 input wholly padded around.
+      {1, 16, 16, 8, 8, {1, 1, 1, 1}},
+      {1, 16, 16, 6, 6, {0, 0, 0, 0}},
+      {1, 16, 16, 1, 1, {1, 1, 1, 1}},
+      // Partial tiles, uneven pads, a batch of 2, 20 output channels (plain output).
+      {2, 24, 20, 11, 13, {0, 1, 2, 0}, false},
+      {2, 24, 24, 11, 13, {0, 1, 2, 0}},
+      // Pads past the window's reach (output rows and columns of bias alone).
+      {3, 32, 24, 5, 30, {3, 2, 2, 3}, true, 3},
+      // Input channels past one 256-deep slice of the products; more output channels than
+      // one 16-column panel, the last one masked.
+      {1, 264, 40, 6, 7, {1, 1, 1, 1}},
+      // A YOLO head's size: several blocks of tiles, two threads; no bias.
+      {1, 64, 80, 40, 40, {1, 1, 1, 1}, true, 2, {}, false},
+      {2, 16, 16, 23, 9, {1, 1, 1, 1}, false, 2},
+  };
+  uint32_t seed = 1;
+  for (const Case& c : cases) check(c, ++seed);
+}
+
+TEST(WinogradConv, EachFusedActivation) {
+  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const std::vector<FusedActivation> acts = {{ActivationKind::kRelu},
+                                             {ActivationKind::kLeakyRelu, 0.1f},
+                                             {ActivationKind::kClip, -0.5f, 0.75f},
+                                             {ActivationKind::kSigmoid},
+                                             {ActivationKind::kTanh},
+                                             {ActivationKind::kHardSigmoid, 0.3f, 0.4f},
+                                             {ActivationKind::kHardSwish},
+                                             {ActivationKind::kSwish},
+                                             {ActivationKind::kGeluErf},
+                                             {ActivationKind::kGeluTanh}};
+  uint32_t seed = 100;
+  for (const FusedActivation& act : acts) {
+    check({1, 16, 24, 9, 10, {1, 1, 1, 1}, true, 1, act}, ++seed);
+    check({1, 16, 12, 9, 10, {1, 1, 1, 1}, false, 2, act}, ++seed);
+  }
+}
+
+// Which convolutions it takes: 3x3, stride 1, dilation 1, one group, 2-D, at least 16
+// channels in and out, from 8-channel blocks, on an AVX2 CPU without AVX-512.
+TEST(WinogradConv, TakesOnlyWhatItComputes) {
+  const Case base{1, 16, 16, 8, 8, {1, 1, 1, 1}};
+  const bool cpu = PackedGemm::suits_this_cpu();
+  EXPECT_EQ(WinogradConv::suits(attrs_of(base), true), cpu);
+  EXPECT_FALSE(WinogradConv::suits(attrs_of(base), false));  // plain input
+  auto changed = [&](auto&& edit) {
+    graph::ConvAttrs a = attrs_of(base);
+    edit(a);
+    return WinogradConv::suits(a, true);
+  };
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.strides = {2, 2}; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.dilations = {2, 2}; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.kernel = {5, 5}; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.kernel = {3, 1}; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.group = 2; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.c = 8; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.m = 9; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) {  // 1-D
+    a.window.kernel = {3};
+    a.window.strides = {1};
+    a.window.dilations = {1};
+    a.window.pad_begin = {1};
+    a.window.pad_end = {1};
+    a.window.in_spatial = {8};
+    a.window.out_spatial = {8};
+  }));
+}
+
+}  // namespace
+}  // namespace amp::kernels::cpu
