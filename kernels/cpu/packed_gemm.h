@@ -25,7 +25,9 @@
 //   - The micro-kernel keeps a strip x 16 tile of y in up to 12 AVX2 registers for a kKc
 //     slice: per k, two loads of B, a broadcast of x per row, two FMAs per row (two FMA
 //     ports busy). The first slice starts from the bias (or 0), later ones from the tile
-//     stored by the slice before. Panels narrower than 16 use masked loads and stores.
+//     stored by the slice before. Panels narrower than 16 use masked loads and stores;
+//     a last panel of 8 columns or fewer keeps one register column a row, half the FMAs (a
+//     DB head's 96 -> 24 channel Winograd convolution at 160x160: 4.23 -> 3.74 ms).
 //   - The activation runs over each row of a finished block of rows (vector_activation.h),
 //     while it is in cache.
 // Accumulation order differs from oneDNN's (by K slices of 256, in order): results agree to

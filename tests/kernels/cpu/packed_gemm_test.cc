@@ -1,7 +1,7 @@
 // kernels/cpu/packed_gemm.h and its epilogue (kernels/cpu/vector_activation.h): the AVX2
 // kernel against a double-precision product on shapes that reach every edge of its
 // blocking (strips of 1-6 rows, more rows than one 96-row block, K slices of 256, panels
-// narrower than 16 columns), with and without a bias, each activation, one and two threads.
+// narrower than 16 columns, of 8 or fewer), with and without a bias, each activation, one and two threads.
 // The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks it
 // where AVX-512 is absent, dnnl_test.cc).
 #include "kernels/cpu/packed_gemm.h"
@@ -108,6 +108,10 @@ TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
       {100, 50, 20},
       {197, 64, 3},
       {40, 12, 1},
+      // A last panel of exactly 8 columns, or fewer, runs one register column (NV = 1).
+      {7, 40, 24},
+      {5, 33, 8},
+      {6, 70, 29},
       // No bias, B transposed (Gemm transB), two threads.
       {12, 100, 72, false},
       {12, 100, 72, true, true},
