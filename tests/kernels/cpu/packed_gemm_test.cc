@@ -1,9 +1,9 @@
 // kernels/cpu/packed_gemm.h and its epilogue (kernels/cpu/vector_activation.h): the AVX2
 // kernel against a double-precision product on shapes that reach every edge of its
 // blocking (strips of 1-6 rows, more rows than one 96-row block, K slices of 256, panels
-// narrower than 16 columns, of 8 or fewer), with and without a bias, each activation, one and two threads.
-// The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks it
-// where AVX-512 is absent, dnnl_test.cc).
+// narrower than 16 columns, of 8 or fewer), with and without a bias, each activation, one and two
+// threads. The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks
+// it where AVX-512 is absent, dnnl_test.cc).
 #include "kernels/cpu/packed_gemm.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/vector_activation.h"
+#include "tests/test_util/fused_activations.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -25,20 +26,6 @@ using graph::FusedActivation;
 
 bool cpu_runs_avx2_fma() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
-std::vector<FusedActivation> activations() {
-  return {{ActivationKind::kNone},
-          {ActivationKind::kRelu},
-          {ActivationKind::kLeakyRelu, 0.1f},
-          {ActivationKind::kClip, -0.5f, 0.75f},
-          {ActivationKind::kSigmoid},
-          {ActivationKind::kTanh},
-          {ActivationKind::kHardSigmoid, 0.3f, 0.4f},
-          {ActivationKind::kHardSwish},
-          {ActivationKind::kSwish},
-          {ActivationKind::kGeluErf},
-          {ActivationKind::kGeluTanh}};
 }
 
 struct Case {
@@ -125,7 +112,7 @@ TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
 TEST(PackedGemm, EachActivationOnTheWholeOutput) {
   if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   uint32_t seed = 100;
-  for (const FusedActivation& act : activations()) {
+  for (const FusedActivation& act : test::every_fused_activation()) {
     check({21, 90, 50, true, false, 1, act}, ++seed);
     check({50, 64, 300, true, false, 2, act}, ++seed);  // two threads, each its own columns
   }
@@ -168,7 +155,7 @@ TEST(VectorActivation, MatchesApplyActivation) {
   std::vector<float> x;
   for (float v = -30.0f; v <= 30.0f; v += 0.01f) x.push_back(v);
   x.push_back(0.0f);
-  for (const FusedActivation& act : activations()) {
+  for (const FusedActivation& act : test::every_fused_activation()) {
     std::vector<float> y = x;
     activate_f32(act, y.data(), static_cast<int64_t>(y.size()));
     const bool exact = act.kind == ActivationKind::kNone || act.kind == ActivationKind::kRelu ||

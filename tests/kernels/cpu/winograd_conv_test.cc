@@ -23,6 +23,7 @@
 
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/channel_layout.h"
+#include "tests/test_util/fused_activations.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -168,18 +169,8 @@ TEST(WinogradConv, MatchesTheDirectConvolution) {
 
 TEST(WinogradConv, EachFusedActivation) {
   if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
-  const std::vector<FusedActivation> acts = {{ActivationKind::kRelu},
-                                             {ActivationKind::kLeakyRelu, 0.1f},
-                                             {ActivationKind::kClip, -0.5f, 0.75f},
-                                             {ActivationKind::kSigmoid},
-                                             {ActivationKind::kTanh},
-                                             {ActivationKind::kHardSigmoid, 0.3f, 0.4f},
-                                             {ActivationKind::kHardSwish},
-                                             {ActivationKind::kSwish},
-                                             {ActivationKind::kGeluErf},
-                                             {ActivationKind::kGeluTanh}};
   uint32_t seed = 100;
-  for (const FusedActivation& act : acts) {
+  for (const FusedActivation& act : test::every_fused_activation()) {
     check({1, 16, 24, 9, 10, {1, 1, 1, 1}, true, 1, act}, ++seed);
     check({1, 16, 12, 9, 10, {1, 1, 1, 1}, false, 2, act}, ++seed);
   }
