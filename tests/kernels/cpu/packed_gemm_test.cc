@@ -16,17 +16,13 @@
 
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/vector_activation.h"
-#include "tests/test_util/fused_activations.h"
+#include "tests/test_util/avx2_kernel_cases.h"
 
 namespace amp::kernels::cpu {
 namespace {
 
 using graph::ActivationKind;
 using graph::FusedActivation;
-
-bool cpu_runs_avx2_fma() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 struct Case {
   int64_t rows, k, n;
@@ -73,7 +69,7 @@ void check(const Case& c, uint32_t seed) {
 }
 
 TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
-  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   const std::vector<Case> cases = {
       // Strips: 1-13 rows (6 + 6 + 1 -> 5 + 4 + 4), one row, an exact strip.
       {1, 7, 16},
@@ -110,7 +106,7 @@ TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
 }
 
 TEST(PackedGemm, EachActivationOnTheWholeOutput) {
-  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   uint32_t seed = 100;
   for (const FusedActivation& act : test::every_fused_activation()) {
     check({21, 90, 50, true, false, 1, act}, ++seed);
@@ -121,7 +117,7 @@ TEST(PackedGemm, EachActivationOnTheWholeOutput) {
 // run_serial (the Winograd convolution's products): rows of x and y further apart than K
 // and N, no bias or activation; what lies between y's rows is left as it was.
 TEST(PackedGemm, RunSerialReadsAndWritesStridedRows) {
-  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   for (const auto& [rows, k, n] :
        {std::tuple<int64_t, int64_t, int64_t>{9, 40, 20}, {12, 300, 16}, {5, 16, 40}}) {
     const int64_t ldx = k + 5, ldy = n + 3;

@@ -23,17 +23,13 @@
 
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/channel_layout.h"
-#include "tests/test_util/fused_activations.h"
+#include "tests/test_util/avx2_kernel_cases.h"
 
 namespace amp::kernels::cpu {
 namespace {
 
 using graph::ActivationKind;
 using graph::FusedActivation;
-
-bool cpu_runs_avx2_fma() {
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
 
 struct Case {
   int64_t n, c, m, h, w;
@@ -145,7 +141,7 @@ void check(const Case& c, uint32_t seed) {
 }
 
 TEST(WinogradConv, MatchesTheDirectConvolution) {
-  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   const std::vector<Case> cases = {
       // Whole tiles; one tile; a 1x1 input wholly padded around.
       {1, 16, 16, 8, 8, {1, 1, 1, 1}},
@@ -168,7 +164,7 @@ TEST(WinogradConv, MatchesTheDirectConvolution) {
 }
 
 TEST(WinogradConv, EachFusedActivation) {
-  if (!cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   uint32_t seed = 100;
   for (const FusedActivation& act : test::every_fused_activation()) {
     check({1, 16, 24, 9, 10, {1, 1, 1, 1}, true, 1, act}, ++seed);

@@ -1,6 +1,6 @@
-// Every kind of activation a kernel can fuse (graph/ops/fused_activation.h), with
-// parameters past the defaults, for the CPU kernels' epilogue tests (packed GEMM, Winograd
-// convolution).
+// What the tests of our own AVX2 kernels share (kernels/cpu/packed_gemm.h, winograd_conv.h):
+// whether this CPU runs them, and every kind of activation they fuse
+// (graph/ops/fused_activation.h), with parameters past the defaults.
 #pragma once
 
 #include <vector>
@@ -8,6 +8,12 @@
 #include "graph/ops/fused_activation.h"
 
 namespace amp::test {
+
+// AVX2 and FMA (AVX-512 CPUs included: the kernels run there, the ops only pick them
+// where AVX-512 is absent).
+inline bool cpu_runs_avx2_fma() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
 
 inline std::vector<graph::FusedActivation> every_fused_activation() {
   using graph::ActivationKind;
