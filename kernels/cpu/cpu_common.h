@@ -26,6 +26,10 @@
 #define AMP_ISA_CLONES
 #endif
 
+// AMP_AVX2_FMA on code written with AVX2 / FMA intrinsics (the packed GEMM, the Winograd
+// convolution): compiled for that ISA only; callers check the CPU has it before calling.
+#define AMP_AVX2_FMA __attribute__((target("avx2,fma")))
+
 namespace amp::kernels::cpu {
 
 // The float <-> low-float pairs the vectorized converters of common/half.h serve (bit-equal

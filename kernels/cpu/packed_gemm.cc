@@ -17,8 +17,6 @@ constexpr int64_t kMr = 6;   // rows of a tile: 12 accumulators + 2 of B + 1 bro
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 16 * kMr;
 
-#define AMP_AVX2_FMA __attribute__((target("avx2,fma")))
-
 // Lanes [0, width) of a register of 8, for the masked loads and stores of a narrow panel.
 AMP_AVX2_FMA inline __m256i lane_mask(int64_t width) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(width)),

@@ -12,8 +12,6 @@
 namespace amp::kernels::cpu {
 namespace {
 
-#define AMP_AVX2_FMA __attribute__((target("avx2,fma")))
-
 constexpr int64_t kTile = 4;                // outputs per tile side
 constexpr int64_t kPatch = 6;               // inputs per tile side: kTile + 3 - 1
 constexpr int64_t kPoints = 36;             // kPatch^2 transformed positions
@@ -167,20 +165,28 @@ void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w, const f
   for (int64_t p = 0; p < kPoints; ++p) u_[p].prepare(c_, m_, u.data() + p * c_ * m_, m_, 1, {});
 }
 
+// One thread's V and M, rounded up to whole 64-byte lines.
+size_t WinogradConv::slot_floats() const {
+  const size_t floats = static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_));
+  return (floats * sizeof(float) + 63) / 64 * 64 / sizeof(float);
+}
+
 size_t WinogradConv::workspace_bytes() const {
-  const size_t per_slot = static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_)) * sizeof(float);
-  return (per_slot + 63) / 64 * 64 * static_cast<size_t>(max_threads_);
+  return slot_floats() * sizeof(float) * static_cast<size_t>(max_threads_);
+}
+
+WinogradConv::TileAt WinogradConv::tile_at(int64_t g) const {
+  const int64_t per_image = tiles_y_ * tiles_x_;
+  return {g / per_image, g % per_image / tiles_x_ * kTile, g % tiles_x_ * kTile};
 }
 
 void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                              float* m) const {
-  const int64_t per_image = tiles_y_ * tiles_x_;
   const int64_t v_stride = block_tiles_ * c_, m_stride = block_tiles_ * ldm_;
   // 1. Input transform.
   for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t g = first_tile + t, n = g / per_image, ty = g % per_image / tiles_x_,
-                  tx = g % tiles_x_;
-    const int64_t y0 = ty * kTile - pad_t_, x0 = tx * kTile - pad_l_;
+    const auto [n, oy0, ox0] = tile_at(first_tile + t);
+    const int64_t y0 = oy0 - pad_t_, x0 = ox0 - pad_l_;
     const bool edge = y0 < 0 || x0 < 0 || y0 + kPatch > h_ || x0 + kPatch > w_;
     for (int64_t cb = 0; cb < c_ / kLanes; ++cb) {
       const float* plane = x + (n * c_ + cb * kLanes) * h_ * w_;
@@ -198,9 +204,7 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
   alignas(64) float out[16 * kLanes];
   const int64_t out_plane = oh_ * ow_;
   for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t g = first_tile + t, n = g / per_image, ty = g % per_image / tiles_x_,
-                  tx = g % tiles_x_;
-    const int64_t oy0 = ty * kTile, ox0 = tx * kTile;
+    const auto [n, oy0, ox0] = tile_at(first_tile + t);
     const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
     for (int64_t kb = 0; kb < ldm_ / kLanes; ++kb) {
       untransform_tile(m + t * ldm_ + kb * kLanes, m_stride, bias_.data() + kb * kLanes, out);
@@ -230,13 +234,12 @@ void WinogradConv::run(const float* x, float* y, void* workspace, int threads) c
   // can be.
   int64_t blocks = (total + block_tiles_ - 1) / block_tiles_;
   blocks = (blocks + slots - 1) / slots * slots;
-  const size_t per_slot = static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_));
-  const size_t slot_floats = (per_slot * sizeof(float) + 63) / 64 * 64 / sizeof(float);
+  const size_t slot = slot_floats();
   parallel_for(
       slots, static_cast<int>(slots),
       [&](int64_t s0, int64_t s1) {
         for (int64_t s = s0; s < s1; ++s) {
-          float* v = static_cast<float*>(workspace) + static_cast<size_t>(s) * slot_floats;
+          float* v = static_cast<float*>(workspace) + static_cast<size_t>(s) * slot;
           float* m = v + kPoints * block_tiles_ * c_;
           for (int64_t b = s; b < blocks; b += slots) {
             const int64_t first = total * b / blocks, last = total * (b + 1) / blocks;

@@ -71,6 +71,12 @@ class WinogradConv {
   void run(const float* x, float* y, void* workspace, int threads) const;
 
  private:
+  // Tile g of the N x tiles_y x tiles_x tiles: its image and its top-left output.
+  struct TileAt {
+    int64_t n, oy, ox;
+  };
+  TileAt tile_at(int64_t g) const;
+  size_t slot_floats() const;
   void run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                  float* m) const;
 

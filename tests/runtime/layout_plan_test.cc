@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <stdexcept>
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
@@ -169,6 +170,24 @@ TEST(LayoutPlan, Bf16ActivationsKeepTheConvLayoutOnlyWhereComputedNatively) {
   EXPECT_EQ(runtime::plan_conv_layouts(net.g, f32_and_bf16), f32_plan);
   const std::vector<char> staged = runtime::plan_conv_layouts(net.g, f32_only);
   EXPECT_EQ(std::count(staged.begin(), staged.end(), 1), 0);
+}
+
+// `g` written to a temporary .amp file and loaded with `o` on the CPU; the file is removed
+// once loaded. Load errors propagate (amp::Error). (check_engine_against_reference below
+// writes its file once for its two loads.)
+Engine load_on_cpu(const graph::Graph& g, Options o) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("amp_layout_load_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "model.amp").string();
+  struct RemoveDir {
+    std::filesystem::path dir;
+    ~RemoveDir() { std::filesystem::remove_all(dir); }
+  } remove{dir};
+  const Status written = graph::write_amp_file(g, path);
+  if (!written.is_ok()) throw std::runtime_error(written.to_string());
+  o.backend = BackendKind::kCpu;
+  return Engine::load(path, o);
 }
 
 // Runs `net` through an Engine on the CPU (at 1 and 2 threads) and through the plain
@@ -580,15 +599,8 @@ TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
   const Status inferred = graph::infer_shapes(model);
   EXPECT_FALSE(inferred.is_ok());
   EXPECT_NE(inferred.to_string().find("40"), std::string::npos) << inferred.to_string();
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_layout_gather_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "gather.amp").string();
-  ASSERT_TRUE(graph::write_amp_file(model, path).is_ok());
-  Options o;
-  o.backend = BackendKind::kCpu;
   try {
-    Engine e = Engine::load(path, o);
+    Engine e = load_on_cpu(model, Options{});
     const std::vector<float> xv(3 * 6 * 6, 0.5f);
     e.run({{"x", Tensor::from(xv, {1, 3, 6, 6})}});
     ADD_FAILURE() << "an index of 40 for 16 channels was accepted";
@@ -597,7 +609,6 @@ TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
               std::string::npos)
         << err.what();
   }
-  std::filesystem::remove_all(dir);
 }
 
 // 3x3 stride-1 convolutions between convolutions: on an AVX2 CPU (ctest
@@ -629,14 +640,7 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
   check_engine_against_reference(net, Precision::kFp32, dims);
 
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_layout_wino_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "chain.amp").string();
-  ASSERT_TRUE(graph::write_amp_file(net.g, path).is_ok());
-  Options o;
-  o.backend = BackendKind::kCpu;
-  Engine e = Engine::load(path, o);
+  const Engine e = load_on_cpu(net.g, Options{});
   ExecutionContext ctx = e.create_context();
   ctx.set_profiling(true);
   const TensorData xd = test::random_f32(dims, 1.0f, 5);
@@ -647,7 +651,6 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
     winograd += n.implementation.find("Winograd") != std::string::npos;
   // The stem reads the plain input: oneDNN. The other two read 8-channel blocks.
   EXPECT_EQ(winograd, kernels::cpu::PackedGemm::suits_this_cpu() ? 2 : 0);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
