@@ -107,6 +107,14 @@ struct KernelArgs {
   }
 };
 
+// A constant a kernel keeps in a form of its own (packed weights, kernels/cpu/
+// shared_constants.h), for the memory report: kernels that share one buffer report the
+// same `id`, and the runtime counts it once.
+struct HeldConstant {
+  const void* id = nullptr;
+  size_t bytes = 0;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -117,6 +125,9 @@ class Kernel {
   // primitive and ISA ("oneDNN conv brgconv:avx512_core"), a cuDNN algorithm. Empty
   // for a backend's own loops, which the runtime names itself.
   virtual std::string implementation() const { return {}; }
+  // What prepare() derived from constant inputs and holds beyond the model's weights
+  // (oneDNN's reordered weights, packed GEMM panels, Winograd filter transforms).
+  virtual void held_constants(std::vector<HeldConstant>& /*out*/) const {}
 };
 
 }  // namespace amp::kernels

@@ -470,11 +470,12 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
   popt.threads = threads;
   AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
   if (options.memory_limit_bytes) {
-    const size_t need = plan->memory.arena_bytes + plan->memory.weights_bytes;
+    const size_t need =
+        plan->memory.arena_bytes + plan->memory.weights_bytes + packed_weights_bytes(plan.get());
     if (need > options.memory_limit_bytes)
       return out_of_memory("the model needs " + std::to_string(need) +
-                           " bytes (weights + activation arena) for these input shapes, over "
-                           "the memory limit of " +
+                           " bytes (weights, their packed copies and the activation arena) for "
+                           "these input shapes, over the memory limit of " +
                            std::to_string(options.memory_limit_bytes));
   }
   // A bounded cache: dynamic-shape servers see few distinct shapes; drop the oldest-keyed.
@@ -564,11 +565,19 @@ MemoryReport EngineImpl::memory_report() const {
     r.lower_bound_bytes = last_plan_->memory.lower_bound_bytes;
     for (const auto& s : last_plan_->steps)
       r.workspace_bytes = std::max(r.workspace_bytes, s.kernel->workspace_bytes());
+    r.packed_weights_bytes = packed_weights_bytes(last_plan_.get());
   } else {
     for (const graph::Value& v : graph.values)
       if (v.is_constant()) r.weights_bytes += v.constant->byte_size();
   }
   return r;
+}
+
+size_t EngineImpl::packed_weights_bytes(const runtime::ExecutionPlan* extra) const {
+  std::vector<kernels::HeldConstant> held;
+  for (const auto& [key, plan] : plans_) runtime::collect_held_constants(*plan, held);
+  if (extra != nullptr) runtime::collect_held_constants(*extra, held);
+  return runtime::held_bytes(std::move(held));
 }
 
 }  // namespace amp

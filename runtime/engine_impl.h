@@ -84,6 +84,9 @@ class EngineImpl {
   Result<std::shared_ptr<const runtime::ExecutionPlan>> plan_for_key(
       const runtime::PlanKey& key,
       const std::vector<std::optional<graph::TensorData>>& shape_values) const;
+  // MemoryReport::packed_weights_bytes over the cached plans and `extra` (may be null).
+  // Call with mu_ held.
+  size_t packed_weights_bytes(const runtime::ExecutionPlan* extra) const;
 
   // Declared first among the members that use it, so it is destroyed last: pooled
   // contexts and cached plans hold device memory and handles of this backend.

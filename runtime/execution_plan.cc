@@ -1,5 +1,8 @@
 #include "runtime/execution_plan.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "graph/ir/limits.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/ops/shape_inputs.h"
@@ -196,6 +199,30 @@ Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
   if (c.plans.size() >= 16) c.plans.erase(c.plans.begin());
   c.plans[key] = plan;
   return plan;
+}
+
+void collect_held_constants(const ExecutionPlan& plan, std::vector<kernels::HeldConstant>& out) {
+  for (const PlanStep& step : plan.steps) step.kernel->held_constants(out);
+  const Continuation* c = plan.continuation.get();
+  if (c == nullptr) return;
+  auto collect_cache = [&out](const Continuation& cont) {
+    std::lock_guard<std::mutex> lock(cont.mu);
+    for (const auto& [key, p] : cont.plans) collect_held_constants(*p, out);
+  };
+  if (c->control)
+    for (const auto& body : c->control->bodies) collect_cache(*body);
+  collect_cache(*c);
+}
+
+size_t held_bytes(std::vector<kernels::HeldConstant> held) {
+  std::sort(held.begin(), held.end(),
+            [](const kernels::HeldConstant& a, const kernels::HeldConstant& b) {
+              return std::less<const void*>()(a.id, b.id);
+            });
+  size_t bytes = 0;
+  for (size_t i = 0; i < held.size(); ++i)
+    if (i == 0 || held[i].id != held[i - 1].id) bytes += held[i].bytes;
+  return bytes;
 }
 
 }  // namespace amp::runtime

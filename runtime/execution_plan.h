@@ -139,4 +139,11 @@ Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
     const Continuation& c, const PlanKey& key,
     const std::vector<std::optional<graph::TensorData>>& shape_values);
 
+// The constants the kernels of `plan` hold in forms of their own (kernels::Kernel::
+// held_constants), those of its continuations' and control-flow bodies' cached plans too,
+// appended to `out`. Shared buffers appear once per kernel holding them: held_bytes counts
+// each once.
+void collect_held_constants(const ExecutionPlan& plan, std::vector<kernels::HeldConstant>& out);
+size_t held_bytes(std::vector<kernels::HeldConstant> held);
+
 }  // namespace amp::runtime

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/shared_constants.h"
 
 namespace amp::kernels::cpu {
 
@@ -348,52 +349,15 @@ void add_scratchpad(std::unordered_map<int, memory>& args, const memory::desc& d
 
 namespace {
 
-// Packed constant weights by what they were packed from. The cache owns nothing: an entry
-// is found only while the constant's owner and some kernel's packed copy are both alive
-// (weak references), so a freed constant whose address is reused, or weights no kernel
-// holds any more, never match. Same owner and address mean the same bytes (TensorData is
-// immutable), so no hashing of contents.
-class PackedWeightCache {
- public:
-  std::shared_ptr<const memory> find(const void* data, const std::shared_ptr<const void>& owner,
-                                     DType storage, const memory::dims& dims,
-                                     const memory::dims& strides, const memory::desc& target) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const Entry& e : entries_)
-      if (e.data == data && same_owner(e.owner, owner) && e.storage == storage && e.dims == dims &&
-          e.strides == strides && e.target == target)
-        if (std::shared_ptr<const memory> packed = e.packed.lock()) return packed;
-    return nullptr;
-  }
-
-  void put(const void* data, const std::shared_ptr<const void>& owner, DType storage,
-           const memory::dims& dims, const memory::dims& strides, const memory::desc& target,
-           const std::shared_ptr<const memory>& packed) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::erase_if(entries_, [](const Entry& e) { return e.owner.expired() || e.packed.expired(); });
-    entries_.push_back({data, owner, storage, dims, strides, target, packed});
-  }
-
- private:
-  struct Entry {
-    const void* data;
-    std::weak_ptr<const void> owner;
-    DType storage;
-    memory::dims dims, strides;
-    memory::desc target;
-    std::weak_ptr<const memory> packed;
-  };
-  static bool same_owner(const std::weak_ptr<const void>& a, const std::shared_ptr<const void>& b) {
-    return !a.expired() && !a.owner_before(b) && !b.owner_before(a);
-  }
-  std::mutex mu_;
-  std::vector<Entry> entries_;
+// How DnnlWeights packed a constant: equal recipes of the same bytes give equal packings.
+struct WeightsRecipe {
+  DType storage;
+  memory::dims dims, strides;
+  memory::desc target;
+  bool operator==(const WeightsRecipe&) const = default;
 };
 
-PackedWeightCache& packed_weight_cache() {
-  static PackedWeightCache* cache = new PackedWeightCache();  // outlives every kernel
-  return *cache;
-}
+using PackedWeights = SharedConstants<WeightsRecipe, memory>;
 
 }  // namespace
 
@@ -412,42 +376,36 @@ Status DnnlWeights::prepare(DType storage, const memory::dims& dims, const memor
   user_desc_ = memory::desc(dims, compute_, strides);
   reorder_ = !(user_desc_ == target);
 
-  if (constant != nullptr && owner) {
-    constant_ = packed_weight_cache().find(constant, owner, storage, dims, strides, target);
-    if (constant_) return Status::ok();
-  }
-  memory::desc scratch_desc;
-  if (reorder_) {
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::reorder::primitive_desc pd(dnnl_engine(), user_desc_, dnnl_engine(), target, attr);
-    reorder_prim_ = dnnl::reorder(pd);
-    scratch_desc = pd.scratchpad_desc();
-  }
-
   if (constant != nullptr) {
-    std::vector<float> widened;
-    const void* src = constant;
-    if (convert_) {
-      widened.resize(static_cast<size_t>(numel_));
-      convert_to_f32(storage, constant, widened.data(), numel_, threads);
-      src = widened.data();
-    }
-    auto packed = std::make_shared<memory>(target, dnnl_engine());  // library-allocated
-    if (reorder_) {
-      std::vector<uint8_t> scratch(scratch_desc.get_size() + 64);
+    // Reorder in a primitive of its own, with its own scratchpad: this runs once, at load.
+    auto pack = [&]() -> std::shared_ptr<const memory> {
+      std::vector<float> widened;
+      const void* src = constant;
+      if (convert_) {
+        widened.resize(static_cast<size_t>(numel_));
+        convert_to_f32(storage, constant, widened.data(), numel_, threads);
+        src = widened.data();
+      }
+      auto packed = std::make_shared<memory>(target, dnnl_engine());  // library-allocated
+      if (!reorder_) {
+        std::memcpy(packed->get_data_handle(), src, target.get_size());
+        return packed;
+      }
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::reorder::primitive_desc pd(dnnl_engine(), user_desc_, dnnl_engine(), target, attr);
+      std::vector<uint8_t> scratch(pd.scratchpad_desc().get_size() + 64);
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, memory(user_desc_, dnnl_engine(), const_cast<void*>(src))},
           {DNNL_ARG_DST, *packed}};
-      if (scratch_desc.get_size() > 0)
-        args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratch_desc, dnnl_engine(), scratch.data()));
-      dnnl_execute(reorder_prim_, args, threads);
-    } else {
-      std::memcpy(packed->get_data_handle(), src, target.get_size());
-    }
-    constant_ = std::move(packed);
-    if (owner)
-      packed_weight_cache().put(constant, owner, storage, dims, strides, target, constant_);
+      if (pd.scratchpad_desc().get_size() > 0)
+        args.emplace(DNNL_ARG_SCRATCHPAD,
+                     memory(pd.scratchpad_desc(), dnnl_engine(), scratch.data()));
+      dnnl_execute(dnnl::reorder(pd), args, threads);
+      return packed;
+    };
+    constant_ = PackedWeights::instance().get(constant, owner,
+                                              WeightsRecipe{storage, dims, strides, target}, pack);
     return Status::ok();
   }
   if (convert_) converted_ = ws.add(static_cast<size_t>(numel_) * sizeof(float));
@@ -470,6 +428,10 @@ const void* DnnlWeights::get(const void* user, void* workspace, int threads) con
   void* packed = WorkspaceLayout::at(workspace, packed_);
   run_reorder_.run(src, packed, workspace, threads);
   return packed;
+}
+
+void DnnlWeights::held_constants(std::vector<HeldConstant>& out) const {
+  if (constant_) out.push_back({constant_.get(), constant_->get_desc().get_size()});
 }
 
 }  // namespace amp::kernels::cpu

@@ -183,8 +183,7 @@ class DnnlWeights {
  public:
   // `constant`: the caller's bytes when the weights are a constant, else nullptr; `owner`
   // (may be null) what keeps them alive. Packed constants are shared between kernels that
-  // pack the same bytes of the same owner the same way (PackedWeightCache in the .cc): an
-  // engine's plans for several input shapes, the plans one load's accuracy search tries.
+  // pack the same bytes of the same owner the same way (shared_constants.h).
   // Throws dnnl::error (call inside dnnl_guard).
   Status prepare(DType storage, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides,
                  const void* constant, const std::shared_ptr<const void>& owner,
@@ -192,6 +191,8 @@ class DnnlWeights {
   // Pointer to the weights in `target` layout: the packed constant, or `user` converted
   // and reordered into the workspace. Throws dnnl::error.
   const void* get(const void* user, void* workspace, int threads) const;
+  // The packed constant, for the memory report (nothing for variable weights).
+  void held_constants(std::vector<HeldConstant>& out) const;
 
  private:
   DType storage_ = DType::kUndefined;
@@ -199,10 +200,9 @@ class DnnlWeights {
   int64_t numel_ = 0;
   dnnl::memory::desc user_desc_;  // the (converted) caller layout, compute dtype
   dnnl::memory::desc target_;
-  bool convert_ = false;        // storage dtype != compute dtype
-  bool reorder_ = false;        // user layout != target layout
-  dnnl::reorder reorder_prim_;  // the one reorder of constant weights, in prepare()
-  DnnlReorder run_reorder_;     // variable weights, on every run
+  bool convert_ = false;     // storage dtype != compute dtype
+  bool reorder_ = false;     // user layout != target layout
+  DnnlReorder run_reorder_;  // variable weights, on every run
   size_t converted_ = WorkspaceLayout::kNone;
   size_t packed_ = WorkspaceLayout::kNone;
   std::shared_ptr<const dnnl::memory> constant_;  // packed constant weights (shared)

@@ -74,6 +74,11 @@ class ConvKernel final : public Kernel {
     return dnnl_guard(op(), [&] { return run_impl(a); });
   }
   std::string implementation() const override { return impl_; }
+  void held_constants(std::vector<HeldConstant>& out) const override {
+    if (winograd_) out.push_back(winograd_->held_constant());
+    if (small_) out.push_back(small_->held_constant());
+    weights_.held_constants(out);
+  }
 
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }
@@ -268,7 +273,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     const void* bias = conv_.has_bias ? cfg.inputs[2].constant_data : nullptr;
     small_.emplace();
     small_->prepare(conv_.n, l, conv_.m, static_cast<const float*>(w.constant_data), 1, l,
-                    static_cast<const float*>(bias), conv_.act);
+                    static_cast<const float*>(bias), conv_.act, w.constant_owner);
     impl_ = "own loop, small product (window covers the input)";
     return Status::ok();
   }
@@ -280,7 +285,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
       WinogradConv::suits(conv_, x.conv_layout && conv_layout_blocked8(x.dims))) {
     winograd_.emplace();
     winograd_->prepare(
-        conv_, static_cast<const float*>(w.constant_data),
+        conv_, static_cast<const float*>(w.constant_data), w.constant_owner,
         conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr,
         y_blocked8, cfg.num_threads);
     off_winograd_ = ws_.add(winograd_->workspace_bytes());

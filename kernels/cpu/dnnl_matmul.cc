@@ -52,6 +52,11 @@ class MatMulKernel final : public Kernel {
     return dnnl_guard(op(), [&] { return run_impl(a); });
   }
   std::string implementation() const override { return impl_; }
+  void held_constants(std::vector<HeldConstant>& out) const override {
+    if (mode_ == Mode::kSmall) out.push_back(small_.held_constant());
+    if (mode_ == Mode::kPacked) out.push_back(packed_.held_constant());
+    weights_.held_constants(out);
+  }
 
  private:
   enum class Mode { kEmpty, kFill, kSmall, kPacked, kPrimitive };
@@ -199,14 +204,15 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
   if (rows > 0 && SmallGemm::pays(rows, k_, n_)) {
     mode_ = Mode::kSmall;
     prepare_bias_row(cfg);
-    small_.prepare(rows, k_, n_, b, stride_k, stride_n, nullptr, act_);
+    small_.prepare(rows, k_, n_, b, stride_k, stride_n, nullptr, act_,
+                   cfg.inputs[1].constant_owner);
     impl_ = "own loop, small product";
     return Status::ok();
   }
   if (rows >= PackedGemm::kMinRows && PackedGemm::suits_this_cpu()) {
     mode_ = Mode::kPacked;
     prepare_bias_row(cfg);
-    packed_.prepare(k_, n_, b, stride_k, stride_n, act_);
+    packed_.prepare(k_, n_, b, stride_k, stride_n, act_, cfg.inputs[1].constant_owner);
     impl_ = "own packed GEMM, avx2";
     return Status::ok();
   }

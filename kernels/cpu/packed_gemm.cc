@@ -3,10 +3,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/shared_constants.h"
 #include "kernels/cpu/vector_activation.h"
 
 namespace amp::kernels::cpu {
@@ -137,18 +139,32 @@ bool PackedGemm::suits_this_cpu() {
 #endif
 }
 
-void PackedGemm::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k, int64_t stride_n,
-                         const graph::FusedActivation& act) {
-  k_ = k;
-  n_ = n;
-  act_ = act;
-  const int64_t panels = (n + kNr - 1) / kNr;
-  const size_t bytes = static_cast<size_t>(panels * k * kNr) * sizeof(float);
-  b_.reset(static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64)));
-  if (!b_) throw std::bad_alloc();
-  float* out = b_.get();
+namespace {
+
+// How a PackedGemm packed its B: equal recipes of the same bytes give equal panels.
+struct PanelRecipe {
+  int64_t k, n, stride_k, stride_n;
+  bool operator==(const PanelRecipe&) const = default;
+};
+
+int64_t panel_count(int64_t n) {
+  return (n + kNr - 1) / kNr;
+}
+
+size_t panel_bytes(int64_t k, int64_t n) {
+  return static_cast<size_t>(panel_count(n) * k * kNr) * sizeof(float);
+}
+
+std::shared_ptr<const float> pack_panels(int64_t k, int64_t n, const float* b, int64_t stride_k,
+                                         int64_t stride_n) {
+  const size_t bytes = panel_bytes(k, n);
+  auto* out = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (out == nullptr) throw std::bad_alloc();
+  std::shared_ptr<const float> packed(out,
+                                      [](const float* p) { std::free(const_cast<float*>(p)); });
   std::memset(out, 0, bytes);
   // [K / kKc][N / 16][kc][16]: a K slice of all panels is one contiguous stream.
+  const int64_t panels = panel_count(n);
   const int64_t padded_n = panels * kNr;
   for (int64_t k0 = 0; k0 < k; k0 += kKc) {
     const int64_t kc = std::min(kKc, k - k0);
@@ -158,6 +174,24 @@ void PackedGemm::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k,
           out[k0 * padded_n + (p * kc + kk) * kNr + w] =
               b[(k0 + kk) * stride_k + (p * kNr + w) * stride_n];
   }
+  return packed;
+}
+
+}  // namespace
+
+void PackedGemm::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k, int64_t stride_n,
+                         const graph::FusedActivation& act,
+                         const std::shared_ptr<const void>& owner) {
+  k_ = k;
+  n_ = n;
+  act_ = act;
+  b_ = SharedConstants<PanelRecipe, float>::instance().get(
+      b, owner, PanelRecipe{k, n, stride_k, stride_n},
+      [&] { return pack_panels(k, n, b, stride_k, stride_n); });
+}
+
+HeldConstant PackedGemm::held_constant() const {
+  return {b_.get(), b_ ? panel_bytes(k_, n_) : 0};
 }
 
 void PackedGemm::run(const float* x, int64_t rows, const float* bias, float* y, int threads) const {

@@ -35,10 +35,10 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 
 #include "graph/ops/fused_activation.h"
+#include "kernels/kernel.h"
 
 namespace amp::kernels::cpu {
 
@@ -51,9 +51,12 @@ class PackedGemm {
   // AVX2 and FMA without AVX-512: where this kernel beats oneDNN's.
   static bool suits_this_cpu();
 
-  // B's element (k, j) is b[k * stride_k + j * stride_n].
+  // B's element (k, j) is b[k * stride_k + j * stride_n]. With `owner` (what keeps a
+  // model constant's bytes alive) the packed panels are shared with every PackedGemm that
+  // packs the same bytes the same way (shared_constants.h); without, they are this one's.
   void prepare(int64_t k, int64_t n, const float* b, int64_t stride_k, int64_t stride_n,
-               const graph::FusedActivation& act);
+               const graph::FusedActivation& act,
+               const std::shared_ptr<const void>& owner = nullptr);
 
   // x: [rows, K] dense; y: [rows, N] dense; bias: [N] or null. Needs suits_this_cpu().
   void run(const float* x, int64_t rows, const float* bias, float* y, int threads) const;
@@ -63,12 +66,12 @@ class PackedGemm {
   // (winograd_conv.h) run so, one per transformed window position.
   void run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy) const;
 
+  // The packed panels, for the memory report.
+  HeldConstant held_constant() const;
+
  private:
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
   int64_t k_ = 0, n_ = 0;
-  std::unique_ptr<float[], Free> b_;  // [N / 16][K][16], 64-byte aligned
+  std::shared_ptr<const float> b_;  // [K / 256][N / 16][kc][16], 64-byte aligned
   graph::FusedActivation act_;
 };
 

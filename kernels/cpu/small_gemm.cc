@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/shared_constants.h"
 #include "kernels/cpu/vector_activation.h"
 
 namespace amp::kernels::cpu {
@@ -49,20 +50,44 @@ AMP_ISA_CLONES void accumulate_tile(const float* __restrict__ x, int64_t ldx,
 
 }  // namespace
 
+namespace {
+
+// How a SmallGemm tiled its B: equal recipes of the same bytes give equal tiles.
+struct TileRecipe {
+  int64_t k, n, stride_k, stride_n;
+  bool operator==(const TileRecipe&) const = default;
+};
+
+// Tile-major [N / kTile][K][kTile], the last tile zero-padded: a tile's K rows are
+// contiguous, so the K loop streams them (B's own rows are N apart).
+std::shared_ptr<const std::vector<float>> tile_b(int64_t k, int64_t n, const float* b,
+                                                 int64_t stride_k, int64_t stride_n) {
+  const int64_t tiles = (n + kTile - 1) / kTile;
+  auto out = std::make_shared<std::vector<float>>(static_cast<size_t>(tiles * k * kTile), 0.0f);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      (*out)[static_cast<size_t>((j / kTile * k + kk) * kTile + j % kTile)] =
+          b[kk * stride_k + j * stride_n];
+  return out;
+}
+
+}  // namespace
+
 void SmallGemm::prepare(int64_t rows, int64_t k, int64_t n, const float* b, int64_t stride_k,
-                        int64_t stride_n, const float* bias, const graph::FusedActivation& act) {
+                        int64_t stride_n, const float* bias, const graph::FusedActivation& act,
+                        const std::shared_ptr<const void>& owner) {
   rows_ = rows;
   k_ = k;
   n_ = n;
   act_ = act;
-  // Tile-major [N / kTile][K][kTile], the last tile zero-padded: a tile's K rows are
-  // contiguous, so the K loop streams them (B's own rows are N apart).
-  const int64_t tiles = (n + kTile - 1) / kTile;
-  b_.assign(static_cast<size_t>(tiles * k * kTile), 0.0f);
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j)
-      b_[(j / kTile * k + kk) * kTile + j % kTile] = b[kk * stride_k + j * stride_n];
+  b_ = SharedConstants<TileRecipe, std::vector<float>>::instance().get(
+      b, owner, TileRecipe{k, n, stride_k, stride_n},
+      [&] { return tile_b(k, n, b, stride_k, stride_n); });
   if (bias != nullptr) bias_.assign(bias, bias + n);
+}
+
+HeldConstant SmallGemm::held_constant() const {
+  return {b_.get(), b_ ? b_->size() * sizeof(float) : 0};
 }
 
 void SmallGemm::run(const float* x, const float* bias, float* y, int threads) const {
@@ -75,7 +100,7 @@ void SmallGemm::run(const float* x, const float* bias, float* y, int threads) co
       [&](int64_t t0, int64_t t1) {
         for (int64_t t = t0; t < t1; ++t) {
           const int64_t j = t * kTile, width = std::min(kTile, n_ - j);
-          const float* bt = b_.data() + t * k_ * kTile;
+          const float* bt = b_->data() + t * k_ * kTile;
           for (int64_t r = 0; r < rows_; ++r)
             for (int64_t w = 0; w < width; ++w) y[r * n_ + j + w] = b != nullptr ? b[j + w] : 0.0f;
           int64_t r = 0;

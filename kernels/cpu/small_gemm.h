@@ -31,9 +31,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "graph/ops/fused_activation.h"
+#include "kernels/kernel.h"
 
 namespace amp::kernels::cpu {
 
@@ -49,18 +51,24 @@ class SmallGemm {
   }
 
   // B's element (k, j) is b[k * stride_k + j * stride_n]. `bias`: [N] kept from here on, or
-  // null (none, or given to run()).
+  // null (none, or given to run()). With `owner` (what keeps a model constant's bytes
+  // alive) the tiles of B are shared with every SmallGemm that tiles the same bytes the same
+  // way (shared_constants.h); without, they are this one's.
   void prepare(int64_t rows, int64_t k, int64_t n, const float* b, int64_t stride_k,
-               int64_t stride_n, const float* bias, const graph::FusedActivation& act);
+               int64_t stride_n, const float* bias, const graph::FusedActivation& act,
+               const std::shared_ptr<const void>& owner = nullptr);
 
   // x: [rows, K] dense; y: [rows, N] dense. `bias`: [N] when prepare() kept none (may be
   // null: no bias), else ignored.
   void run(const float* x, const float* bias, float* y, int threads) const;
 
+  // The tiles of B, for the memory report.
+  HeldConstant held_constant() const;
+
  private:
   int64_t rows_ = 0, k_ = 0, n_ = 0;
-  std::vector<float> b_;     // [K, N]
-  std::vector<float> bias_;  // [N]; empty: none or given at run
+  std::shared_ptr<const std::vector<float>> b_;  // [N / kTile][K][kTile]
+  std::vector<float> bias_;                      // [N]; empty: none or given at run
   graph::FusedActivation act_;
 };
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/shared_constants.h"
 #include "kernels/cpu/vector_activation.h"
 
 namespace amp::kernels::cpu {
@@ -26,6 +27,39 @@ void filter_transform(const double g[3], double u[6]) {
   u[3] = g[0] / 24 + g[1] / 12 + g[2] / 6;
   u[4] = g[0] / 24 - g[1] / 12 + g[2] / 6;
   u[5] = g[2];
+}
+
+// How the filters were transformed: the same weights' bytes with the same dims give the
+// same U.
+struct FilterRecipe {
+  int64_t m, c;
+  bool operator==(const FilterRecipe&) const = default;
+};
+
+// U [36][C][M] = G g G^T per filter, in double, rounded once, packed as 36 GEMM operands.
+std::shared_ptr<const std::vector<PackedGemm>> transform_filters(const float* w, int64_t m,
+                                                                 int64_t c) {
+  std::vector<float> u(static_cast<size_t>(kPoints * c * m));
+  for (int64_t mo = 0; mo < m; ++mo) {
+    for (int64_t ci = 0; ci < c; ++ci) {
+      const float* g = w + (mo * c + ci) * 9;
+      double rows[3][6];  // G applied along each filter row: rows[r][j]
+      for (int r = 0; r < 3; ++r) {
+        const double taps[3] = {g[r * 3], g[r * 3 + 1], g[r * 3 + 2]};
+        filter_transform(taps, rows[r]);
+      }
+      for (int j = 0; j < 6; ++j) {
+        const double col[3] = {rows[0][j], rows[1][j], rows[2][j]};
+        double out[6];
+        filter_transform(col, out);
+        for (int i = 0; i < 6; ++i)
+          u[static_cast<size_t>(((i * 6 + j) * c + ci) * m + mo)] = static_cast<float>(out[i]);
+      }
+    }
+  }
+  auto packed = std::make_shared<std::vector<PackedGemm>>(kPoints);
+  for (int64_t p = 0; p < kPoints; ++p) (*packed)[p].prepare(c, m, u.data() + p * c * m, m, 1, {});
+  return packed;
 }
 
 // B^T d in one dimension, 8 channels a register.
@@ -117,7 +151,8 @@ bool WinogradConv::suits(const graph::ConvAttrs& conv, bool input_blocked8) {
   return conv.c >= kMinChannels && conv.m >= kMinChannels && conv.c % kLanes == 0;
 }
 
-void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w, const float* bias,
+void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,
+                           const std::shared_ptr<const void>& w_owner, const float* bias,
                            bool output_blocked8, int max_threads) {
   const graph::Window& win = conv.window;
   n_ = conv.n;
@@ -142,27 +177,15 @@ void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w, const f
   bias_.assign(static_cast<size_t>(ldm_), 0.0f);
   if (bias != nullptr) std::copy(bias, bias + m_, bias_.begin());
 
-  // U [36][C][M]: G g G^T per filter, in double, rounded once.
-  std::vector<float> u(static_cast<size_t>(kPoints * c_ * m_));
-  for (int64_t mo = 0; mo < m_; ++mo) {
-    for (int64_t ci = 0; ci < c_; ++ci) {
-      const float* g = w + (mo * c_ + ci) * 9;
-      double rows[3][6];  // G applied along each filter row: rows[r][j]
-      for (int r = 0; r < 3; ++r) {
-        const double taps[3] = {g[r * 3], g[r * 3 + 1], g[r * 3 + 2]};
-        filter_transform(taps, rows[r]);
-      }
-      for (int j = 0; j < 6; ++j) {
-        const double col[3] = {rows[0][j], rows[1][j], rows[2][j]};
-        double out[6];
-        filter_transform(col, out);
-        for (int i = 0; i < 6; ++i)
-          u[static_cast<size_t>(((i * 6 + j) * c_ + ci) * m_ + mo)] = static_cast<float>(out[i]);
-      }
-    }
-  }
-  u_.resize(kPoints);
-  for (int64_t p = 0; p < kPoints; ++p) u_[p].prepare(c_, m_, u.data() + p * c_ * m_, m_, 1, {});
+  u_ = SharedConstants<FilterRecipe, std::vector<PackedGemm>>::instance().get(
+      w, w_owner, FilterRecipe{m_, c_}, [&] { return transform_filters(w, m_, c_); });
+}
+
+HeldConstant WinogradConv::held_constant() const {
+  size_t bytes = 0;
+  if (u_)
+    for (const PackedGemm& u : *u_) bytes += u.held_constant().bytes;
+  return {u_.get(), bytes};
 }
 
 // One thread's V and M, rounded up to whole 64-byte lines.
@@ -199,7 +222,7 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
   }
   // 2. One product per transformed position.
   for (int64_t p = 0; p < kPoints; ++p)
-    u_[p].run_serial(v + p * v_stride, c_, tiles, m + p * m_stride, ldm_);
+    (*u_)[p].run_serial(v + p * v_stride, c_, tiles, m + p * m_stride, ldm_);
   // 3. Output transform, bias, activation, store.
   alignas(64) float out[16 * kLanes];
   const int64_t out_plane = oh_ * ow_;

@@ -41,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "graph/ops/op_attrs.h"
@@ -62,13 +63,18 @@ class WinogradConv {
   // than the transforms' work, were not measured.
   static constexpr int64_t kMinChannels = 16;
 
-  // w: [M, C, 3, 3]; bias: [M] or null. `output_blocked8`: the output in 8-channel blocks
-  // (M a multiple of 8), else plain NCHW. `max_threads` sizes the workspace.
-  void prepare(const graph::ConvAttrs& conv, const float* w, const float* bias,
-               bool output_blocked8, int max_threads);
+  // w: [M, C, 3, 3]; `w_owner` what keeps w alive when it is a model constant (its
+  // transform is then shared), else null; bias: [M] or null. `output_blocked8`: the output
+  // in 8-channel blocks (M a multiple of 8), else plain NCHW. `max_threads` sizes the
+  // workspace.
+  void prepare(const graph::ConvAttrs& conv, const float* w,
+               const std::shared_ptr<const void>& w_owner, const float* bias, bool output_blocked8,
+               int max_threads);
   size_t workspace_bytes() const;
   // x in 8-channel blocks; y as prepared; workspace: workspace_bytes(), 64-byte aligned.
   void run(const float* x, float* y, void* workspace, int threads) const;
+  // The filter transform U, for the memory report.
+  HeldConstant held_constant() const;
 
  private:
   // Tile g of the N x tiles_y x tiles_x tiles: its image and its top-left output.
@@ -85,8 +91,8 @@ class WinogradConv {
   int max_threads_ = 1;
   bool output_blocked8_ = false;
   graph::FusedActivation act_;
-  std::vector<float> bias_;    // [ldm_], zero-padded
-  std::vector<PackedGemm> u_;  // 36: U_xi [C, M]
+  std::vector<float> bias_;                           // [ldm_], zero-padded
+  std::shared_ptr<const std::vector<PackedGemm>> u_;  // 36: U_xi [C, M]
 };
 
 }  // namespace amp::kernels::cpu

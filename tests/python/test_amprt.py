@@ -119,6 +119,7 @@ def test_metadata(demo):
     engine.run({"image": np.zeros((1, 3, 32, 32), np.float32)})
     mem = engine.memory()  # the arena is the last bound shapes'
     assert mem["weights_bytes"] > 0 and mem["arena_bytes"] > 0
+    assert mem["packed_weights_bytes"] > 0  # the convolutions' weights, in oneDNN's layout
     assert engine.load_timings["total_ms"] > 0
     report = amprt.Engine.load(demo / "demo_resnet.amp", precision="fp16",
                                emulate_low_precision=True).precision_report()

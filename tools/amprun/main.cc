@@ -294,13 +294,17 @@ int run(const amprun::Args& args) {
   json["precision_plan"] = pp;
 
   std::printf("\n=== Memory ===\n");
-  std::printf("  arena %s | lower bound %s | ratio %.3f | weights %s | largest workspace %s\n",
-              mib(mem.arena_bytes).c_str(), mib(mem.lower_bound_bytes).c_str(),
-              mem.lower_bound_bytes ? double(mem.arena_bytes) / mem.lower_bound_bytes : 1.0,
-              mib(mem.weights_bytes).c_str(), mib(mem.workspace_bytes).c_str());
+  std::printf(
+      "  arena %s | lower bound %s | ratio %.3f | weights %s | packed weights %s | largest "
+      "workspace %s\n",
+      mib(mem.arena_bytes).c_str(), mib(mem.lower_bound_bytes).c_str(),
+      mem.lower_bound_bytes ? double(mem.arena_bytes) / mem.lower_bound_bytes : 1.0,
+      mib(mem.weights_bytes).c_str(), mib(mem.packed_weights_bytes).c_str(),
+      mib(mem.workspace_bytes).c_str());
   json["memory"] = {{"arena_bytes", mem.arena_bytes},
                     {"lower_bound_bytes", mem.lower_bound_bytes},
                     {"weights_bytes", mem.weights_bytes},
+                    {"packed_weights_bytes", mem.packed_weights_bytes},
                     {"workspace_bytes", mem.workspace_bytes}};
 
   std::printf("\n=== Performance (%d runs in %.2f s, %d stream%s) ===\n", st.iterations, st.wall_s,

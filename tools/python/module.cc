@@ -209,6 +209,7 @@ NB_MODULE(_amprt, m) {
              d["arena_bytes"] = r.arena_bytes;
              d["lower_bound_bytes"] = r.lower_bound_bytes;
              d["workspace_bytes"] = r.workspace_bytes;
+             d["packed_weights_bytes"] = r.packed_weights_bytes;
              return d;
            })
       .def("load_timings", [](const Engine& e) {

@@ -45,6 +45,10 @@ struct MemoryReport {
   size_t arena_bytes = 0;         // activation arena of one context (last bound shapes)
   size_t lower_bound_bytes = 0;   // max over steps of live activation bytes
   size_t workspace_bytes = 0;     // largest kernel workspace inside the arena
+  // Weights the kernels keep repacked for this CPU besides the model's own (oneDNN's
+  // layouts, packed GEMM panels, Winograd filter transforms: up to 4x the weights), over
+  // every plan the engine holds, each buffer once however many plans share it.
+  size_t packed_weights_bytes = 0;
 };
 
 struct LoadTimings {  // milliseconds

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
@@ -142,6 +143,27 @@ TEST(PackedGemm, RunSerialReadsAndWritesStridedRows) {
       for (int64_t j = n; j < ldy; ++j) ASSERT_EQ(y[r * ldy + j], 7.0f) << r << ", " << j;
     }
   }
+}
+
+// Panels packed from a model constant are shared by every PackedGemm that packs the same
+// bytes of the same owner the same way (an engine's plans for several input shapes), never
+// across owners or strides; without an owner each keeps its own. Packing needs no AVX2.
+TEST(PackedGemm, PanelsOfOneConstantAreShared) {
+  const int64_t k = 40, n = 20;
+  auto owner = std::make_shared<std::vector<float>>(k * n, 0.5f);
+  auto held = [&](const std::shared_ptr<const void>& o, int64_t stride_k, int64_t stride_n) {
+    auto g = std::make_shared<PackedGemm>();
+    g->prepare(k, n, owner->data(), stride_k, stride_n, {}, o);
+    return g;
+  };
+  const auto a = held(owner, n, 1), b = held(owner, n, 1);
+  EXPECT_EQ(a->held_constant().id, b->held_constant().id);
+  // 2 panels of 16 columns x 40 rows.
+  EXPECT_EQ(a->held_constant().bytes, size_t{2 * 16 * 40 * sizeof(float)});
+  EXPECT_NE(held(owner, 1, k)->held_constant().id, a->held_constant().id);  // transposed
+  EXPECT_NE(held(nullptr, n, 1)->held_constant().id, a->held_constant().id);
+  std::shared_ptr<std::vector<float>> alias(std::make_shared<int>(0), owner.get());
+  EXPECT_NE(held(alias, n, 1)->held_constant().id, a->held_constant().id);
 }
 
 // The epilogue on its own: each kind against apply_activation (Relu, LeakyRelu, Clip, Tanh

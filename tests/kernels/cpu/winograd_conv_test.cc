@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,7 +90,7 @@ void check(const Case& c, uint32_t seed) {
             x[(n * c.c + ch) * in_plane + p];
 
   WinogradConv conv;
-  conv.prepare(attrs, w.data(), c.bias ? bias.data() : nullptr, c.output_blocked8, 4);
+  conv.prepare(attrs, w.data(), nullptr, c.bias ? bias.data() : nullptr, c.output_blocked8, 4);
   std::vector<float> ws(conv.workspace_bytes() / sizeof(float) + 16);
   float* ws64 = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ws.data()) + 63) / 64 * 64);
   std::vector<float> y(c.n * c.m * out_plane, std::nanf(""));
@@ -170,6 +171,23 @@ TEST(WinogradConv, EachFusedActivation) {
     check({1, 16, 24, 9, 10, {1, 1, 1, 1}, true, 1, act}, ++seed);
     check({1, 16, 12, 9, 10, {1, 1, 1, 1}, false, 2, act}, ++seed);
   }
+}
+
+// The filter transform of a model constant is shared by the convolutions of every plan that
+// transform the same weights (4x the weights' memory each otherwise), and counted at its
+// size: 36 products of C rows by M columns in 16-column panels.
+TEST(WinogradConv, FilterTransformOfOneConstantIsShared) {
+  const Case c{1, 16, 24, 8, 8, {1, 1, 1, 1}};
+  auto w = std::make_shared<std::vector<float>>(c.m * c.c * 9, 0.25f);
+  auto prepared = [&](const std::shared_ptr<const void>& owner) {
+    auto conv = std::make_shared<WinogradConv>();
+    conv->prepare(attrs_of(c), w->data(), owner, nullptr, true, 1);
+    return conv;
+  };
+  const auto a = prepared(w), b = prepared(w), own = prepared(nullptr);
+  EXPECT_EQ(a->held_constant().id, b->held_constant().id);
+  EXPECT_NE(own->held_constant().id, a->held_constant().id);
+  EXPECT_EQ(a->held_constant().bytes, size_t{36 * 16 * 32 * sizeof(float)});
 }
 
 // Which convolutions it takes: 3x3, stride 1, dilation 1, one group, 2-D, at least 16
