@@ -18,6 +18,7 @@ constexpr int64_t kPatch = 6;               // inputs per tile side: kTile + 3 -
 constexpr int64_t kPoints = 36;             // kPatch^2 transformed positions
 constexpr int64_t kLanes = 8;               // channels per block, one AVX2 register
 constexpr size_t kBlockBytes = 256 * 1024;  // V and M of one block of tiles
+constexpr int64_t kMaxBlockTiles = 36;
 
 // (G g G^T) in one dimension: the 3 filter taps to the 6 interpolation points.
 void filter_transform(const double g[3], double u[6]) {
@@ -86,8 +87,12 @@ AMP_AVX2_FMA inline void output_transform_1d(const __m256 m[6], __m256 o[4]) {
 // V of one tile and 8-channel block: plane is the block's [H][W][8] input, (y0, x0) the
 // patch's top-left (negative in the padding); v points at V_0's row of the tile, the 36
 // points `point_stride` floats apart.
+// Returns false when the patch holds an Inf or a NaN: the four corner points V[0][0],
+// V[0][5], V[5][0] and V[5][5] weigh every input of the patch (rows 0 and 5 of B^T cover its
+// rows 0, 2, 4 and 1, 3, 5), so their sum is then Inf or NaN; a finite patch keeps it finite
+// unless its values reach ~1e36 (the transforms scale by up to 100). Four adds per patch.
 template <bool kEdge>
-AMP_AVX2_FMA void transform_patch(const float* plane, int64_t h, int64_t w, int64_t y0, int64_t x0,
+AMP_AVX2_FMA bool transform_patch(const float* plane, int64_t h, int64_t w, int64_t y0, int64_t x0,
                                   float* v, int64_t point_stride) {
   __m256 t[6][6];  // t[i][j]: B^T applied down column j
   for (int j = 0; j < 6; ++j) {
@@ -103,11 +108,17 @@ AMP_AVX2_FMA void transform_patch(const float* plane, int64_t h, int64_t w, int6
     input_transform_1d(d, o);
     for (int i = 0; i < 6; ++i) t[i][j] = o[i];
   }
+  __m256 corners = _mm256_setzero_ps();
   for (int i = 0; i < 6; ++i) {
     __m256 o[6];
     input_transform_1d(t[i], o);
     for (int j = 0; j < 6; ++j) _mm256_storeu_ps(v + (i * 6 + j) * point_stride, o[j]);
+    if (i == 0 || i == 5) corners = _mm256_add_ps(corners, _mm256_add_ps(o[0], o[5]));
   }
+  // corners - corners is 0 when finite, NaN otherwise.
+  const __m256 bad =
+      _mm256_cmp_ps(_mm256_sub_ps(corners, corners), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+  return _mm256_movemask_ps(bad) == 0;
 }
 
 // A^T m A + bias for one tile and 8-channel block: m points at M_0's row of the tile, the
@@ -148,7 +159,11 @@ bool WinogradConv::suits(const graph::ConvAttrs& conv, bool input_blocked8) {
     if (win.kernel[i] != 3 || win.strides[i] != 1 || win.dilations[i] != 1 ||
         win.pad_begin[i] < 0 || win.pad_end[i] < 0)
       return false;
-  return conv.c >= kMinChannels && conv.m >= kMinChannels && conv.c % kLanes == 0;
+  if (conv.c % kLanes != 0 || conv.m < 1) return false;
+  const int64_t tiles =
+      ((win.out_spatial[0] + kTile - 1) / kTile) * ((win.out_spatial[1] + kTile - 1) / kTile);
+  return conv.n * tiles >= kMinTiles &&
+         win.out_spatial[0] * win.out_spatial[1] >= kMinOutputsPerTile * tiles;
 }
 
 void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,
@@ -172,11 +187,16 @@ void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,
   max_threads_ = std::max(1, max_threads);
   // Tiles of a block: V and M within kBlockBytes, at least one 6-row strip, at most 36.
   const int64_t per_tile = kPoints * (c_ + ldm_) * static_cast<int64_t>(sizeof(float));
-  block_tiles_ = std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes) / per_tile, 6, 36);
+  block_tiles_ =
+      std::clamp<int64_t>(static_cast<int64_t>(kBlockBytes) / per_tile, 6, kMaxBlockTiles);
 
   bias_.assign(static_cast<size_t>(ldm_), 0.0f);
   if (bias != nullptr) std::copy(bias, bias + m_, bias_.begin());
 
+  weights_owner_ = w_owner;
+  weights_copy_.clear();
+  if (!w_owner) weights_copy_.assign(w, w + m_ * c_ * 9);
+  weights_ = w_owner ? w : weights_copy_.data();
   u_ = SharedConstants<FilterRecipe, std::vector<PackedGemm>>::instance().get(
       w, w_owner, FilterRecipe{m_, c_}, [&] { return transform_filters(w, m_, c_); });
 }
@@ -203,21 +223,49 @@ WinogradConv::TileAt WinogradConv::tile_at(int64_t g) const {
   return {g / per_image, g % per_image / tiles_x_ * kTile, g % tiles_x_ * kTile};
 }
 
+// The tile's outputs of channels kb * 8 ... as a direct convolution sums them, in place of
+// the transforms' (WinogradConv's header: Inf and NaN).
+void WinogradConv::direct_tile(const float* x, int64_t n, int64_t oy0, int64_t ox0, int64_t kb,
+                               float out[16 * kLanes]) const {
+  const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
+  const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t l = 0; l < lanes; ++l) {
+        const int64_t mo = kb * kLanes + l;
+        float acc = bias_[static_cast<size_t>(mo)];
+        for (int64_t ci = 0; ci < c_; ++ci) {
+          const float* plane = x + (n * c_ + ci / kLanes * kLanes) * h_ * w_ + ci % kLanes;
+          const float* g = weights_ + (mo * c_ + ci) * 9;
+          for (int64_t ky = 0; ky < 3; ++ky) {
+            const int64_t iy = oy0 + i + ky - pad_t_;
+            if (iy < 0 || iy >= h_) continue;
+            for (int64_t kx = 0; kx < 3; ++kx) {
+              const int64_t ix = ox0 + j + kx - pad_l_;
+              if (ix >= 0 && ix < w_) acc += plane[(iy * w_ + ix) * kLanes] * g[ky * 3 + kx];
+            }
+          }
+        }
+        out[(i * kTile + j) * kLanes + l] = acc;
+      }
+}
+
 void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                              float* m) const {
   const int64_t v_stride = block_tiles_ * c_, m_stride = block_tiles_ * ldm_;
-  // 1. Input transform.
+  // 1. Input transform. A tile whose patch holds an Inf or a NaN is computed directly
+  // instead (header: the transforms would spread it over the whole tile).
+  bool finite[kMaxBlockTiles];
   for (int64_t t = 0; t < tiles; ++t) {
+    finite[t] = true;
     const auto [n, oy0, ox0] = tile_at(first_tile + t);
     const int64_t y0 = oy0 - pad_t_, x0 = ox0 - pad_l_;
     const bool edge = y0 < 0 || x0 < 0 || y0 + kPatch > h_ || x0 + kPatch > w_;
     for (int64_t cb = 0; cb < c_ / kLanes; ++cb) {
       const float* plane = x + (n * c_ + cb * kLanes) * h_ * w_;
       float* vt = v + t * c_ + cb * kLanes;
-      if (edge)
-        transform_patch<true>(plane, h_, w_, y0, x0, vt, v_stride);
-      else
-        transform_patch<false>(plane, h_, w_, y0, x0, vt, v_stride);
+      finite[t] &= edge ? transform_patch<true>(plane, h_, w_, y0, x0, vt, v_stride)
+                        : transform_patch<false>(plane, h_, w_, y0, x0, vt, v_stride);
     }
   }
   // 2. One product per transformed position.
@@ -230,7 +278,10 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
     const auto [n, oy0, ox0] = tile_at(first_tile + t);
     const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
     for (int64_t kb = 0; kb < ldm_ / kLanes; ++kb) {
-      untransform_tile(m + t * ldm_ + kb * kLanes, m_stride, bias_.data() + kb * kLanes, out);
+      if (finite[t])
+        untransform_tile(m + t * ldm_ + kb * kLanes, m_stride, bias_.data() + kb * kLanes, out);
+      else
+        direct_tile(x, n, oy0, ox0, kb, out);
       if (act_.kind != graph::ActivationKind::kNone) activate_f32(act_, out, 16 * kLanes);
       if (output_blocked8_) {
         float* plane = y + (n * m_ + kb * kLanes) * out_plane;

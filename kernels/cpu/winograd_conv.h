@@ -37,6 +37,12 @@
 // outputs (a direct f32 sum: ~1e-7 of its own); amprun's fp32 verdict allows 1e-4 of the
 // output's scale. YOLOv8n's output agrees with ONNX Runtime's to a max relative error of
 // 3.3e-6 (oneDNN's direct convolution: 3.8e-6).
+// Inf and NaN: the transforms mix a patch's 36 inputs, so one Inf would turn all 16 outputs
+// of its tile into NaN (Inf - Inf), outputs whose windows never see it included. The input
+// transform flags a patch with an Inf or NaN (from four of its 36 points, which weigh every
+// input), and those tiles are summed directly instead (direct_tile), so each output is what
+// a direct convolution gives. Finite inputs beyond ~1e36 in magnitude can overflow the
+// transforms unflagged (their products would overflow a direct sum too, near 1e38).
 #pragma once
 
 #include <cstddef>
@@ -52,16 +58,29 @@ namespace amp::kernels::cpu {
 class WinogradConv {
  public:
   // Whether this algorithm takes the f32 convolution `conv` (dims static): 2-D, one group,
-  // 3x3, stride 1, dilation 1, input and output channels >= kMinChannels, the input in
-  // 8-channel blocks, on a CPU where PackedGemm runs (AVX2 + FMA, no AVX-512; with AVX-512
-  // the convolutions keep channels-last and oneDNN's brgconv). The environment variable
-  // AMP_CPU_WINOGRAD=0 turns it off (oneDNN's direct convolution instead), for comparisons.
+  // 3x3, stride 1, dilation 1, the input in 8-channel blocks (so C is a multiple of 8), any
+  // M, on a CPU where PackedGemm runs (AVX2 + FMA, no AVX-512; with AVX-512 the
+  // convolutions keep channels-last and oneDNN's brgconv), with enough tiles, well enough
+  // filled (below). The environment variable AMP_CPU_WINOGRAD=0 turns it off (oneDNN's
+  // direct convolution instead), for comparisons.
+  //
+  // Measured against oneDNN's jit:avx2 direct convolution, as AVX2-only on an Intel Xeon
+  // (model 167), one thread, median ms, direct -> Winograd:
+  //   - every C (8-256) and M (1-256) at maps of 7x7 and more wins, 1.3x to 3x: C 8 -> M 8
+  //     at 224x224 0.92 -> 0.51; C 16 -> M 8 1.80 -> 0.81; super-resolution's C 32 -> M 9
+  //     5.34 -> 2.02; C 64 -> M 1 7.25 -> 2.69; C 256 -> M 256 at 7x7 0.48 -> 0.35.
+  //   - a map of one tile (4x4 and less) loses once U outweighs the arithmetic: one GEMM
+  //     row per product streams 36 C M floats (C 256 -> M 256 at 4x4: 0.18 -> 0.33);
+  //   - tiles mostly padding lose: 4 tiles for a 5x5 or 6x6 map compute 64 outputs for 25
+  //     or 36 (C 256 -> M 256: 0.25 -> 0.36 and 0.34 -> 0.36), for 7x7 and 8x8 they win.
+  // Hence at least kMinTiles tiles in the batch (GEMM rows: under 4 the 6-row strips wait
+  // on FMA latency) and at least kMinOutputsPerTile of each tile's 16 outputs used, on
+  // average (Winograd's multiplies are then at most 0.4 of the direct ones): 7x7 maps
+  // (49 outputs in 4 tiles), 10x10 (100 in 9) and 13x13 (169 in 16) pass, 5x5, 6x6 and
+  // 9x9 (81 in 9) do not.
   static bool suits(const graph::ConvAttrs& conv, bool input_blocked8);
-
-  // Channels in and out at least: YOLOv8n's 16 -> 16 convolutions at 80x80 run 1.9x faster
-  // than oneDNN's (0.375 -> 0.196 ms, one thread); fewer, where the products are shorter
-  // than the transforms' work, were not measured.
-  static constexpr int64_t kMinChannels = 16;
+  static constexpr int64_t kMinTiles = 4;
+  static constexpr int64_t kMinOutputsPerTile = 10;
 
   // w: [M, C, 3, 3]; `w_owner` what keeps w alive when it is a model constant (its
   // transform is then shared), else null; bias: [M] or null. `output_blocked8`: the output
@@ -85,6 +104,8 @@ class WinogradConv {
   size_t slot_floats() const;
   void run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                  float* m) const;
+  void direct_tile(const float* x, int64_t n, int64_t oy0, int64_t ox0, int64_t kb,
+                   float out[]) const;
 
   int64_t n_ = 0, c_ = 0, m_ = 0, h_ = 0, w_ = 0, oh_ = 0, ow_ = 0, pad_t_ = 0, pad_l_ = 0;
   int64_t tiles_y_ = 0, tiles_x_ = 0, block_tiles_ = 0, ldm_ = 0;
@@ -93,6 +114,11 @@ class WinogradConv {
   graph::FusedActivation act_;
   std::vector<float> bias_;                           // [ldm_], zero-padded
   std::shared_ptr<const std::vector<PackedGemm>> u_;  // 36: U_xi [C, M]
+  // The weights [M, C, 3, 3], for direct_tile: the model's constant, kept alive by its
+  // owner, or a copy when there is no owner.
+  const float* weights_ = nullptr;
+  std::shared_ptr<const void> weights_owner_;
+  std::vector<float> weights_copy_;
 };
 
 }  // namespace amp::kernels::cpu

@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/elementwise_functors.h"
@@ -39,6 +41,8 @@ struct Case {
   int threads = 1;
   FusedActivation act;
   bool bias = true;
+  // Input elements (plain NCHW index) set to these values after the random fill.
+  std::vector<std::pair<int64_t, float>> specials = {};
 };
 
 graph::ConvAttrs attrs_of(const Case& c) {
@@ -79,6 +83,7 @@ void check(const Case& c, uint32_t seed) {
   for (float& v : x) v = u(rng);
   for (float& v : w) v = u(rng) * 0.3f;
   for (float& v : bias) v = u(rng);
+  for (const auto& [i, v] : c.specials) x[static_cast<size_t>(i)] = v;
 
   // The input in 8-channel blocks.
   const int64_t in_plane = c.h * c.w, out_plane = oh * ow;
@@ -129,11 +134,18 @@ void check(const Case& c, uint32_t seed) {
           double tile_mag = 0;
           for (int64_t ty = oy / 4 * 4; ty < std::min(oh, oy / 4 * 4 + 4); ++ty)
             for (int64_t tx = ox / 4 * 4; tx < std::min(ow, ox / 4 * 4 + 4); ++tx)
-              tile_mag = std::max(tile_mag, mag[((n * c.m + mo) * oh + ty) * ow + tx]);
+              if (std::isfinite(mag[((n * c.m + mo) * oh + ty) * ow + tx]))
+                tile_mag = std::max(tile_mag, mag[((n * c.m + mo) * oh + ty) * ow + tx]);
           const double ref = want[((n * c.m + mo) * oh + oy) * ow + ox];
           const int64_t p = oy * ow + ox;
           const float got = y[n * c.m * out_plane + channel_offset(out_layout, mo, out_plane) +
                               p * position_stride(out_layout, c.m)];
+          if (!std::isfinite(ref)) {  // as a direct convolution: the same Inf, or NaN
+            if (!(std::isnan(ref) ? std::isnan(got) : got == ref) && reported++ < 5)
+              ADD_FAILURE() << what << ": y[" << n << ", " << mo << ", " << oy << ", " << ox
+                            << "] = " << got << ", want " << ref;
+            continue;
+          }
           const double tol = 1e-5 * tile_mag + 1e-5 * std::fabs(ref) + 1e-6;
           if (!(std::fabs(got - ref) <= tol) && reported++ < 5)
             ADD_FAILURE() << what << ": y[" << n << ", " << mo << ", " << oy << ", " << ox
@@ -159,9 +171,34 @@ TEST(WinogradConv, MatchesTheDirectConvolution) {
       // A YOLO head's size: several blocks of tiles, two threads; no bias.
       {1, 64, 80, 40, 40, {1, 1, 1, 1}, true, 2, {}, false},
       {2, 16, 16, 23, 9, {1, 1, 1, 1}, false, 2},
+      // One block of input channels; fewer output channels than a register (super-
+      // resolution's last convolution: 32 -> 9), down to one.
+      {1, 8, 8, 9, 9, {1, 1, 1, 1}},
+      {1, 32, 9, 12, 12, {1, 1, 1, 1}, false, 2},
+      {2, 8, 1, 10, 7, {1, 1, 1, 1}, false},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) check(c, ++seed);
+}
+
+// Inf and NaN inputs: the transforms would spread one over its whole 6x6 patch (Inf - Inf),
+// turning outputs whose windows never see it into NaN. Those tiles are computed directly,
+// so each output is what a direct convolution gives: Inf or NaN where its window holds one,
+// its finite value elsewhere. The lowest float overflows the transforms and is recomputed
+// so too.
+TEST(WinogradConv, InfAndNanReachOnlyTheOutputsWhoseWindowsHoldThem) {
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t plane = 12 * 12;
+  Case c{1, 16, 16, 12, 12, {1, 1, 1, 1}};
+  c.specials = {{3 * plane + 5 * 12 + 6, inf},
+                {10 * plane + 1 * 12 + 1, std::nanf("")},
+                {0 * plane + 9 * 12 + 10, -std::numeric_limits<float>::max()}};
+  check(c, 300);
+  c.output_blocked8 = false;
+  c.m = 9;
+  c.specials.push_back({15 * plane + 11 * 12 + 0, -inf});
+  check(c, 301);
 }
 
 TEST(WinogradConv, EachFusedActivation) {
@@ -190,8 +227,9 @@ TEST(WinogradConv, FilterTransformOfOneConstantIsShared) {
   EXPECT_EQ(a->held_constant().bytes, size_t{36 * 16 * 32 * sizeof(float)});
 }
 
-// Which convolutions it takes: 3x3, stride 1, dilation 1, one group, 2-D, at least 16
-// channels in and out, from 8-channel blocks, on an AVX2 CPU without AVX-512.
+// Which convolutions it takes: 3x3, stride 1, dilation 1, one group, 2-D, from 8-channel
+// blocks, any output channels, at least 4 tiles at least 10/16 full, on an AVX2 CPU without
+// AVX-512.
 TEST(WinogradConv, TakesOnlyWhatItComputes) {
   const Case base{1, 16, 16, 8, 8, {1, 1, 1, 1}};
   const bool cpu = PackedGemm::suits_this_cpu();
@@ -207,8 +245,23 @@ TEST(WinogradConv, TakesOnlyWhatItComputes) {
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.kernel = {5, 5}; }));
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.kernel = {3, 1}; }));
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.group = 2; }));
-  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.c = 8; }));
-  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.m = 9; }));
+  EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.c = 12; }));
+  EXPECT_EQ(changed([](graph::ConvAttrs& a) { a.c = 8; }), cpu);
+  EXPECT_EQ(changed([](graph::ConvAttrs& a) { a.m = 1; }), cpu);
+  auto map = [&](int64_t n, int64_t side) {
+    return changed([&](graph::ConvAttrs& a) {
+      a.n = n;
+      a.window.in_spatial = {side, side};
+      a.window.out_spatial = {side, side};
+    });
+  };
+  EXPECT_FALSE(map(1, 4));     // one tile
+  EXPECT_EQ(map(4, 4), cpu);   // four, in four images
+  EXPECT_FALSE(map(1, 6));     // 36 outputs in 4 tiles
+  EXPECT_EQ(map(1, 7), cpu);   // 49 in 4
+  EXPECT_FALSE(map(1, 9));     // 81 in 9
+  EXPECT_EQ(map(1, 10), cpu);  // 100 in 9
+  EXPECT_EQ(map(1, 224), cpu);
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) {  // 1-D
     a.window.kernel = {3};
     a.window.strides = {1};
