@@ -34,9 +34,10 @@
 // ones run our own loop (kernels/cpu/small_gemm.h).
 //
 // On a CPU with AVX2 but no AVX-512, an f32 3x3 stride-1 convolution whose input is kept in
-// 8-channel blocks (16 channels or more in and out, constant weights and bias) runs
-// Winograd's F(4x4, 3x3) of our own (kernels/cpu/winograd_conv.h): 1.3x (10x10 maps) to 2.7x
-// (40x40 and up) faster than oneDNN 2.6's direct jit:avx2 convolution (no AVX2 Winograd).
+// 8-channel blocks (constant weights and bias, maps of 7x7 and more: WinogradConv::suits)
+// runs Winograd's F(4x4, 3x3) of our own (kernels/cpu/winograd_conv.h): 1.3x (10x10 maps)
+// to 2.7x (40x40 and up) faster than oneDNN 2.6's direct jit:avx2 convolution (no AVX2
+// Winograd).
 //
 // A ConvTranspose whose windows tile the output (kernel = stride, no pads, dilation 1, one
 // group; f32, constant weights) runs as a 1x1 convolution to K M channels and a

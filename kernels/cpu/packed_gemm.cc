@@ -19,6 +19,11 @@ constexpr int64_t kMr = 6;   // rows of a tile: 12 accumulators + 2 of B + 1 bro
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 16 * kMr;
 
+// Panels of kNr columns for N columns, the last zero-padded.
+int64_t panel_count(int64_t n) {
+  return (n + kNr - 1) / kNr;
+}
+
 // Lanes [0, width) of a register of 8, for the masked loads and stores of a narrow panel.
 AMP_AVX2_FMA inline __m256i lane_mask(int64_t width) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(width)),
@@ -94,7 +99,7 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
                              const graph::FusedActivation& act, float* y, int64_t ldy, int64_t p0,
                              int64_t p1) {
   const int64_t j0 = p0 * kNr, j1 = std::min(n, p1 * kNr);
-  const int64_t padded_n = (n + kNr - 1) / kNr * kNr;
+  const int64_t padded_n = panel_count(n) * kNr;
   for (int64_t m0 = 0; m0 < rows; m0 += kMc) {
     const int64_t m1 = std::min(rows, m0 + kMc);
     for (int64_t k0 = 0; k0 < k; k0 += kKc) {
@@ -127,29 +132,11 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
   }
 }
 
-}  // namespace
-
-bool PackedGemm::suits_this_cpu() {
-#if defined(__GNUC__) && defined(__x86_64__)
-  // libgcc's CPU model: under tools/bench/as_avx2_cpu.cc it sees the masked CPU too.
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         !__builtin_cpu_supports("avx512f");
-#else
-  return false;
-#endif
-}
-
-namespace {
-
 // How a PackedGemm packed its B: equal recipes of the same bytes give equal panels.
 struct PanelRecipe {
   int64_t k, n, stride_k, stride_n;
   bool operator==(const PanelRecipe&) const = default;
 };
-
-int64_t panel_count(int64_t n) {
-  return (n + kNr - 1) / kNr;
-}
 
 size_t panel_bytes(int64_t k, int64_t n) {
   return static_cast<size_t>(panel_count(n) * k * kNr) * sizeof(float);
@@ -179,6 +166,16 @@ std::shared_ptr<const float> pack_panels(int64_t k, int64_t n, const float* b, i
 
 }  // namespace
 
+bool PackedGemm::suits_this_cpu() {
+#if defined(__GNUC__) && defined(__x86_64__)
+  // libgcc's CPU model: under tools/bench/as_avx2_cpu.cc it sees the masked CPU too.
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         !__builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
 void PackedGemm::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k, int64_t stride_n,
                          const graph::FusedActivation& act,
                          const std::shared_ptr<const void>& owner) {
@@ -195,7 +192,7 @@ HeldConstant PackedGemm::held_constant() const {
 }
 
 void PackedGemm::run(const float* x, int64_t rows, const float* bias, float* y, int threads) const {
-  const int64_t panels = (n_ + kNr - 1) / kNr;
+  const int64_t panels = panel_count(n_);
   // Panels per thread: enough multiply-adds (~32K) to pay for waking a thread.
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, rows * k_ * kNr));
   parallel_for(
@@ -209,7 +206,7 @@ void PackedGemm::run(const float* x, int64_t rows, const float* bias, float* y, 
 void PackedGemm::run_serial(const float* x, int64_t ldx, int64_t rows, float* y,
                             int64_t ldy) const {
   run_panels(x, ldx, rows, k_, b_.get(), n_, nullptr, graph::FusedActivation{}, y, ldy, 0,
-             (n_ + kNr - 1) / kNr);
+             panel_count(n_));
 }
 
 }  // namespace amp::kernels::cpu

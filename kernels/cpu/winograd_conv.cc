@@ -20,6 +20,11 @@ constexpr int64_t kLanes = 8;               // channels per block, one AVX2 regi
 constexpr size_t kBlockBytes = 256 * 1024;  // V and M of one block of tiles
 constexpr int64_t kMaxBlockTiles = 36;
 
+// Tiles of kTile outputs along an axis of `out` outputs, the last one partial.
+int64_t tiles_along(int64_t out) {
+  return (out + kTile - 1) / kTile;
+}
+
 // (G g G^T) in one dimension: the 3 filter taps to the 6 interpolation points.
 void filter_transform(const double g[3], double u[6]) {
   u[0] = g[0] / 4;
@@ -160,8 +165,7 @@ bool WinogradConv::suits(const graph::ConvAttrs& conv, bool input_blocked8) {
         win.pad_begin[i] < 0 || win.pad_end[i] < 0)
       return false;
   if (conv.c % kLanes != 0 || conv.m < 1) return false;
-  const int64_t tiles =
-      ((win.out_spatial[0] + kTile - 1) / kTile) * ((win.out_spatial[1] + kTile - 1) / kTile);
+  const int64_t tiles = tiles_along(win.out_spatial[0]) * tiles_along(win.out_spatial[1]);
   return conv.n * tiles >= kMinTiles &&
          win.out_spatial[0] * win.out_spatial[1] >= kMinOutputsPerTile * tiles;
 }
@@ -179,8 +183,8 @@ void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,
   ow_ = win.out_spatial[1];
   pad_t_ = win.pad_begin[0];
   pad_l_ = win.pad_begin[1];
-  tiles_y_ = (oh_ + kTile - 1) / kTile;
-  tiles_x_ = (ow_ + kTile - 1) / kTile;
+  tiles_y_ = tiles_along(oh_);
+  tiles_x_ = tiles_along(ow_);
   ldm_ = (m_ + kLanes - 1) / kLanes * kLanes;
   output_blocked8_ = output_blocked8;
   act_ = conv.act;

@@ -172,24 +172,6 @@ TEST(LayoutPlan, Bf16ActivationsKeepTheConvLayoutOnlyWhereComputedNatively) {
   EXPECT_EQ(std::count(staged.begin(), staged.end(), 1), 0);
 }
 
-// `g` written to a temporary .amp file and loaded with `o` on the CPU; the file is removed
-// once loaded. Load errors propagate (amp::Error). (check_engine_against_reference below
-// writes its file once for its two loads.)
-Engine load_on_cpu(const graph::Graph& g, Options o) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_layout_load_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "model.amp").string();
-  struct RemoveDir {
-    std::filesystem::path dir;
-    ~RemoveDir() { std::filesystem::remove_all(dir); }
-  } remove{dir};
-  const Status written = graph::write_amp_file(g, path);
-  if (!written.is_ok()) throw std::runtime_error(written.to_string());
-  o.backend = BackendKind::kCpu;
-  return Engine::load(path, o);
-}
-
 // Runs `net` through an Engine on the CPU (at 1 and 2 threads) and through the plain
 // reference, and compares every output. With `precision` bf16 the AMP plan runs as planned
 // (emulate_low_precision), with bf16 activations between the convolutions.
@@ -609,7 +591,7 @@ TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
   EXPECT_FALSE(inferred.is_ok());
   EXPECT_NE(inferred.to_string().find("40"), std::string::npos) << inferred.to_string();
   try {
-    Engine e = load_on_cpu(model, Options{});
+    Engine e = test::load_on_cpu(model, Options{});
     const std::vector<float> xv(3 * 6 * 6, 0.5f);
     e.run({{"x", Tensor::from(xv, {1, 3, 6, 6})}});
     ADD_FAILURE() << "an index of 40 for 16 channels was accepted";
@@ -649,7 +631,7 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
   check_engine_against_reference(net, Precision::kFp32, dims);
 
-  const Engine e = load_on_cpu(net.g, Options{});
+  const Engine e = test::load_on_cpu(net.g, Options{});
   ExecutionContext ctx = e.create_context();
   ctx.set_profiling(true);
   const TensorData xd = test::random_f32(dims, 1.0f, 5);

@@ -5,14 +5,11 @@
 // again as on an AVX2-only CPU (packed GEMM, Winograd).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
-#include "graph/serialize/amp_writer.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -23,25 +20,6 @@ using graph::Dim;
 using graph::GraphBuilder;
 using graph::OpType;
 using graph::ValueId;
-
-namespace fs = std::filesystem;
-
-class PackedWeights : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_packed_weights_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const graph::Graph& g, const std::string& name) {
-    const std::string path = (dir_ / name).string();
-    EXPECT_TRUE(graph::write_amp_file(g, path).is_ok());
-    return path;
-  }
-
-  fs::path dir_;
-};
 
 // x [N, 16, 12, 12] -> three 3x3 convolutions (the last two between convolutions: Winograd
 // on an AVX2 CPU) -> y. `weight_bytes` receives the convolutions' weight bytes.
@@ -88,7 +66,7 @@ Tensor ones(std::vector<int64_t> dims) {
 // A plan per input shape, one packed copy of the weights for all of them: the report is the
 // same after the second shape's plan, and at least the weights (every kernel here packs
 // its constant once, in oneDNN's layout, as panels or as a 4x larger Winograd transform).
-TEST_F(PackedWeights, OneCopyForThePlansOfEveryInputShape) {
+TEST(PackedWeights, OneCopyForThePlansOfEveryInputShape) {
   struct Model {
     const char* name;
     graph::Graph g;
@@ -104,9 +82,7 @@ TEST_F(PackedWeights, OneCopyForThePlansOfEveryInputShape) {
   models.back().weight_bytes = dense_bytes;
   for (Model& m : models) {
     SCOPED_TRACE(m.name);
-    Options o;
-    o.backend = BackendKind::kCpu;
-    Engine e = Engine::load(write(m.g, std::string(m.name) + ".amp"), o);
+    Engine e = test::load_on_cpu(m.g, Options{});
     e.run({{"x", ones(m.shapes[0])}});
     const size_t first = e.memory().packed_weights_bytes;
     EXPECT_GE(first, m.weight_bytes);
@@ -119,24 +95,23 @@ TEST_F(PackedWeights, OneCopyForThePlansOfEveryInputShape) {
 
 // Options::memory_limit_bytes counts the packed copies: a limit that holds the weights and
 // the arena but not the packed weights is an out-of-memory error that says so.
-TEST_F(PackedWeights, MemoryLimitCountsThem) {
+TEST(PackedWeights, MemoryLimitCountsThem) {
   size_t weight_bytes = 0;
-  const std::string path = write(conv_chain(weight_bytes), "convs.amp");
+  const graph::Graph g = conv_chain(weight_bytes);
   const std::vector<int64_t> dims = {2, 16, 12, 12};
   Options o;
-  o.backend = BackendKind::kCpu;
   MemoryReport need;
   {
-    Engine e = Engine::load(path, o);
+    Engine e = test::load_on_cpu(g, o);
     e.run({{"x", ones(dims)}});
     need = e.memory();
   }
   ASSERT_GT(need.packed_weights_bytes, 0u);
   o.memory_limit_bytes = need.arena_bytes + need.weights_bytes + need.packed_weights_bytes;
-  EXPECT_NO_THROW(Engine::load(path, o).run({{"x", ones(dims)}}));
+  EXPECT_NO_THROW(test::load_on_cpu(g, o).run({{"x", ones(dims)}}));
   o.memory_limit_bytes = need.arena_bytes + need.weights_bytes + need.packed_weights_bytes / 2;
   try {
-    Engine::load(path, o).run({{"x", ones(dims)}});
+    test::load_on_cpu(g, o).run({{"x", ones(dims)}});
     ADD_FAILURE() << "a limit below the packed weights was accepted";
   } catch (const Error& err) {
     EXPECT_EQ(err.code(), ErrorCode::kOutOfMemory);

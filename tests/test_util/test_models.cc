@@ -1,5 +1,7 @@
 #include "tests/test_util/test_models.h"
 
+#include <unistd.h>
+
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -31,6 +33,19 @@ Attributes ints(const std::string& name, std::vector<int64_t> v) {
 }
 
 }  // namespace
+
+Engine load_on_cpu(const graph::Graph& g, Options o) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("amp_test_load_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  struct RemoveDir {
+    std::filesystem::path dir;
+    ~RemoveDir() { std::filesystem::remove_all(dir); }
+  } remove{dir};
+  const std::string path = write(g, dir, "model");
+  o.backend = BackendKind::kCpu;
+  return Engine::load(path, o);
+}
 
 TensorData random_f32(std::vector<int64_t> dims, float scale, unsigned seed) {
   std::mt19937 rng(seed);

@@ -8,9 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "amp/engine.h"
+#include "graph/ir/graph.h"
 #include "graph/ir/tensor_data.h"
 
 namespace amp::test {
+
+// `g` written to a temporary .amp file and loaded with `o` on the CPU; the file is removed
+// once loaded. Load errors propagate (amp::Error).
+Engine load_on_cpu(const graph::Graph& g, Options o);
 
 // An f32 tensor of seeded uniform values in [-scale, scale] (mt19937): weights and inputs
 // that are the same on every machine.
