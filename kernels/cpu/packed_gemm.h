@@ -22,12 +22,12 @@
 //     L1 while every strip of up to 6 rows of the block multiplies it, and the block's rows
 //     of x (96 KiB) stay in L2 across the thread's panels. Strips are as even as can be (32
 //     rows as 5+5+6+5+5+6, not 6+6+6+6+6+2: a strip of under 4 rows waits on FMA latency).
-//   - The micro-kernel keeps a strip x 16 tile of y in up to 12 AVX2 registers for a kKc
-//     slice: per k, two loads of B, a broadcast of x per row, two FMAs per row (two FMA
-//     ports busy). The first slice starts from the bias (or 0), later ones from the tile
-//     stored by the slice before. Panels narrower than 16 use masked loads and stores;
-//     a last panel of 8 columns or fewer keeps one register column a row, half the FMAs (a
-//     DB head's 96 -> 24 channel Winograd convolution at 160x160: 4.23 -> 3.74 ms).
+//   - The micro-kernel (gemm_strip_avx2.h, shared with the attention kernel) keeps a strip
+//     x 16 tile of y in up to 12 AVX2 registers for a kKc slice. The first slice starts
+//     from the bias (or 0), later ones from the tile stored by the slice before. A last
+//     panel of 8 columns or fewer keeps one register column a row, half the FMAs (a DB
+//     head's 96 -> 24 channel Winograd convolution at 160x160: 4.23 -> 3.74 ms); the
+//     panels' zero padding spares narrow panels masked loads of B.
 //   - The activation runs over each row of a finished block of rows (vector_activation.h),
 //     while it is in cache.
 // Accumulation order differs from oneDNN's (by K slices of 256, in order): results agree to
