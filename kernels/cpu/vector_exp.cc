@@ -123,6 +123,31 @@ struct GeluErfOp {
   static float slow(float x) { return 0.5f * x * std::erfc(-x * 0.70710678118654752f); }
 };
 
+// tanh(x) (Cephes' tanhf): for |x| < 0.625, x + x^3 P(x^2); above, 1 - 2 / (exp(2|x|) + 1)
+// with x's sign, which has no cancellation there (the result is at least 0.55). Both are
+// computed and one is chosen by bit mask (a ?: would be a branch for AVX2, as in GELU). The
+// argument 2|x| clamps at kMaxFast, where the result is 1 in f32 anyway; only NaN takes
+// std::tanh.
+struct TanhOp {
+  static float arg(float x, float&) { return 2.0f * std::fabs(x); }
+  static float finish(float x, float e, float) {
+    const float ax = std::fabs(x), z = x * x;
+    float p = -5.70498872745e-3f;
+    p = p * z + 2.06390887954e-2f;
+    p = p * z - 5.37397155531e-2f;
+    p = p * z + 1.33314422036e-1f;
+    p = p * z - 3.33332819422e-1f;
+    const float small = p * z * ax + ax;
+    const float large = 1.0f - 2.0f / (e + 1.0f);
+    const uint32_t use_small = static_cast<uint32_t>(-static_cast<int32_t>(ax < 0.625f));
+    const uint32_t bits = (std::bit_cast<uint32_t>(small) & use_small) |
+                          (std::bit_cast<uint32_t>(large) & ~use_small);
+    return std::bit_cast<float>(bits | (std::bit_cast<uint32_t>(x) & 0x80000000u));
+  }
+  static bool fast(float x, float) { return x == x; }  // NaN: std::tanh
+  static float slow(float x) { return std::tanh(x); }
+};
+
 // One block in two passes: the exponent's argument clamped into the fast range (with a
 // flag for elements that may not take it), then the fast exp and the finish in one loop.
 // Clamping in a loop of its own: inside the exp loop, GCC 12 turns it into branches for
@@ -165,6 +190,9 @@ AMP_ISA_CLONES void gelu_tanh_block(const float* x, float* y, int64_t n) {
 AMP_ISA_CLONES void gelu_erf_block(const float* x, float* y, int64_t n) {
   map_block<GeluErfOp>(x, y, n);
 }
+AMP_ISA_CLONES void tanh_block(const float* x, float* y, int64_t n) {
+  map_block<TanhOp>(x, y, n);
+}
 
 template <void (*kBlockFn)(const float*, float*, int64_t)>
 void map_blocks(const float* x, float* y, int64_t n) {
@@ -187,6 +215,9 @@ void gelu_tanh_f32(const float* x, float* y, int64_t n) {
 }
 void gelu_erf_f32(const float* x, float* y, int64_t n) {
   map_blocks<gelu_erf_block>(x, y, n);
+}
+void tanh_f32(const float* x, float* y, int64_t n) {
+  map_blocks<tanh_block>(x, y, n);
 }
 
 }  // namespace amp::kernels::cpu

@@ -1,6 +1,7 @@
 // exp over f32 arrays, vectorized per ISA, for the CPU kernels whose time is exp: Exp,
-// Sigmoid (and so SiLU = x * Sigmoid(x), YOLO's activation), Softmax, and the exp-based
-// activations fused into a product (kernels/cpu/vector_activation.h): Swish, both GELUs.
+// Sigmoid (and so SiLU = x * Sigmoid(x), YOLO's activation), Softmax, the exp-based
+// activations fused into a product (kernels/cpu/vector_activation.h): Swish, both GELUs,
+// and tanh for the recurrent layers' gates (kernels/cpu/recurrent.cc).
 //
 // Why: std::exp is a scalar call, ~3 ns an element here, and GCC vectorizes it only under
 // -ffast-math. Measured with AVX-512 hidden (tools/bench/as_avx2_cpu.cc) on an Intel Xeon
@@ -53,5 +54,8 @@ void gelu_erf_f32(const float* x, float* y, int64_t n);
 
 // y[i] = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), ONNX Gelu (approximate = "tanh").
 void gelu_tanh_f32(const float* x, float* y, int64_t n);
+
+// y[i] = tanh(x[i]), within a few ulp of std::tanh (the recurrent layers' activations).
+void tanh_f32(const float* x, float* y, int64_t n);
 
 }  // namespace amp::kernels::cpu

@@ -1,13 +1,15 @@
-// kernels/cpu/vector_exp.h: exp, sigmoid, Swish and the GELUs over f32 arrays against the
+// kernels/cpu/vector_exp.h: exp, sigmoid, Swish, the GELUs and tanh over f32 arrays against the
 // correctly rounded values (from double), on a dense sample of the fast range and at its
 // edges.
 #include "kernels/cpu/vector_exp.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -175,6 +177,36 @@ TEST(VectorExp, GeluTanhMatchesItsDefinition) {
         return x / (1 + std::exp(-2 * u));
       },
       [](double ax) { return 1e-6 + 2.5e-7 * (ax + 0.044715 * ax * ax * ax); }, "gelu_tanh");
+}
+
+TEST(VectorExp, TanhWithinTwoUlpOfTheCorrectlyRoundedValue) {
+  // Dense over [-12, 12] (past 9.01 the result is 1 in f32), every power of two down to the
+  // smallest subnormal (tanh(x) = x there), both sides of the branch at 0.625, specials.
+  std::vector<float> x;
+  for (float v = -12.0f; v <= 12.0f; v += 1.0f / 4096) x.push_back(v);
+  for (float v = 1.0f; v > 0.0f; v *= 0.5f) {
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  for (float v : {0.62499994f, 0.625f, 0.62500006f, -0.625f, 0.0f, -0.0f, 50.0f, -1e30f})
+    x.push_back(v);
+  std::vector<float> y(x.size());
+  tanh_f32(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  int64_t worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const float want = static_cast<float>(std::tanh(static_cast<double>(x[i])));
+    ASSERT_EQ(std::signbit(y[i]), std::signbit(want)) << "x = " << x[i];
+    worst = std::max(worst, ulps(y[i], want));
+    ASSERT_LE(ulps(y[i], want), 2) << "x = " << x[i] << ": " << y[i] << " against " << want;
+  }
+  std::printf("[tanh_f32] worst %lld ulp over %zu points\n", static_cast<long long>(worst),
+              x.size());
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> specials = {inf, -inf, std::numeric_limits<float>::quiet_NaN()};
+  tanh_f32(specials.data(), specials.data(), 3);  // in place
+  EXPECT_EQ(specials[0], 1.0f);
+  EXPECT_EQ(specials[1], -1.0f);
+  EXPECT_TRUE(std::isnan(specials[2]));
 }
 
 }  // namespace

@@ -1,0 +1,95 @@
+#include "kernels/cpu/packed_gemv.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/shared_constants.h"
+
+namespace amp::kernels::cpu {
+namespace {
+
+constexpr int64_t kColumns = PackedGemv::kColumns;
+constexpr int kVectors = kColumns / 8;
+
+int64_t panel_count(int64_t n) {
+  return (n + kColumns - 1) / kColumns;
+}
+
+size_t panel_bytes(int64_t k, int64_t n) {
+  return static_cast<size_t>(panel_count(n) * k * kColumns) * sizeof(float);
+}
+
+// How a PackedGemv packed its B: equal recipes of the same bytes give equal panels.
+struct GemvRecipe {
+  int64_t k, n, stride_k, stride_n;
+  bool operator==(const GemvRecipe&) const = default;
+};
+
+std::shared_ptr<const float> pack(int64_t k, int64_t n, const float* b, int64_t stride_k,
+                                  int64_t stride_n) {
+  const size_t bytes = panel_bytes(k, n);
+  auto* out = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (out == nullptr) throw std::bad_alloc();
+  std::shared_ptr<const float> packed(out,
+                                      [](const float* p) { std::free(const_cast<float*>(p)); });
+  std::memset(out, 0, bytes);
+  for (int64_t p = 0; p < panel_count(n); ++p)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t w = 0; w < std::min(kColumns, n - p * kColumns); ++w)
+        out[(p * k + kk) * kColumns + w] = b[kk * stride_k + (p * kColumns + w) * stride_n];
+  return packed;
+}
+
+// The 64 outputs of one panel; `width` of them are stored.
+AMP_AVX2_FMA void panel(const float* __restrict__ x, const float* __restrict__ bp, int64_t k,
+                        float* __restrict__ y, int64_t width, bool accumulate) {
+  __m256 acc[kVectors];
+  if (accumulate && width == kColumns) {
+    for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_loadu_ps(y + 8 * v);
+  } else {
+    alignas(32) float start[kColumns] = {};
+    if (accumulate) std::copy(y, y + width, start);
+    for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_load_ps(start + 8 * v);
+  }
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const __m256 xv = _mm256_broadcast_ss(x + kk);
+    const float* row = bp + kk * kColumns;
+    _Pragma("GCC unroll 8") for (int v = 0; v < kVectors; ++v) acc[v] =
+        _mm256_fmadd_ps(xv, _mm256_load_ps(row + 8 * v), acc[v]);
+  }
+  if (width == kColumns) {
+    for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(y + 8 * v, acc[v]);
+  } else {
+    alignas(32) float out[kColumns];
+    for (int v = 0; v < kVectors; ++v) _mm256_store_ps(out + 8 * v, acc[v]);
+    std::copy(out, out + width, y);
+  }
+}
+
+}  // namespace
+
+void PackedGemv::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k, int64_t stride_n,
+                         const std::shared_ptr<const void>& owner) {
+  k_ = k;
+  n_ = n;
+  b_ = SharedConstants<GemvRecipe, float>::instance().get(
+      b, owner, GemvRecipe{k, n, stride_k, stride_n},
+      [&] { return pack(k, n, b, stride_k, stride_n); });
+}
+
+void PackedGemv::run(const float* x, float* y, bool accumulate) const {
+  for (int64_t p = 0; p < panel_count(n_); ++p)
+    panel(x, b_.get() + p * k_ * kColumns, k_, y + p * kColumns,
+          std::min(kColumns, n_ - p * kColumns), accumulate);
+}
+
+HeldConstant PackedGemv::held_constant() const {
+  return {b_.get(), b_ ? panel_bytes(k_, n_) : 0};
+}
+
+}  // namespace amp::kernels::cpu
