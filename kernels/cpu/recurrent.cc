@@ -82,7 +82,9 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
  private:
   int64_t item_floats() const {
     const RecurrentPlan& p = this->shape_;
-    if (packed_) return 2 * p.hidden + PackedRecurrence::item_floats(p);  // h, c, the rest
+    // h, c and the packed path's own, sized for a group of every entry (what one entry
+    // needs times the batch).
+    if (packed_) return 2 * p.hidden + PackedRecurrence::group_floats(p, 1);
     return (4 + p.gates) * p.hidden;
   }
   // f16/bf16 B and P widened once per run for the packed path.
@@ -146,30 +148,48 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
         peep = params + nb;
       }
     }
+    // Batch entries of one length run as one group per direction (their recurrent products
+    // share R's stream); else each (direction, entry) is a group of one.
+    const bool lockstep = p.batch >= 2 && equal_lengths(a);
+    const int64_t rows = lockstep ? p.batch : 1, groups = p.directions * p.batch / rows;
+    const int64_t group_floats = 2 * rows * p.hidden + PackedRecurrence::group_floats(p, rows);
     parallel_for(
-        p.directions * p.batch, a.num_threads,
+        groups, a.num_threads,
         [&](int64_t begin, int64_t end) {
-          for (int64_t item = begin; item < end; ++item) {
-            const int d = static_cast<int>(item / p.batch);
-            const int64_t b = item % p.batch;
-            float* h = ws + item * item_floats();
-            float* c = h + p.hidden;
-            const int64_t so = rnn_state_offset(p, d, b);
-            for (int64_t j = 0; j < p.hidden; ++j) {
-              h[j] = p.has_h0 ? to_compute(a.input<T>(5)[so + j]) : 0.0f;
-              c[j] = p.has_c0 ? to_compute(a.input<T>(6)[so + j]) : 0.0f;
+          for (int64_t g = begin; g < end; ++g) {
+            const int d = static_cast<int>(g * rows / p.batch);
+            const int64_t b0 = g * rows % p.batch;
+            float* h = ws + g * group_floats;  // [rows][H]
+            float* c = h + rows * p.hidden;    // [rows][H]
+            for (int64_t r = 0; r < rows; ++r) {
+              const int64_t so = rnn_state_offset(p, d, b0 + r);
+              for (int64_t j = 0; j < p.hidden; ++j) {
+                h[r * p.hidden + j] = p.has_h0 ? to_compute(a.input<T>(5)[so + j]) : 0.0f;
+                c[r * p.hidden + j] = p.has_c0 ? to_compute(a.input<T>(6)[so + j]) : 0.0f;
+              }
             }
-            const int64_t len = rnn_length(p, p.has_lens ? a.inputs[4] : nullptr, b);
-            packed_->run(p, d, b, len, x, bias, peep, h, c, c + p.hidden,
-                         [&](int64_t t, const float* hs) {
+            const int64_t len = rnn_length(p, p.has_lens ? a.inputs[4] : nullptr, b0);
+            packed_->run(p, d, b0, rows, len, x, bias, peep, h, c, c + rows * p.hidden,
+                         [&](int64_t t, int64_t r, const float* hs) {
                            if (!p.has_y) return;
-                           T* y = a.output<T>(0) + rnn_y_offset(p, t, d, b);
+                           T* y = a.output<T>(0) + rnn_y_offset(p, t, d, b0 + r);
                            for (int64_t j = 0; j < p.hidden; ++j) y[j] = from_compute<T>(hs[j]);
                          });
-            write_final_state(a, so, h, c);
+            for (int64_t r = 0; r < rows; ++r)
+              write_final_state(a, rnn_state_offset(p, d, b0 + r), h + r * p.hidden,
+                                c + r * p.hidden);
           }
         },
         /*grain=*/1);
+  }
+
+  // Whether every batch entry runs the same number of steps.
+  bool equal_lengths(const KernelArgs& a) const {
+    const RecurrentPlan& p = this->shape_;
+    if (!p.has_lens) return true;
+    for (int64_t b = 1; b < p.batch; ++b)
+      if (rnn_length(p, a.inputs[4], b) != rnn_length(p, a.inputs[4], 0)) return false;
+    return true;
   }
 
   // Y_h and Y_c from the state after the last step.

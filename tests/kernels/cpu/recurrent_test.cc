@@ -6,7 +6,8 @@
 // layouts, initial states, peepholes, clip, coupled gates, linear_before_reset or
 // non-default activations shows here. Sizes cross the packed pieces' edges: hidden sizes
 // that fill no 64-column panel (20, 70), an odd input size, and more steps than one chunk
-// of the input projection (37 > 32). W and R are constants (initializers), as exported.
+// of the input projection (37 > 32); batches with sequence_lens (a group per entry) and
+// without (the batch in lockstep). W and R are constants (initializers), as exported.
 // W and R given as run-time inputs take the direct loops in both types, and are checked
 // too. Under tests/tools/run_as_avx2_cpu.sh the same runs as on an AVX2-only CPU.
 #include <gtest/gtest.h>
@@ -148,6 +149,8 @@ const std::vector<Case>& cases() {
        0,
        {"HardSigmoid", "Relu", "Softsign"}},
       {"GRU (PyTorch: linear_before_reset)", OpType::kGRU, 37, 2, 13, 70, "bidirectional", 0, true,
+       true, false, 0.0f, false, 1},
+      {"GRU (PyTorch), a batch in lockstep", OpType::kGRU, 37, 3, 13, 70, "bidirectional", 0, false,
        true, false, 0.0f, false, 1},
       {"GRU reset before the product", OpType::kGRU, 33, 2, 9, 20, "forward", 1, false, true},
       {"GRU clip", OpType::kGRU, 8, 1, 4, 20, "reverse", 0, false, false, false, 0.5f},
