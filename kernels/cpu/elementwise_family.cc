@@ -21,7 +21,7 @@ struct CpuElementwise {
 
   template <typename T, typename Op>
   static Status unary(const Op& op, const T* in, T* out, int64_t n, const KernelArgs& a) {
-    // f32 exp, Sigmoid and GELU vectorized (kernels/cpu/vector_exp.h): std::exp is a scalar
+    // f32 exp, Sigmoid, Tanh and GELU vectorized (kernels/cpu/vector_exp.h): std::exp is a scalar
     // call.
     if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Exp>) {
       parallel_for(n, a.num_threads,
@@ -30,6 +30,10 @@ struct CpuElementwise {
     } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Sigmoid>) {
       parallel_for(n, a.num_threads,
                    [&](int64_t b, int64_t e) { sigmoid_f32(in + b, out + b, e - b); });
+      return Status::ok();
+    } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Tanh>) {
+      parallel_for(n, a.num_threads,
+                   [&](int64_t b, int64_t e) { tanh_f32(in + b, out + b, e - b); });
       return Status::ok();
     } else if constexpr (std::is_same_v<T, float> && std::is_same_v<Op, ew::Gelu>) {
       // A GELU not fused into its product (after a MatMul by a run-time B, say): std::erfc

@@ -39,8 +39,7 @@ void activate_f32(const graph::FusedActivation& act, float* y, int64_t n) {
     case ActivationKind::kGeluTanh:
       return gelu_tanh_f32(y, y, n);
     case ActivationKind::kTanh:
-      for (int64_t i = 0; i < n; ++i) y[i] = ew::Tanh{}(y[i]);
-      return;
+      return tanh_f32(y, y, n);
   }
 }
 

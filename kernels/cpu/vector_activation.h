@@ -5,9 +5,8 @@
 // Each kind computes ew::apply_activation's formula: the piecewise-linear ones (Relu,
 // LeakyRelu, Clip, HardSigmoid, HardSwish) in loops GCC vectorizes as they are (bit-equal,
 // but that alpha x + beta may be one fused multiply-add, an ulp apart);
-// Sigmoid, Swish and both GELUs through the vectorized exp (kernels/cpu/vector_exp.h, within
-// a few ulp); Tanh element by element (std::tanh: no vector form here yet; a product fused
-// with Tanh is rare, a BERT pooler's one row).
+// Sigmoid, Swish, both GELUs and Tanh through the vectorized exp (kernels/cpu/vector_exp.h,
+// within a few ulp).
 #pragma once
 
 #include <cstdint>
