@@ -1,9 +1,6 @@
 #include "kernels/cpu/packed_gemm.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <new>
 
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
@@ -64,24 +61,19 @@ size_t panel_bytes(int64_t k, int64_t n) {
 
 std::shared_ptr<const float> pack_panels(int64_t k, int64_t n, const float* b, int64_t stride_k,
                                          int64_t stride_n) {
-  const size_t bytes = panel_bytes(k, n);
-  auto* out = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-  if (out == nullptr) throw std::bad_alloc();
-  std::shared_ptr<const float> packed(out,
-                                      [](const float* p) { std::free(const_cast<float*>(p)); });
-  std::memset(out, 0, bytes);
-  // [K / kKc][N / 16][kc][16]: a K slice of all panels is one contiguous stream.
-  const int64_t panels = panel_count(n);
-  const int64_t padded_n = panels * kNr;
-  for (int64_t k0 = 0; k0 < k; k0 += kKc) {
-    const int64_t kc = std::min(kKc, k - k0);
-    for (int64_t p = 0; p < panels; ++p)
-      for (int64_t kk = 0; kk < kc; ++kk)
-        for (int64_t w = 0; w < std::min(kNr, n - p * kNr); ++w)
-          out[k0 * padded_n + (p * kc + kk) * kNr + w] =
-              b[(k0 + kk) * stride_k + (p * kNr + w) * stride_n];
-  }
-  return packed;
+  return packed_form(panel_bytes(k, n), [&](float* out) {
+    // [K / kKc][N / 16][kc][16]: a K slice of all panels is one contiguous stream.
+    const int64_t panels = panel_count(n);
+    const int64_t padded_n = panels * kNr;
+    for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+      const int64_t kc = std::min(kKc, k - k0);
+      for (int64_t p = 0; p < panels; ++p)
+        for (int64_t kk = 0; kk < kc; ++kk)
+          for (int64_t w = 0; w < std::min(kNr, n - p * kNr); ++w)
+            out[k0 * padded_n + (p * kc + kk) * kNr + w] =
+                b[(k0 + kk) * stride_k + (p * kNr + w) * stride_n];
+    }
+  });
 }
 
 }  // namespace

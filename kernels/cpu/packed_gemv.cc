@@ -3,9 +3,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
-#include <new>
 
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/shared_constants.h"
@@ -32,17 +29,12 @@ struct GemvRecipe {
 
 std::shared_ptr<const float> pack(int64_t k, int64_t n, const float* b, int64_t stride_k,
                                   int64_t stride_n) {
-  const size_t bytes = panel_bytes(k, n);
-  auto* out = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
-  if (out == nullptr) throw std::bad_alloc();
-  std::shared_ptr<const float> packed(out,
-                                      [](const float* p) { std::free(const_cast<float*>(p)); });
-  std::memset(out, 0, bytes);
-  for (int64_t p = 0; p < panel_count(n); ++p)
-    for (int64_t kk = 0; kk < k; ++kk)
-      for (int64_t w = 0; w < std::min(kColumns, n - p * kColumns); ++w)
-        out[(p * k + kk) * kColumns + w] = b[kk * stride_k + (p * kColumns + w) * stride_n];
-  return packed;
+  return packed_form(panel_bytes(k, n), [&](float* out) {
+    for (int64_t p = 0; p < panel_count(n); ++p)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t w = 0; w < std::min(kColumns, n - p * kColumns); ++w)
+          out[(p * k + kk) * kColumns + w] = b[kk * stride_k + (p * kColumns + w) * stride_n];
+  });
 }
 
 // The 64 outputs of one panel; `width` of them are stored.

@@ -16,12 +16,27 @@
 // ==: equal recipes of the same bytes give equal forms.
 #pragma once
 
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <utility>
 #include <vector>
 
 namespace amp::kernels::cpu {
+
+// A zeroed, 64-byte aligned buffer of `bytes` for a packed form (the packed GEMM's and GEMV's
+// panels, their padding zero): `fill` writes it, and the form frees it with its last holder.
+template <typename Fill>
+std::shared_ptr<const float> packed_form(size_t bytes, Fill&& fill) {
+  auto* out = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  if (out == nullptr) throw std::bad_alloc();
+  std::shared_ptr<const float> form(out, [](const float* p) { std::free(const_cast<float*>(p)); });
+  std::memset(out, 0, bytes);
+  fill(out);
+  return form;
+}
 
 template <typename Recipe, typename Form>
 class SharedConstants {

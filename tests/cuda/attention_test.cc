@@ -10,7 +10,6 @@
 // f16 / bf16 differ by a few ulps of the output type.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -19,7 +18,7 @@
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
-#include "runtime/common/half.h"
+#include "tests/test_util/attention_case.h"
 #include "tests/test_util/cuda_graph_runner.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/node_tests.h"
@@ -28,98 +27,20 @@
 namespace amp {
 namespace {
 
-using graph::Attributes;
 using graph::GraphBuilder;
 using graph::OpType;
 using graph::TensorData;
 using graph::ValueId;
 
-// `v` rounded to `t` (f32, f64, f16, bf16).
-TensorData float_tensor(DType t, const std::vector<int64_t>& dims, const std::vector<double>& v) {
-  if (t == DType::kF64) return TensorData::from_vector<double>(t, dims, v);
-  if (t == DType::kF32) return TensorData::from_vector<float>(t, dims, {v.begin(), v.end()});
-  std::vector<uint16_t> bits(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    bits[i] = t == DType::kF16 ? float_to_half_bits(static_cast<float>(v[i]))
-                               : float_to_bf16_bits(static_cast<float>(v[i]));
-  return TensorData::from_vector<uint16_t>(t, dims, bits);
-}
-
-// Uniform in [-1, 1) in `t`.
-TensorData random_tensor(DType t, const std::vector<int64_t>& dims, std::mt19937& gen) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = u(gen);
-  return float_tensor(t, dims, v);
-}
-
-struct AttnCase {
-  std::string label;
-  std::vector<int64_t> q, k, v;  // 3-D [B, S, H*D] (with heads) or 4-D [B, H, S, D]
-  int64_t q_heads = 0, kv_heads = 0;
-  std::string mask;  // "", "float", "bool", "float_all_masked_row"
-  std::vector<int64_t> mask_dims;
-  bool causal = false;
-  float softcap = 0.0f;
-  float scale = 0.0f;    // 0: the default 1/sqrt(D)
-  bool past = false;     // 4-D past_key / past_value of 3 positions (the direct path)
-  bool present = false;  // present_key / present_value outputs too
-};
+using AttnCase = test::AttentionCase;
 
 void check_case(const AttnCase& c, DType t, unsigned seed) {
-  std::mt19937 gen(seed);
-  GraphBuilder b;
-  std::map<std::string, TensorData> in;
-  auto input = [&](const std::string& name, TensorData data) {
-    const ValueId id = b.input(name, data.dtype(), graph::Shape::from_static(data.dims()));
-    in[name] = std::move(data);
-    return id;
-  };
-  std::vector<ValueId> ins = {input("q", random_tensor(t, c.q, gen)),
-                              input("k", random_tensor(t, c.k, gen)),
-                              input("v", random_tensor(t, c.v, gen))};
-  if (!c.mask.empty()) {
-    int64_t n = 1;
-    for (int64_t d : c.mask_dims) n *= d;
-    if (c.mask == "bool") {
-      std::vector<uint8_t> m(static_cast<size_t>(n));
-      for (size_t i = 0; i < m.size(); ++i) m[i] = (i * 7 + 3) % 5 != 0;  // some keys hidden
-      ins.push_back(input("mask", TensorData::from_vector<uint8_t>(DType::kBool, c.mask_dims, m)));
-    } else {
-      std::vector<double> m(static_cast<size_t>(n));
-      for (size_t i = 0; i < m.size(); ++i) m[i] = (i % 4 == 1) ? -INFINITY : 0.25 * (i % 3);
-      // The first row of the mask hides every key: that row attends to nothing (zeros).
-      if (c.mask == "float_all_masked_row")
-        for (int64_t j = 0; j < c.mask_dims.back(); ++j) m[static_cast<size_t>(j)] = -INFINITY;
-      ins.push_back(input("mask", float_tensor(t, c.mask_dims, m)));
-    }
-  }
-  if (c.past) {
-    if (c.mask.empty()) ins.push_back(graph::kNoValue);
-    std::vector<int64_t> pk = {c.k[0], c.k[1], 3, c.k[3]}, pv = {c.v[0], c.v[1], 3, c.v[3]};
-    ins.push_back(input("past_k", random_tensor(t, pk, gen)));
-    ins.push_back(input("past_v", random_tensor(t, pv, gen)));
-  }
-  Attributes at;
-  if (c.q_heads) at.set("q_num_heads", c.q_heads);
-  if (c.kv_heads) at.set("kv_num_heads", c.kv_heads);
-  if (c.causal) at.set("is_causal", int64_t{1});
-  if (c.softcap > 0) at.set("softcap", c.softcap);
-  if (c.scale > 0) at.set("scale", c.scale);
-  if (c.present) {
-    for (ValueId out : b.node_multi(OpType::kAttention, ins, 3, at)) b.output(out);
-  } else {
-    b.output(b.node(OpType::kAttention, ins, at));
-  }
-  const graph::Graph g = b.build();
-
+  const test::AttentionGraph g = test::attention_graph(c, t, seed);
   std::ostringstream label;
   label << c.label << " " << dtype_name(t) << " seed " << seed;
-  auto cpu = test::run_graph(g, in);
+  auto cpu = test::run_graph(g.graph, g.inputs);
   ASSERT_TRUE(cpu.is_ok()) << label.str() << ": CPU: " << cpu.status().to_string();
-  auto gpu = test::run_graph_cuda(g, in);
+  auto gpu = test::run_graph_cuda(g.graph, g.inputs);
   ASSERT_TRUE(gpu.is_ok()) << label.str() << ": CUDA: " << gpu.status().to_string();
   const double tol = t == DType::kBF16 ? 3e-2 : t == DType::kF16 ? 4e-3 : 1e-4;
   ASSERT_EQ(cpu->size(), gpu->size());
@@ -208,10 +129,9 @@ Status forced_attention_status(const char* forced, const std::vector<int64_t>& d
           v = b.input("v", DType::kF32, s4);
   b.output(b.node(OpType::kAttention, {q, k, v}));
   const graph::Graph g = b.build();
-  std::mt19937 gen(1);
-  std::map<std::string, TensorData> in = {{"q", random_tensor(DType::kF32, dims, gen)},
-                                          {"k", random_tensor(DType::kF32, dims, gen)},
-                                          {"v", random_tensor(DType::kF32, dims, gen)}};
+  std::map<std::string, TensorData> in = {{"q", test::random_float_tensor(DType::kF32, dims, 1)},
+                                          {"k", test::random_float_tensor(DType::kF32, dims, 2)},
+                                          {"v", test::random_float_tensor(DType::kF32, dims, 3)}};
   ForcedAttentionPath path(forced);
   auto gpu = test::run_graph_cuda(g, in);
   return gpu.is_ok() ? Status::ok() : gpu.status();

@@ -165,6 +165,18 @@ std::string compare_outputs(const std::vector<graph::TensorData>& expected,
   return "";
 }
 
+std::string compare_f32_with_f64(const std::vector<graph::TensorData>& f64,
+                                 const std::vector<graph::TensorData>& f32, double rtol,
+                                 double atol) {
+  std::vector<graph::TensorData> rounded;
+  for (const graph::TensorData& t : f64) {
+    const std::vector<double> v = t.to_f64_vector();
+    rounded.push_back(
+        graph::TensorData::from_vector<float>(DType::kF32, t.dims(), {v.begin(), v.end()}));
+  }
+  return compare_outputs(rounded, f32, rtol, atol);
+}
+
 Result<std::vector<ExpectedFailure>> load_expected_failures(const std::string& path) {
   // $AMP_TEST_DATA_DIR wins over the configure-time path (tools/gpu/check.sh runs the
   // binaries on another machine).

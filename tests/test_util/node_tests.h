@@ -52,6 +52,12 @@ Result<LoadedCase> load_case(const NodeTestCase& c);
 std::string compare_outputs(const std::vector<graph::TensorData>& expected,
                             const std::vector<graph::TensorData>& actual, double rtol, double atol);
 
+// A run in f32 against the same run in f64 (the reference), output by output, the reference
+// rounded to f32 first: "" when all match within rtol / atol, else "output i: why".
+std::string compare_f32_with_f64(const std::vector<graph::TensorData>& f64,
+                                 const std::vector<graph::TensorData>& f32, double rtol,
+                                 double atol);
+
 // Compares element-wise: |a - e| <= atol + rtol * |e|; NaN matches only NaN; integer and
 // bool tensors must match exactly; fp16 / bf16 tensors with rtol at least two units in their
 // last place. Empty string on success, else the first mismatch.
