@@ -189,6 +189,8 @@ void PackedRecurrence::held_constants(std::vector<HeldConstant>& out) const {
   for (const PackedGemm& g : input_) out.push_back(g.held_constant());
   for (const PackedGemv& g : gates_) out.push_back(g.held_constant());
   for (const PackedGemv& g : gru_h_) out.push_back(g.held_constant());
+  for (const PackedGemm& g : gates_rows_) out.push_back(g.held_constant());
+  for (const PackedGemm& g : gru_h_rows_) out.push_back(g.held_constant());
 }
 
 }  // namespace amp::kernels::cpu

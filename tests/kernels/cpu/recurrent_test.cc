@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
+#include "kernels/cpu/recurrent_packed.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/node_tests.h"
 
@@ -201,6 +202,31 @@ TEST(CpuRecurrent, F32MatchesF64InEveryConfiguration) {
           run(c, DType::kF64, seed, threads), run(c, DType::kF32, seed, threads), 1e-4, 1e-5);
       EXPECT_TRUE(diff.empty()) << label.str() << ": " << diff;
     }
+}
+
+// What the packed path keeps is reported for the memory report: per direction the input
+// projection's panels and R's GEMV panels, plus R's GEMM panels when a batch can run in
+// lockstep.
+TEST(CpuRecurrent, PackedWeightsAreAllReported) {
+  if (!kernels::cpu::PackedRecurrence::suits_this_cpu())
+    GTEST_SKIP() << "this CPU has no AVX2 + FMA (the packed path's ISA)";
+  kernels::RecurrentPlan p;
+  p.kind = graph::RecurrentAttrs::kGru;
+  p.gates = 3;
+  p.directions = 2;
+  p.input = 5;
+  p.hidden = 8;
+  const std::vector<float> w(2 * 3 * 8 * 5, 0.5f), r(2 * 3 * 8 * 8, 0.25f);
+  for (int64_t batch : {1, 2}) {
+    p.batch = batch;
+    kernels::cpu::PackedRecurrence packed;
+    packed.prepare(p, w.data(), nullptr, r.data(), nullptr);
+    std::vector<kernels::HeldConstant> held;
+    packed.held_constants(held);
+    // W; R's z and r gates and its h gate as GEMVs; the same two as GEMMs for a batch.
+    EXPECT_EQ(held.size(), static_cast<size_t>(2 * (batch >= 2 ? 5 : 3))) << "batch " << batch;
+    for (const kernels::HeldConstant& c : held) EXPECT_GT(c.bytes, 0u);
+  }
 }
 
 }  // namespace
