@@ -66,16 +66,16 @@ void PackedRecurrence::prepare(const RecurrentPlan& p, const float* w,
 
 int64_t PackedRecurrence::group_floats(const RecurrentPlan& p, int64_t rows) {
   // Per row: the chunk's input projection, the step's gates, a product's rows, and two
-  // rows of H (the next h, and tanh(c) or the GRU h gate's recurrent term).
+  // rows of H (GRU's r * h, and tanh(c) or the GRU h gate's recurrent term).
   return rows * ((kChunk + 2) * p.gates * p.hidden + 2 * p.hidden);
 }
 
 void PackedRecurrence::recurrent_product(const PackedGemv& v, const PackedGemm& m, const float* in,
-                                         int64_t rows, int64_t k, float* out, int64_t ld,
-                                         bool accumulate, float* tmp) {
+                                         int64_t rows, float* out, int64_t ld, bool accumulate,
+                                         float* tmp) {
   if (rows == 1) return v.run(in, out, accumulate);
   const int64_t n = v.n();
-  m.run_serial(in, k, rows, tmp, n);
+  m.run_serial(in, v.k(), rows, tmp, n);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < n; ++j)
       out[r * ld + j] = accumulate ? out[r * ld + j] + tmp[r * n + j] : tmp[r * n + j];
@@ -97,8 +97,8 @@ void PackedRecurrence::run(
   float* xw = ws;                        // [kChunk][rows][G*H]
   float* pre = xw + kChunk * rows * gh;  // [rows][G*H]
   float* tmp = pre + rows * gh;          // [rows][G*H], a product's rows
-  float* next = tmp + rows * gh;         // [rows][H]
-  float* aux = next + rows * H;          // [rows][H]
+  float* rh = tmp + rows * gh;           // [rows][H], GRU's r * h
+  float* aux = rh + rows * H;            // [rows][H]
   // Consecutive steps of one batch entry are x_step floats apart in X.
   const int64_t x_step = p.layout == 0 ? p.batch * p.input : p.input;
   auto bias_at = [&](int64_t k) { return bias ? bias[d * 2 * gh + k] : 0.0f; };
@@ -116,7 +116,7 @@ void PackedRecurrence::run(
         for (int64_t k = 0; k < gh; ++k)
           pre[r * gh + k] =
               xw_t[r * gh + k] + bias_at(k) + (gru && k >= 2 * H ? 0.0f : bias_at(gh + k));
-      recurrent_product(gates_[d], gates_rows, h, rows, H, pre, gh, /*accumulate=*/true, tmp);
+      recurrent_product(gates_[d], gates_rows, h, rows, pre, gh, /*accumulate=*/true, tmp);
       for (int64_t r = 0; r < rows; ++r) {
         float *pr = pre + r * gh, *hr = h + r * H, *cr = c + r * H, *ar = aux + r * H;
         if (lstm && fast_gates) {
@@ -128,14 +128,13 @@ void PackedRecurrence::run(
           tanh_f32(cr, ar, H);
           for (int64_t j = 0; j < H; ++j) hr[j] = out[j] * ar[j];
         } else if (lstm) {
-          float* nr = next + r * H;
+          // lstm_unit reads the gates and c, not h: h is written in place.
           for (int64_t j = 0; j < H; ++j) {
             const float pi = peep ? peep[d * 3 * H + j] : 0.0f;
             const float po = peep ? peep[d * 3 * H + H + j] : 0.0f;
             const float pf = peep ? peep[d * 3 * H + 2 * H + j] : 0.0f;
-            nr[j] = lstm_unit(p, act, pr, j, pi, po, pf, &cr[j]);
+            hr[j] = lstm_unit(p, act, pr, j, pi, po, pf, &cr[j]);
           }
-          std::copy(nr, nr + H, hr);
         } else if (gru && fast_gates) {
           sigmoid_f32(pr, pr, 2 * H);  // z and r
         } else if (gru) {
@@ -150,7 +149,7 @@ void PackedRecurrence::run(
         // aux = the h gate's recurrent term: r * (R_h h + Rb_h), or R_h (r * h) + Rb_h.
         const float* br_h = bias ? bias + d * 2 * gh + gh + kGateH * H : nullptr;
         if (p.linear_before_reset) {
-          recurrent_product(gru_h_[d], gru_h_rows, h, rows, H, aux, H, false, tmp);
+          recurrent_product(gru_h_[d], gru_h_rows, h, rows, aux, H, false, tmp);
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < H; ++j)
               aux[r * H + j] =
@@ -158,8 +157,8 @@ void PackedRecurrence::run(
         } else {
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < H; ++j)
-              next[r * H + j] = pre[r * gh + kGateR * H + j] * h[r * H + j];
-          recurrent_product(gru_h_[d], gru_h_rows, next, rows, H, aux, H, false, tmp);
+              rh[r * H + j] = pre[r * gh + kGateR * H + j] * h[r * H + j];
+          recurrent_product(gru_h_[d], gru_h_rows, rh, rows, aux, H, false, tmp);
           if (br_h)
             for (int64_t r = 0; r < rows; ++r)
               for (int64_t j = 0; j < H; ++j) aux[r * H + j] += br_h[j];
@@ -172,11 +171,9 @@ void PackedRecurrence::run(
             for (int64_t j = 0; j < H; ++j) cand[j] += ar[j];
             tanh_f32(cand, cand, H);
             for (int64_t j = 0; j < H; ++j) hr[j] = (1.0f - z[j]) * cand[j] + z[j] * hr[j];
-          } else {
-            float* nr = next + r * H;
+          } else {  // gru_unit reads unit j's previous h only
             for (int64_t j = 0; j < H; ++j)
-              nr[j] = gru_unit(p, act, pre + r * gh, j, z[j], ar[j], hr[j]);
-            std::copy(nr, nr + H, hr);
+              hr[j] = gru_unit(p, act, pre + r * gh, j, z[j], ar[j], hr[j]);
           }
         }
       }

@@ -64,11 +64,10 @@ class PackedRecurrence {
   void held_constants(std::vector<HeldConstant>& out) const;
 
  private:
-  // out[r][0, n) (+)= in[r] R^T for r < rows (out's rows ld apart): by the GEMV for one row,
-  // by the GEMM's strips (into tmp, then added) for several.
+  // out[r][0, n) (+)= in[r] R^T for r < rows (in's rows K apart, out's ld apart): by the
+  // GEMV for one row, by the GEMM's strips (into tmp, then added) for several.
   static void recurrent_product(const PackedGemv& v, const PackedGemm& m, const float* in,
-                                int64_t rows, int64_t k, float* out, int64_t ld, bool accumulate,
-                                float* tmp);
+                                int64_t rows, float* out, int64_t ld, bool accumulate, float* tmp);
 
   std::vector<PackedGemm> input_;  // per direction: W_d^T, K = I, N = G*H
   std::vector<PackedGemv> gates_;  // per direction: R_d^T over all gates (GRU: z and r)
