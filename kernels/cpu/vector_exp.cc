@@ -40,18 +40,21 @@ inline bool in_fast_range(float a) {
   return (static_cast<int>(a >= kMinFast) & static_cast<int>(a <= kMaxFast)) != 0;
 }
 
+// a where pick_a, else b, by bit mask: GCC 12 makes a ?: of two floats a branch for AVX2,
+// which leaves the whole loop scalar (ExpOp's select: 0.42 -> 2.1 ns an element).
+inline float select(bool pick_a, float a, float b) {
+  const uint32_t m = static_cast<uint32_t>(-static_cast<int32_t>(pick_a));
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(a) & m) | (std::bit_cast<uint32_t>(b) & ~m));
+}
+
 // `t` carries a value from arg() to finish() (GELU's 1 / (1 + z / 2), one division).
 // Below -104, exp(x) < 2^-150 rounds to +0: such an element counts as fast and its result
 // is masked to +0, not computed by std::exp, so that the masked scores of a softmax (-inf,
-// or -3.4e38 from a padding mask) stay on the fast path. By bit mask: GCC 12 makes a ?: a
-// branch for AVX2, which left the whole loop scalar (0.42 -> 2.1 ns an element).
+// or -3.4e38 from a padding mask) stay on the fast path.
 inline constexpr float kExpIsZeroBelow = -104.0f;
 struct ExpOp {
   static float arg(float x, float&) { return x; }
-  static float finish(float x, float e, float) {
-    const uint32_t zero = static_cast<uint32_t>(-static_cast<int32_t>(x < kExpIsZeroBelow));
-    return std::bit_cast<float>(std::bit_cast<uint32_t>(e) & ~zero);
-  }
+  static float finish(float x, float e, float) { return select(x < kExpIsZeroBelow, 0.0f, e); }
   static bool fast(float x, float a) {
     return (static_cast<int>(in_fast_range(a)) | static_cast<int>(x < kExpIsZeroBelow)) != 0;
   }
@@ -111,13 +114,9 @@ struct GeluErfOp {
     return p - z * z;
   }
   static float finish(float x, float e, float t) {
-    // x (erfc(z) / 2) for x < 0, x (1 - erfc(z) / 2) otherwise, chosen by bit mask: GCC 12
-    // makes a ?: of two products a branch for AVX2, which vectorizes nothing.
+    // x (erfc(z) / 2) for x < 0, x (1 - erfc(z) / 2) otherwise.
     const float h = 0.5f * t * e;
-    const uint32_t neg = static_cast<uint32_t>(-static_cast<int32_t>(x < 0.0f));
-    const uint32_t s =
-        (std::bit_cast<uint32_t>(h) & neg) | (std::bit_cast<uint32_t>(1.0f - h) & ~neg);
-    return x * std::bit_cast<float>(s);
+    return x * select(x < 0.0f, h, 1.0f - h);
   }
   static bool fast(float x, float) { return !(x < -13.0f); }
   static float slow(float x) { return 0.5f * x * std::erfc(-x * 0.70710678118654752f); }
@@ -125,7 +124,7 @@ struct GeluErfOp {
 
 // tanh(x) (Cephes' tanhf): for |x| < 0.625, x + x^3 P(x^2); above, 1 - 2 / (exp(2|x|) + 1)
 // with x's sign, which has no cancellation there (the result is at least 0.55). Both are
-// computed and one is chosen by bit mask (a ?: would be a branch for AVX2, as in GELU). The
+// computed and one is chosen by select(). The
 // argument 2|x| clamps at kMaxFast, where the result is 1 in f32 anyway; only NaN takes
 // std::tanh.
 struct TanhOp {
@@ -139,9 +138,7 @@ struct TanhOp {
     p = p * z - 3.33332819422e-1f;
     const float small = p * z * ax + ax;
     const float large = 1.0f - 2.0f / (e + 1.0f);
-    const uint32_t use_small = static_cast<uint32_t>(-static_cast<int32_t>(ax < 0.625f));
-    const uint32_t bits = (std::bit_cast<uint32_t>(small) & use_small) |
-                          (std::bit_cast<uint32_t>(large) & ~use_small);
+    const uint32_t bits = std::bit_cast<uint32_t>(select(ax < 0.625f, small, large));
     return std::bit_cast<float>(bits | (std::bit_cast<uint32_t>(x) & 0x80000000u));
   }
   static bool fast(float x, float) { return x == x; }  // NaN: std::tanh
