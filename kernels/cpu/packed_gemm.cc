@@ -10,7 +10,8 @@
 namespace amp::kernels::cpu {
 namespace {
 
-constexpr int64_t kNr = kStripColumns;  // columns of a panel
+constexpr int64_t kNr = PackedGemm::kColumns;
+static_assert(kNr == kStripColumns, "a panel is one strip kernel's width");
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 16 * kStripRows;
 
@@ -117,8 +118,13 @@ void PackedGemm::run(const float* x, int64_t rows, const float* bias, float* y, 
 
 void PackedGemm::run_serial(const float* x, int64_t ldx, int64_t rows, float* y,
                             int64_t ldy) const {
-  run_panels(x, ldx, rows, k_, b_.get(), n_, nullptr, graph::FusedActivation{}, y, ldy, 0,
-             panel_count(n_));
+  run_serial(x, ldx, rows, y, ldy, 0, n_);
+}
+
+void PackedGemm::run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy,
+                            int64_t j0, int64_t j1) const {
+  run_panels(x, ldx, rows, k_, b_.get(), n_, nullptr, graph::FusedActivation{}, y, ldy, j0 / kNr,
+             panel_count(j1));
 }
 
 }  // namespace amp::kernels::cpu

@@ -47,6 +47,8 @@ class PackedGemm {
   // Below this many rows the 6-row tiles are mostly empty and B's stream dominates: oneDNN
   // (or SmallGemm) keeps those.
   static constexpr int64_t kMinRows = 4;
+  // Columns of a packed panel.
+  static constexpr int64_t kColumns = 16;
 
   // AVX2 and FMA without AVX-512: where this kernel beats oneDNN's.
   static bool suits_this_cpu();
@@ -65,6 +67,12 @@ class PackedGemm {
   // x's rows ldx apart, y's ldy apart. The Winograd convolution's products
   // (winograd_conv.h) run so, one per transformed window position.
   void run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy) const;
+
+  // The same over columns [j0, j1) only (y still indexed from column 0); j0 and j1 multiples
+  // of kColumns (or j1 == N): whole panels. The recurrent layers split units between threads
+  // so.
+  void run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy, int64_t j0,
+                  int64_t j1) const;
 
   // The packed panels, for the memory report.
   HeldConstant held_constant() const;

@@ -74,8 +74,8 @@ void PackedGemv::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k,
       [&] { return pack(k, n, b, stride_k, stride_n); });
 }
 
-void PackedGemv::run(const float* x, float* y, bool accumulate) const {
-  for (int64_t p = 0; p < panel_count(n_); ++p)
+void PackedGemv::run(const float* x, float* y, bool accumulate, int64_t j0, int64_t j1) const {
+  for (int64_t p = j0 / kColumns; p < panel_count(j1); ++p)
     panel(x, b_.get() + p * k_ * kColumns, k_, y + p * kColumns,
           std::min(kColumns, n_ - p * kColumns), accumulate);
 }

@@ -31,7 +31,12 @@ class PackedGemv {
                const std::shared_ptr<const void>& owner = nullptr);
 
   // x: [K]; y: [N]. On the calling thread. Needs cpu_has_avx2_fma() (gemm_strip_avx2.h).
-  void run(const float* x, float* y, bool accumulate) const;
+  void run(const float* x, float* y, bool accumulate) const { run(x, y, accumulate, 0, n_); }
+
+  // The same over columns [j0, j1) only (y still indexed from column 0); j0 and j1 multiples
+  // of kColumns (or j1 == N): whole panels. The recurrent layers split units between threads
+  // so.
+  void run(const float* x, float* y, bool accumulate, int64_t j0, int64_t j1) const;
 
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }

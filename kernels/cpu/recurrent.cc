@@ -10,6 +10,7 @@
 //     their storage type and widened as they are used.
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -149,38 +150,56 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
       }
     }
     // Batch entries of one length run as one group per direction (their recurrent products
-    // share R's stream); else each (direction, entry) is a group of one.
+    // share R's stream); else each (direction, entry) is a group of one. Threads beyond one a
+    // group split the groups' units in teams (recurrent_packed.h).
     const bool lockstep = p.batch >= 2 && equal_lengths(a);
     const int64_t rows = lockstep ? p.batch : 1, groups = p.directions * p.batch / rows;
     const int64_t group_floats = 2 * rows * p.hidden + PackedRecurrence::group_floats(p, rows);
-    parallel_for(
-        groups, a.num_threads,
-        [&](int64_t begin, int64_t end) {
-          for (int64_t g = begin; g < end; ++g) {
-            const int d = static_cast<int>(g * rows / p.batch);
-            const int64_t b0 = g * rows % p.batch;
-            float* h = ws + g * group_floats;  // [rows][H]
-            float* c = h + rows * p.hidden;    // [rows][H]
-            for (int64_t r = 0; r < rows; ++r) {
-              const int64_t so = rnn_state_offset(p, d, b0 + r);
-              for (int64_t j = 0; j < p.hidden; ++j) {
-                h[r * p.hidden + j] = p.has_h0 ? to_compute(a.input<T>(5)[so + j]) : 0.0f;
-                c[r * p.hidden + j] = p.has_c0 ? to_compute(a.input<T>(6)[so + j]) : 0.0f;
-              }
-            }
-            const int64_t len = rnn_length(p, p.has_lens ? a.inputs[4] : nullptr, b0);
-            packed_->run(p, d, b0, rows, len, x, bias, peep, h, c, c + rows * p.hidden,
-                         [&](int64_t t, int64_t r, const float* hs) {
-                           if (!p.has_y) return;
-                           T* y = a.output<T>(0) + rnn_y_offset(p, t, d, b0 + r);
-                           for (int64_t j = 0; j < p.hidden; ++j) y[j] = from_compute<T>(hs[j]);
-                         });
-            for (int64_t r = 0; r < rows; ++r)
-              write_final_state(a, rnn_state_offset(p, d, b0 + r), h + r * p.hidden,
-                                c + r * p.hidden);
-          }
-        },
-        /*grain=*/1);
+    auto run_group = [&](int64_t g, const PackedRecurrence::Team& team) {
+      const int d = static_cast<int>(g * rows / p.batch);
+      const int64_t b0 = g * rows % p.batch;
+      const auto [j0, j1] = PackedRecurrence::units_of(p, team.index, team.count);
+      float* h = ws + g * group_floats;  // [rows][H]
+      float* c = h + rows * p.hidden;    // [rows][H]
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t so = rnn_state_offset(p, d, b0 + r);
+        for (int64_t j = j0; j < j1; ++j) {
+          h[r * p.hidden + j] = p.has_h0 ? to_compute(a.input<T>(5)[so + j]) : 0.0f;
+          c[r * p.hidden + j] = p.has_c0 ? to_compute(a.input<T>(6)[so + j]) : 0.0f;
+        }
+      }
+      const int64_t len = rnn_length(p, p.has_lens ? a.inputs[4] : nullptr, b0);
+      packed_->run(p, d, b0, rows, len, x, bias, peep, h, c, c + rows * p.hidden, team,
+                   [&](int64_t t, int64_t r, const float* hs, int64_t u0, int64_t u1) {
+                     if (!p.has_y) return;
+                     T* y = a.output<T>(0) + rnn_y_offset(p, t, d, b0 + r);
+                     for (int64_t j = u0; j < u1; ++j) y[j] = from_compute<T>(hs[j]);
+                   });
+      for (int64_t r = 0; r < rows; ++r)
+        write_final_state(a, rnn_state_offset(p, d, b0 + r), h + r * p.hidden, c + r * p.hidden, j0,
+                          j1);
+    };
+    const int64_t team =
+        groups >= a.num_threads
+            ? 1
+            : std::min<int64_t>(a.num_threads / groups, PackedRecurrence::unit_blocks(p));
+    if (team <= 1) {
+      parallel_for(
+          groups, a.num_threads,
+          [&](int64_t begin, int64_t end) {
+            for (int64_t g = begin; g < end; ++g) run_group(g, {});
+          },
+          /*grain=*/1);
+      return;
+    }
+    std::deque<SpinBarrier> barriers;
+    for (int64_t g = 0; g < groups; ++g) barriers.emplace_back(static_cast<int>(team));
+#pragma omp parallel num_threads(static_cast <int>(groups * team))
+    {
+      const int member = omp_get_thread_num();
+      const int64_t g = member / team;
+      run_group(g, {static_cast<int>(member % team), static_cast<int>(team), &barriers[g]});
+    }
   }
 
   // Whether every batch entry runs the same number of steps.
@@ -192,13 +211,14 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     return true;
   }
 
-  // Y_h and Y_c from the state after the last step.
-  void write_final_state(const KernelArgs& a, int64_t so, const C* h, const C* c) const {
+  // Y_h and Y_c's units [j0, j1) from the state after the last step.
+  void write_final_state(const KernelArgs& a, int64_t so, const C* h, const C* c, int64_t j0,
+                         int64_t j1) const {
     const RecurrentPlan& p = this->shape_;
     if (p.has_yh)
-      for (int64_t j = 0; j < p.hidden; ++j) a.output<T>(1)[so + j] = from_compute<T>(h[j]);
+      for (int64_t j = j0; j < j1; ++j) a.output<T>(1)[so + j] = from_compute<T>(h[j]);
     if (p.has_yc)
-      for (int64_t j = 0; j < p.hidden; ++j) a.output<T>(2)[so + j] = from_compute<T>(c[j]);
+      for (int64_t j = j0; j < j1; ++j) a.output<T>(2)[so + j] = from_compute<T>(c[j]);
   }
 
   // A weight row times x (storage or compute type), accumulated in the compute type over the
@@ -282,7 +302,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
         for (int64_t j = 0; j < H; ++j) y[j] = from_compute<T>(h[j]);
       }
     }
-    write_final_state(a, so, h, c);
+    write_final_state(a, so, h, c, 0, p.hidden);
   }
 
   std::vector<C> w_wide_, r_wide_;          // W and R widened at prepare() (f16/bf16 constants)

@@ -40,154 +40,176 @@ bool PackedRecurrence::suits_this_cpu() {
   return cpu_has_avx2_fma();
 }
 
+std::pair<int64_t, int64_t> PackedRecurrence::units_of(const RecurrentPlan& p, int index,
+                                                       int count) {
+  const int64_t blocks = unit_blocks(p);
+  return {std::min(p.hidden, blocks * index / count * kUnitBlock),
+          std::min(p.hidden, blocks * (index + 1) / count * kUnitBlock)};
+}
+
 void PackedRecurrence::prepare(const RecurrentPlan& p, const float* w,
                                const std::shared_ptr<const void>& w_owner, const float* r,
                                const std::shared_ptr<const void>& r_owner) {
-  const int64_t gh = p.gates * p.hidden, H = p.hidden;
-  input_.resize(p.directions);
-  gates_.resize(p.directions);
-  gru_h_.resize(p.kind == graph::RecurrentAttrs::kGru ? p.directions : 0);
-  const bool rows = p.batch >= 2;
-  gates_rows_.resize(rows ? p.directions : 0);
-  gru_h_rows_.resize(rows ? gru_h_.size() : 0);
-  for (int d = 0; d < p.directions; ++d) {
-    // W_d is [G*H, I]: B = W_d^T has element (i, j) at j * I + i; likewise R_d^T with H.
-    input_[d].prepare(p.input, gh, w + d * gh * p.input, 1, p.input, graph::FusedActivation{},
-                      w_owner);
-    const float* rd = r + d * gh * H;
-    gates_[d].prepare(H, gates_of_h(p) * H, rd, 1, H, r_owner);
-    if (!gru_h_.empty()) gru_h_[d].prepare(H, H, rd + kGateH * H * H, 1, H, r_owner);
-    if (!rows) continue;
-    gates_rows_[d].prepare(H, gates_of_h(p) * H, rd, 1, H, graph::FusedActivation{}, r_owner);
-    if (!gru_h_rows_.empty())
-      gru_h_rows_[d].prepare(H, H, rd + kGateH * H * H, 1, H, graph::FusedActivation{}, r_owner);
-  }
+  const int64_t H = p.hidden;
+  gates_ = p.gates;
+  input_.resize(p.directions * p.gates);
+  rec_.resize(p.directions * p.gates);
+  rec_rows_.resize(p.batch >= 2 ? p.directions * p.gates : 0);
+  for (int d = 0; d < p.directions; ++d)
+    for (int g = 0; g < p.gates; ++g) {
+      // W_dg is [H, I]: B = W_dg^T has element (i, j) at j * I + i; likewise R_dg^T with H.
+      const int i = d * p.gates + g;
+      input_[i].prepare(p.input, H, w + i * H * p.input, 1, p.input, graph::FusedActivation{},
+                        w_owner);
+      rec_[i].prepare(H, H, r + i * H * H, 1, H, r_owner);
+      if (!rec_rows_.empty())
+        rec_rows_[i].prepare(H, H, r + i * H * H, 1, H, graph::FusedActivation{}, r_owner);
+    }
 }
 
 int64_t PackedRecurrence::group_floats(const RecurrentPlan& p, int64_t rows) {
-  // Per row: the chunk's input projection, the step's gates, a product's rows, and two
-  // rows of H (GRU's r * h, and tanh(c) or the GRU h gate's recurrent term).
-  return rows * ((kChunk + 2) * p.gates * p.hidden + 2 * p.hidden);
+  // Per row: the chunk's input projection, the step's gates, a product's rows, and three
+  // rows of H (the next h, GRU's r * h, and tanh(c) or the GRU h gate's recurrent term).
+  return rows * ((kChunk + 2) * p.gates * p.hidden + 3 * p.hidden);
 }
 
-void PackedRecurrence::recurrent_product(const PackedGemv& v, const PackedGemm& m, const float* in,
-                                         int64_t rows, float* out, int64_t ld, bool accumulate,
-                                         float* tmp) {
-  if (rows == 1) return v.run(in, out, accumulate);
-  const int64_t n = v.n();
-  m.run_serial(in, v.k(), rows, tmp, n);
+void PackedRecurrence::recurrent_product(int d, int g, const float* in, int64_t rows, float* out,
+                                         int64_t ld, bool accumulate, float* tmp, int64_t j0,
+                                         int64_t j1) const {
+  const int i = d * gates_ + g;
+  if (rows == 1) return rec_[i].run(in, out, accumulate, j0, j1);
+  rec_rows_[i].run_serial(in, rec_[i].k(), rows, tmp, ld, j0, j1);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < n; ++j)
-      out[r * ld + j] = accumulate ? out[r * ld + j] + tmp[r * n + j] : tmp[r * n + j];
+    for (int64_t j = j0; j < j1; ++j)
+      out[r * ld + j] = accumulate ? out[r * ld + j] + tmp[r * ld + j] : tmp[r * ld + j];
 }
 
 void PackedRecurrence::run(
     const RecurrentPlan& p, int d, int64_t b0, int64_t rows, int64_t len, const float* x,
-    const float* bias, const float* peep, float* h, float* c, float* ws,
-    const std::function<void(int64_t, int64_t, const float*)>& step_done) const {
+    const float* bias, const float* peep, float* h, float* c, float* ws, const Team& team,
+    const std::function<void(int64_t, int64_t, const float*, int64_t, int64_t)>& step_done) const {
   const int64_t H = p.hidden, gh = p.gates * H;
   const bool reverse = p.reverse_only || d == 1;
   const bool lstm = p.kind == graph::RecurrentAttrs::kLstm;
   const bool gru = p.kind == graph::RecurrentAttrs::kGru;
   const bool fast_gates = default_gates(p, d, peep);
   const RnnActivation* act = p.act[d];
-  static const PackedGemm kNoGemm;
-  const PackedGemm& gates_rows = rows > 1 ? gates_rows_[d] : kNoGemm;
-  const PackedGemm& gru_h_rows = rows > 1 && gru ? gru_h_rows_[d] : kNoGemm;
+  const auto [u0, u1] = units_of(p, team.index, team.count);
+  const int64_t width = u1 - u0;
+  auto meet = [&] {
+    if (team.count > 1) team.barrier->arrive_and_wait();
+  };
   float* xw = ws;                        // [kChunk][rows][G*H]
   float* pre = xw + kChunk * rows * gh;  // [rows][G*H]
   float* tmp = pre + rows * gh;          // [rows][G*H], a product's rows
-  float* rh = tmp + rows * gh;           // [rows][H], GRU's r * h
+  float* next = tmp + rows * gh;         // [rows][H], the step's h
+  float* rh = next + rows * H;           // [rows][H], GRU's r * h
   float* aux = rh + rows * H;            // [rows][H]
+  // h_{t-1} is read whole by every member's product while each writes its units of h_t:
+  // the two alternate between h and `next`.
+  float* h_prev = h;
+  float* h_new = next;
   // Consecutive steps of one batch entry are x_step floats apart in X.
   const int64_t x_step = p.layout == 0 ? p.batch * p.input : p.input;
   auto bias_at = [&](int64_t k) { return bias ? bias[d * 2 * gh + k] : 0.0f; };
+  meet();  // every member's units of the initial h are in place
   for (int64_t s0 = 0; s0 < len; s0 += kChunk) {
     const int64_t steps = std::min(kChunk, len - s0);
     const int64_t t_lo = reverse ? len - s0 - steps : s0;  // the chunk's first step in time
     for (int64_t r = 0; r < rows; ++r)
-      input_[d].run_serial(x + rnn_x_offset(p, t_lo, b0 + r), x_step, steps, xw + r * gh,
-                           rows * gh);
+      for (int g = 0; g < p.gates; ++g)
+        input_[d * p.gates + g].run_serial(x + rnn_x_offset(p, t_lo, b0 + r), x_step, steps,
+                                           xw + r * gh + g * H, rows * gh, u0, u1);
     for (int64_t s = s0; s < s0 + steps; ++s) {
       const int64_t t = reverse ? len - 1 - s : s;
       const float* xw_t = xw + (t - t_lo) * rows * gh;
       // Both biases on every gate but GRU's h gate, whose recurrent bias goes with R h.
       for (int64_t r = 0; r < rows; ++r)
-        for (int64_t k = 0; k < gh; ++k)
-          pre[r * gh + k] =
-              xw_t[r * gh + k] + bias_at(k) + (gru && k >= 2 * H ? 0.0f : bias_at(gh + k));
-      recurrent_product(gates_[d], gates_rows, h, rows, pre, gh, /*accumulate=*/true, tmp);
+        for (int g = 0; g < p.gates; ++g)
+          for (int64_t k = g * H + u0; k < g * H + u1; ++k)
+            pre[r * gh + k] =
+                xw_t[r * gh + k] + bias_at(k) + (gru && k >= 2 * H ? 0.0f : bias_at(gh + k));
+      for (int g = 0; g < gates_of_h(p); ++g)
+        recurrent_product(d, g, h_prev, rows, pre + g * H, gh, /*accumulate=*/true, tmp + g * H, u0,
+                          u1);
       for (int64_t r = 0; r < rows; ++r) {
-        float *pr = pre + r * gh, *hr = h + r * H, *cr = c + r * H, *ar = aux + r * H;
+        float *pr = pre + r * gh, *hn = h_new + r * H, *cr = c + r * H, *ar = aux + r * H;
         if (lstm && fast_gates) {
-          // i, o, f are gates 0-2 (contiguous), c's candidate gate 3.
-          sigmoid_f32(pr, pr, 3 * H);
-          tanh_f32(pr + 3 * H, pr + 3 * H, H);
+          // i, o, f are gates 0-2, c's candidate gate 3.
+          for (int g = 0; g < 3; ++g) sigmoid_f32(pr + g * H + u0, pr + g * H + u0, width);
+          tanh_f32(pr + 3 * H + u0, pr + 3 * H + u0, width);
           const float *in = pr, *out = pr + H, *forget = pr + 2 * H, *cand = pr + 3 * H;
-          for (int64_t j = 0; j < H; ++j) cr[j] = forget[j] * cr[j] + in[j] * cand[j];
-          tanh_f32(cr, ar, H);
-          for (int64_t j = 0; j < H; ++j) hr[j] = out[j] * ar[j];
+          for (int64_t j = u0; j < u1; ++j) cr[j] = forget[j] * cr[j] + in[j] * cand[j];
+          tanh_f32(cr + u0, ar + u0, width);
+          for (int64_t j = u0; j < u1; ++j) hn[j] = out[j] * ar[j];
         } else if (lstm) {
-          // lstm_unit reads the gates and c, not h: h is written in place.
-          for (int64_t j = 0; j < H; ++j) {
+          for (int64_t j = u0; j < u1; ++j) {
             const float pi = peep ? peep[d * 3 * H + j] : 0.0f;
             const float po = peep ? peep[d * 3 * H + H + j] : 0.0f;
             const float pf = peep ? peep[d * 3 * H + 2 * H + j] : 0.0f;
-            hr[j] = lstm_unit(p, act, pr, j, pi, po, pf, &cr[j]);
+            hn[j] = lstm_unit(p, act, pr, j, pi, po, pf, &cr[j]);
           }
         } else if (gru && fast_gates) {
-          sigmoid_f32(pr, pr, 2 * H);  // z and r
+          for (int g = 0; g < 2; ++g) sigmoid_f32(pr + g * H + u0, pr + g * H + u0, width);
         } else if (gru) {
-          for (int64_t j = 0; j < 2 * H; ++j) pr[j] = rnn_activate(act[0], rnn_clip(pr[j], p.clip));
+          for (int g = 0; g < 2; ++g)
+            for (int64_t j = g * H + u0; j < g * H + u1; ++j)
+              pr[j] = rnn_activate(act[0], rnn_clip(pr[j], p.clip));
         } else if (fast_gates) {
-          tanh_f32(pr, hr, H);
+          tanh_f32(pr + u0, hn + u0, width);
         } else {
-          for (int64_t j = 0; j < H; ++j) hr[j] = rnn_activate(act[0], rnn_clip(pr[j], p.clip));
+          for (int64_t j = u0; j < u1; ++j) hn[j] = rnn_activate(act[0], rnn_clip(pr[j], p.clip));
         }
       }
       if (gru) {
         // aux = the h gate's recurrent term: r * (R_h h + Rb_h), or R_h (r * h) + Rb_h.
         const float* br_h = bias ? bias + d * 2 * gh + gh + kGateH * H : nullptr;
         if (p.linear_before_reset) {
-          recurrent_product(gru_h_[d], gru_h_rows, h, rows, aux, H, false, tmp);
+          recurrent_product(d, kGateH, h_prev, rows, aux, H, false, tmp, u0, u1);
           for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = 0; j < H; ++j)
+            for (int64_t j = u0; j < u1; ++j)
               aux[r * H + j] =
                   pre[r * gh + kGateR * H + j] * (aux[r * H + j] + (br_h ? br_h[j] : 0.0f));
         } else {
           for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = 0; j < H; ++j)
-              rh[r * H + j] = pre[r * gh + kGateR * H + j] * h[r * H + j];
-          recurrent_product(gru_h_[d], gru_h_rows, rh, rows, aux, H, false, tmp);
+            for (int64_t j = u0; j < u1; ++j)
+              rh[r * H + j] = pre[r * gh + kGateR * H + j] * h_prev[r * H + j];
+          meet();  // R_h (r * h) reads every member's units of r * h
+          recurrent_product(d, kGateH, rh, rows, aux, H, false, tmp, u0, u1);
           if (br_h)
             for (int64_t r = 0; r < rows; ++r)
-              for (int64_t j = 0; j < H; ++j) aux[r * H + j] += br_h[j];
+              for (int64_t j = u0; j < u1; ++j) aux[r * H + j] += br_h[j];
         }
         for (int64_t r = 0; r < rows; ++r) {
           const float* z = pre + r * gh + kGateZ * H;
-          float *hr = h + r * H, *ar = aux + r * H;
+          const float* hp = h_prev + r * H;
+          float *hn = h_new + r * H, *ar = aux + r * H;
           if (fast_gates) {
             float* cand = pre + r * gh + kGateH * H;
-            for (int64_t j = 0; j < H; ++j) cand[j] += ar[j];
-            tanh_f32(cand, cand, H);
-            for (int64_t j = 0; j < H; ++j) hr[j] = (1.0f - z[j]) * cand[j] + z[j] * hr[j];
-          } else {  // gru_unit reads unit j's previous h only
-            for (int64_t j = 0; j < H; ++j)
-              hr[j] = gru_unit(p, act, pre + r * gh, j, z[j], ar[j], hr[j]);
+            for (int64_t j = u0; j < u1; ++j) cand[j] += ar[j];
+            tanh_f32(cand + u0, cand + u0, width);
+            for (int64_t j = u0; j < u1; ++j) hn[j] = (1.0f - z[j]) * cand[j] + z[j] * hp[j];
+          } else {
+            for (int64_t j = u0; j < u1; ++j)
+              hn[j] = gru_unit(p, act, pre + r * gh, j, z[j], ar[j], hp[j]);
           }
         }
       }
-      for (int64_t r = 0; r < rows; ++r) step_done(t, r, h + r * H);
+      for (int64_t r = 0; r < rows; ++r) step_done(t, r, h_new + r * H, u0, u1);
+      std::swap(h_prev, h_new);
+      meet();  // the next step's product reads every member's units of h_t
     }
   }
+  // The last step's h is in h_prev: hand it back in h.
+  if (h_prev != h)
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(h_prev + r * H + u0, h_prev + r * H + u1, h + r * H + u0);
 }
 
 void PackedRecurrence::held_constants(std::vector<HeldConstant>& out) const {
   for (const PackedGemm& g : input_) out.push_back(g.held_constant());
-  for (const PackedGemv& g : gates_) out.push_back(g.held_constant());
-  for (const PackedGemv& g : gru_h_) out.push_back(g.held_constant());
-  for (const PackedGemm& g : gates_rows_) out.push_back(g.held_constant());
-  for (const PackedGemm& g : gru_h_rows_) out.push_back(g.held_constant());
+  for (const PackedGemv& g : rec_) out.push_back(g.held_constant());
+  for (const PackedGemm& g : rec_rows_) out.push_back(g.held_constant());
 }
 
 }  // namespace amp::kernels::cpu

@@ -7,9 +7,11 @@
 // non-default activations shows here. Sizes cross the packed pieces' edges: hidden sizes
 // that fill no 64-column panel (20, 70), an odd input size, and more steps than one chunk
 // of the input projection (37 > 32); batches with sequence_lens (a group per entry) and
-// without (the batch in lockstep). W and R are constants (initializers), as exported.
-// W and R given as run-time inputs take the direct loops in both types, and are checked
-// too. Under tests/tools/run_as_avx2_cpu.sh the same runs as on an AVX2-only CPU.
+// without (the batch in lockstep); one sequence (or one lockstep group) at 2-4 threads,
+// which split its units between them (hidden sizes of 2 and 3 blocks of 64 units). W and R are
+// constants (initializers), as exported. W and R given as run-time inputs take the direct loops in
+// both types, and are checked too. Under tests/tools/run_as_avx2_cpu.sh the same runs as on an
+// AVX2-only CPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +158,14 @@ const std::vector<Case>& cases() {
       {"GRU reset before the product", OpType::kGRU, 33, 2, 9, 20, "forward", 1, false, true},
       {"GRU clip", OpType::kGRU, 8, 1, 4, 20, "reverse", 0, false, false, false, 0.5f},
       {"RNN default", OpType::kRNN, 40, 2, 11, 70, "bidirectional", 0, true, true},
+      // One sequence, its units split between threads (3 blocks of 64: uneven at 2 threads).
+      {"LSTM one sequence", OpType::kLSTM, 35, 1, 9, 150},
+      {"LSTM bidirectional, one sequence", OpType::kLSTM, 35, 1, 9, 130, "bidirectional"},
+      {"GRU reset before the product, one sequence", OpType::kGRU, 21, 1, 9, 150, "forward", 0,
+       false, true},
+      {"LSTM peepholes, clip, coupled gates, one sequence", OpType::kLSTM, 12, 1, 7, 140, "forward",
+       0, false, true, true, 0.8f, true},
+      {"RNN reverse, one sequence", OpType::kRNN, 35, 1, 7, 130, "reverse"},
       {"RNN relu",
        OpType::kRNN,
        8,
@@ -194,7 +204,7 @@ const std::vector<Case>& cases() {
 TEST(CpuRecurrent, F32MatchesF64InEveryConfiguration) {
   const unsigned seed = std::random_device{}();
   for (const Case& c : cases())
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 3, 4}) {
       std::ostringstream label;
       label << c.label << ", " << threads << " thread(s), seed " << seed;
       // f32 rounding carried through up to 40 steps of the recurrence.
@@ -204,9 +214,9 @@ TEST(CpuRecurrent, F32MatchesF64InEveryConfiguration) {
     }
 }
 
-// What the packed path keeps is reported for the memory report: per direction the input
-// projection's panels and R's GEMV panels, plus R's GEMM panels when a batch can run in
-// lockstep.
+// What the packed path keeps is reported for the memory report: per direction and gate the
+// input projection's panels and R's GEMV panels, plus R's GEMM panels when a batch can run
+// in lockstep.
 TEST(CpuRecurrent, PackedWeightsAreAllReported) {
   if (!kernels::cpu::PackedRecurrence::suits_this_cpu())
     GTEST_SKIP() << "this CPU has no AVX2 + FMA (the packed path's ISA)";
@@ -223,8 +233,8 @@ TEST(CpuRecurrent, PackedWeightsAreAllReported) {
     packed.prepare(p, w.data(), nullptr, r.data(), nullptr);
     std::vector<kernels::HeldConstant> held;
     packed.held_constants(held);
-    // W; R's z and r gates and its h gate as GEMVs; the same two as GEMMs for a batch.
-    EXPECT_EQ(held.size(), static_cast<size_t>(2 * (batch >= 2 ? 5 : 3))) << "batch " << batch;
+    // Per direction and gate: W's panels, R's as a GEMV and, for a batch, R's as a GEMM.
+    EXPECT_EQ(held.size(), static_cast<size_t>(2 * 3 * (batch >= 2 ? 3 : 2))) << "batch " << batch;
     for (const kernels::HeldConstant& c : held) EXPECT_GT(c.bytes, 0u);
   }
 }
