@@ -4,8 +4,10 @@
 For every model folder (model.onnx) under --models, every extra .onnx given with --model,
 and with --demo GENERATOR the 6-layer BERT-style encoders that amp-make-demo-models
 --bench-models writes (decomposed and fused LayerNorm/GELU, batch 2 x 16 tokens; the fused one
-also at 2 x 128 tokens) and its three detectors (a ShuffleNetV2 YOLO at 352x352, a DB text
-detector at 640x640, YOLOv8n at 320x320; tools/demo/bench_detectors.h): seeded
+also at 2 x 128 tokens), its three detectors (a ShuffleNetV2 YOLO at 352x352, a DB text
+detector at 640x640, YOLOv8n at 320x320; tools/demo/bench_detectors.h) and its three
+speech-style recurrent models (two LSTM or GRU layers of 256 units over one stream, one
+bidirectional LSTM layer over a batch of 4, 200 frames; tools/demo/bench_speech.h): seeded
 random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
 folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
@@ -245,17 +247,18 @@ def main():
     ap.add_argument("--busy", action="store_true",
                     help="also measure while `yes > /dev/null` keeps one core busy")
     ap.add_argument("--json", help="write the measurements here too")
-    ap.add_argument("--demo", help="amp-make-demo-models: add its --bench-models encoders and "
-                    "detectors")
+    ap.add_argument("--demo", help="amp-make-demo-models: add its --bench-models encoders, "
+                    "detectors and recurrent models")
     ap.add_argument("--dim", action="append", default=[],
-                    help="NAME=VALUE for a symbolic dim (repeatable; --demo sets N=2)")
+                    help="NAME=VALUE for a symbolic dim (repeatable; --demo sets N=2 and "
+                    "T=200)")
     ap.add_argument("--as-avx2", metavar="LIB",
                     help="libamp-as-avx2-cpu.so: run both runtimes as on an AVX2-only CPU")
     args = ap.parse_args()
     if args.as_avx2:
         run_as_avx2(os.path.abspath(args.as_avx2))
     named_dims = {}
-    for d in args.dim + (["N=2"] if args.demo else []):
+    for d in args.dim + (["N=2", "T=200"] if args.demo else []):
         k, v = d.split("=", 1)
         named_dims.setdefault(k, int(v))
 
@@ -271,7 +274,8 @@ def main():
         subprocess.run([args.demo, demo_dir.name, "--bench-models"], check=True,
                        stdout=subprocess.DEVNULL)
         for name in ("demo_bert6_pytorch", "demo_bert6_fused", "demo_bert6_fused_128",
-                     "demo_shuffle_yolo", "demo_db_text_det", "demo_yolov8n"):
+                     "demo_shuffle_yolo", "demo_db_text_det", "demo_yolov8n", "demo_speech_lstm",
+                     "demo_speech_gru", "demo_speech_bilstm"):
             models.append((name, os.path.join(demo_dir.name, name + ".onnx")))
     if not models:
         sys.exit(f"no models under {args.models} and none given with --model")

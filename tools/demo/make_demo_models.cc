@@ -19,7 +19,8 @@
 //     the transformer rows of tools/bench/bench_vs_ort.py, run by ONNX Runtime and amprun;
 //     demo_bert6_fused_128.onnx, the fused form at 128 tokens (BERT's usual length, where
 //     attention is a fifth of the products, not a fiftieth); and that script's detectors,
-//     demo_shuffle_yolo.onnx, demo_db_text_det.onnx and demo_yolov8n.onnx (bench_detectors.h).
+//     demo_shuffle_yolo.onnx, demo_db_text_det.onnx and demo_yolov8n.onnx (bench_detectors.h);
+//     and its recurrent models, demo_speech_{lstm,gru,bilstm}.onnx (bench_speech.h).
 //   With --search-model, only demo_bert14_pytorch.onnx: the PyTorch form at 14 layers of
 //     that width (728 nodes), the size the accuracy search's "700-node transformer in under
 //     10 seconds" goal is measured on (runtime/accuracy_search.h).
@@ -47,6 +48,7 @@
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
 #include "tools/demo/bench_detectors.h"
+#include "tools/demo/bench_speech.h"
 #include "tools/demo/model_builder.h"
 
 namespace {
@@ -396,13 +398,16 @@ int main(int argc, char** argv) {
   if (attention) return write(attention_only(), dir / "demo_attention.amp");
   if (search)  // 98 MB: written only when asked for
     return write(bert(/*fused=*/false, kSearchBert), dir / "demo_bert14_pytorch.onnx");
-  if (bench)  // 3 x 42 MB and 3 x 2-10 MB: written only when asked for
+  if (bench)  // 3 x 42 MB and 6 x 2-10 MB: written only when asked for
     return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
            write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx") |
            write(bert(/*fused=*/true, kBenchBert128), dir / "demo_bert6_fused_128.onnx") |
            write(amp::demo::shuffle_yolo(), dir / "demo_shuffle_yolo.onnx") |
            write(amp::demo::db_text_detector(), dir / "demo_db_text_det.onnx") |
-           write(amp::demo::yolov8n(320), dir / "demo_yolov8n.onnx");
+           write(amp::demo::yolov8n(320), dir / "demo_yolov8n.onnx") |
+           write(amp::demo::speech_lstm(), dir / "demo_speech_lstm.onnx") |
+           write(amp::demo::speech_gru(), dir / "demo_speech_gru.onnx") |
+           write(amp::demo::speech_bilstm(), dir / "demo_speech_bilstm.onnx");
   return write(resnet(), dir / "demo_resnet.amp") |
          write(transformer(), dir / "demo_transformer.amp") |
          write(bert(/*fused=*/false), dir / "demo_bert_pytorch.amp") |
