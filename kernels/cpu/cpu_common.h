@@ -29,6 +29,8 @@
 // AMP_AVX2_FMA on code written with AVX2 / FMA intrinsics (the packed GEMM, the Winograd
 // convolution): compiled for that ISA only; callers check the CPU has it before calling.
 #define AMP_AVX2_FMA __attribute__((target("avx2,fma")))
+// AMP_AVX512F likewise for AVX-512 intrinsics (gemm_strip_avx512.h: cpu_has_avx512f()).
+#define AMP_AVX512F __attribute__((target("avx512f")))
 
 namespace amp::kernels::cpu {
 

@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/shared_constants.h"
 #include "kernels/cpu/vector_activation.h"
 
@@ -21,27 +22,37 @@ int64_t panel_count(int64_t n) {
 }
 
 // Rows [0, rows) of y (rows ldy apart) for panels [p0, p1), then the activation over
-// them; x's rows are ldx apart.
+// them; x's rows are ldx apart. With `accumulate` the product adds to y's values.
 AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t k,
                              const float* packed, int64_t n, const float* bias,
                              const graph::FusedActivation& act, float* y, int64_t ldy, int64_t p0,
-                             int64_t p1) {
+                             int64_t p1, bool accumulate = false) {
   const int64_t j0 = p0 * kNr, j1 = std::min(n, p1 * kNr);
   const int64_t padded_n = panel_count(n) * kNr;
+  static const bool avx512 = cpu_has_avx512f();
+  // Panels a strip covers at once: the AVX-512 kernel takes up to three.
+  const int64_t step = avx512 ? kAvx512StripPanels : 1;
   for (int64_t m0 = 0; m0 < rows; m0 += kMc) {
     const int64_t m1 = std::min(rows, m0 + kMc);
     for (int64_t k0 = 0; k0 < k; k0 += kKc) {
       const int64_t kc = std::min(kKc, k - k0);
-      for (int64_t p = p0; p < p1; ++p) {
-        const int64_t j = p * kNr, width = std::min(kNr, n - j);
+      const bool first = k0 == 0 && !accumulate;  // the first K slice starts from the bias
+      for (int64_t p = p0, panels = 0; p < p1; p += panels) {
+        // Four panels left go as two pairs: a lone panel keeps half the FMA chains.
+        panels = p1 - p == 4 && step == 3 ? 2 : std::min(step, p1 - p);
+        const int64_t j = p * kNr, width = std::min(panels * kNr, n - j);
         const float* bp = packed + k0 * padded_n + p * kc * kNr;
         const float* bias_j = bias != nullptr ? bias + j : nullptr;
         const int64_t strips = strip_count(m1 - m0);
         for (int64_t s = 0; s < strips; ++s) {
           const int64_t m = m0 + strip_begin(m1 - m0, strips, s);
           const int64_t mr = m0 + strip_begin(m1 - m0, strips, s + 1) - m;
-          gemm_strip_avx2(mr, x + m * ldx + k0, ldx, bp, kNr, kc, y + m * ldy + j, ldy, bias_j,
-                          k0 == 0, width, /*b_rows_padded=*/true);
+          if (avx512)
+            gemm_strip_avx512(mr, x + m * ldx + k0, ldx, bp, kc * kNr, static_cast<int>(panels), kc,
+                              y + m * ldy + j, ldy, bias_j, first, width);
+          else
+            gemm_strip_avx2(mr, x + m * ldx + k0, ldx, bp, kNr, kc, y + m * ldy + j, ldy, bias_j,
+                            first, width, /*b_rows_padded=*/true);
         }
       }
     }
@@ -118,13 +129,13 @@ void PackedGemm::run(const float* x, int64_t rows, const float* bias, float* y, 
 
 void PackedGemm::run_serial(const float* x, int64_t ldx, int64_t rows, float* y,
                             int64_t ldy) const {
-  run_serial(x, ldx, rows, y, ldy, 0, n_);
+  run_serial(x, ldx, rows, y, ldy, 0, n_, nullptr, false);
 }
 
 void PackedGemm::run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy,
-                            int64_t j0, int64_t j1) const {
-  run_panels(x, ldx, rows, k_, b_.get(), n_, nullptr, graph::FusedActivation{}, y, ldy, j0 / kNr,
-             panel_count(j1));
+                            int64_t j0, int64_t j1, const float* bias, bool accumulate) const {
+  run_panels(x, ldx, rows, k_, b_.get(), n_, accumulate ? nullptr : bias, graph::FusedActivation{},
+             y, ldy, j0 / kNr, panel_count(j1), accumulate);
 }
 
 }  // namespace amp::kernels::cpu

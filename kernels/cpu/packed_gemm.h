@@ -65,14 +65,17 @@ class PackedGemm {
 
   // On the calling thread, without the bias or the activation: y [rows, N] = x [rows, K] B,
   // x's rows ldx apart, y's ldy apart. The Winograd convolution's products
-  // (winograd_conv.h) run so, one per transformed window position.
+  // (winograd_conv.h) run so, one per transformed window position, and the recurrent
+  // layers' (recurrent_packed.h), which also run on CPUs with AVX-512: there the strips are
+  // gemm_strip_avx512.h's, up to three panels wide, with the same sums.
   void run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy) const;
 
-  // The same over columns [j0, j1) only (y still indexed from column 0); j0 and j1 multiples
-  // of kColumns (or j1 == N): whole panels. The recurrent layers split units between threads
-  // so.
+  // The same over columns [j0, j1) only (y and bias still indexed from column 0), plus
+  // bias[j] (null: none), or added to y's values when `accumulate` (then without bias); j0
+  // and j1 multiples of kColumns (or j1 == N): whole panels. The recurrent layers split
+  // units between threads so, and accumulate each step's product onto its input projection.
   void run_serial(const float* x, int64_t ldx, int64_t rows, float* y, int64_t ldy, int64_t j0,
-                  int64_t j1) const;
+                  int64_t j1, const float* bias, bool accumulate) const;
 
   // The packed panels, for the memory report.
   HeldConstant held_constant() const;

@@ -8,8 +8,11 @@
 // zero-padded), so that a panel streams contiguously. Per panel, 8 AVX2 accumulators hold
 // its 64 outputs for the whole K loop: per k, one broadcast of x[k], 8 loads of B and 8
 // independent FMAs, enough chains to hide FMA latency; loads (2 a cycle) bound it at about
-// 1.8 FMAs a cycle. The last panel stores only its valid columns. Accumulation runs over k
-// in order, one FMA a step.
+// 1.8 FMAs a cycle. Where AVX-512 is visible (cpu_has_avx512f(), gemm_strip_avx512.h) two
+// panels run together in 8 registers of 16, half the instructions for the same stream (a
+// 2-layer LSTM-256 over 200 steps, one thread: 6.3 -> 4.3 ms, with the AVX-512 strips for
+// its input projection; Intel Xeon model 167). The last panel stores only its valid
+// columns. Accumulation runs over k in order, one FMA a step, on either ISA.
 //
 // Packed panels are shared between kernels that pack the same constant of the same owner
 // the same way (shared_constants.h), as the packed GEMM's are.

@@ -68,20 +68,18 @@ void PackedRecurrence::prepare(const RecurrentPlan& p, const float* w,
 }
 
 int64_t PackedRecurrence::group_floats(const RecurrentPlan& p, int64_t rows) {
-  // Per row: the chunk's input projection, the step's gates, a product's rows, and three
-  // rows of H (the next h, GRU's r * h, and tanh(c) or the GRU h gate's recurrent term).
-  return rows * ((kChunk + 2) * p.gates * p.hidden + 3 * p.hidden);
+  // Per row: the chunk's input projection and three rows of H (the next h, GRU's r * h, and
+  // tanh(c) or the GRU h gate's recurrent term); and the biases (G*H, counted per row so
+  // that a group of rows needs rows times what one needs).
+  return rows * ((kChunk + 1) * p.gates * p.hidden + 3 * p.hidden);
 }
 
 void PackedRecurrence::recurrent_product(int d, int g, const float* in, int64_t rows, float* out,
-                                         int64_t ld, bool accumulate, float* tmp, int64_t j0,
+                                         int64_t ld, bool accumulate, int64_t j0,
                                          int64_t j1) const {
   const int i = d * gates_ + g;
   if (rows == 1) return rec_[i].run(in, out, accumulate, j0, j1);
-  rec_rows_[i].run_serial(in, rec_[i].k(), rows, tmp, ld, j0, j1);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = j0; j < j1; ++j)
-      out[r * ld + j] = accumulate ? out[r * ld + j] + tmp[r * ld + j] : tmp[r * ld + j];
+  rec_rows_[i].run_serial(in, rec_[i].k(), rows, out, ld, j0, j1, nullptr, accumulate);
 }
 
 void PackedRecurrence::run(
@@ -99,19 +97,24 @@ void PackedRecurrence::run(
   auto meet = [&] {
     if (team.count > 1) team.barrier->arrive_and_wait();
   };
-  float* xw = ws;                        // [kChunk][rows][G*H]
-  float* pre = xw + kChunk * rows * gh;  // [rows][G*H]
-  float* tmp = pre + rows * gh;          // [rows][G*H], a product's rows
-  float* next = tmp + rows * gh;         // [rows][H], the step's h
-  float* rh = next + rows * H;           // [rows][H], GRU's r * h
-  float* aux = rh + rows * H;            // [rows][H]
+  float* xw = ws;                           // [kChunk][rows][G*H]
+  float* biases = xw + kChunk * rows * gh;  // [G*H]
+  float* next = biases + rows * gh;         // [rows][H], the step's h
+  float* rh = next + rows * H;              // [rows][H], GRU's r * h
+  float* aux = rh + rows * H;               // [rows][H]
   // h_{t-1} is read whole by every member's product while each writes its units of h_t:
   // the two alternate between h and `next`.
   float* h_prev = h;
   float* h_new = next;
   // Consecutive steps of one batch entry are x_step floats apart in X.
   const int64_t x_step = p.layout == 0 ? p.batch * p.input : p.input;
-  auto bias_at = [&](int64_t k) { return bias ? bias[d * 2 * gh + k] : 0.0f; };
+  // Both biases on every gate but GRU's h gate, whose recurrent bias goes with R h: they
+  // start the input projection, onto which each step's recurrent product accumulates.
+  const float* bias_d = bias ? bias + d * 2 * gh : nullptr;
+  if (bias_d)
+    for (int g = 0; g < p.gates; ++g)
+      for (int64_t k = g * H + u0; k < g * H + u1; ++k)
+        biases[k] = bias_d[k] + (gru && g == kGateH ? 0.0f : bias_d[gh + k]);
   meet();  // every member's units of the initial h are in place
   for (int64_t s0 = 0; s0 < len; s0 += kChunk) {
     const int64_t steps = std::min(kChunk, len - s0);
@@ -119,19 +122,15 @@ void PackedRecurrence::run(
     for (int64_t r = 0; r < rows; ++r)
       for (int g = 0; g < p.gates; ++g)
         input_[d * p.gates + g].run_serial(x + rnn_x_offset(p, t_lo, b0 + r), x_step, steps,
-                                           xw + r * gh + g * H, rows * gh, u0, u1);
+                                           xw + r * gh + g * H, rows * gh, u0, u1,
+                                           bias_d ? biases + g * H : nullptr, false);
     for (int64_t s = s0; s < s0 + steps; ++s) {
       const int64_t t = reverse ? len - 1 - s : s;
-      const float* xw_t = xw + (t - t_lo) * rows * gh;
-      // Both biases on every gate but GRU's h gate, whose recurrent bias goes with R h.
-      for (int64_t r = 0; r < rows; ++r)
-        for (int g = 0; g < p.gates; ++g)
-          for (int64_t k = g * H + u0; k < g * H + u1; ++k)
-            pre[r * gh + k] =
-                xw_t[r * gh + k] + bias_at(k) + (gru && k >= 2 * H ? 0.0f : bias_at(gh + k));
+      // The step's gates [rows][G*H]: its input projection, onto which the recurrent
+      // product accumulates, activated in place.
+      float* pre = xw + (t - t_lo) * rows * gh;
       for (int g = 0; g < gates_of_h(p); ++g)
-        recurrent_product(d, g, h_prev, rows, pre + g * H, gh, /*accumulate=*/true, tmp + g * H, u0,
-                          u1);
+        recurrent_product(d, g, h_prev, rows, pre + g * H, gh, /*accumulate=*/true, u0, u1);
       for (int64_t r = 0; r < rows; ++r) {
         float *pr = pre + r * gh, *hn = h_new + r * H, *cr = c + r * H, *ar = aux + r * H;
         if (lstm && fast_gates) {
@@ -165,7 +164,7 @@ void PackedRecurrence::run(
         // aux = the h gate's recurrent term: r * (R_h h + Rb_h), or R_h (r * h) + Rb_h.
         const float* br_h = bias ? bias + d * 2 * gh + gh + kGateH * H : nullptr;
         if (p.linear_before_reset) {
-          recurrent_product(d, kGateH, h_prev, rows, aux, H, false, tmp, u0, u1);
+          recurrent_product(d, kGateH, h_prev, rows, aux, H, false, u0, u1);
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = u0; j < u1; ++j)
               aux[r * H + j] =
@@ -175,7 +174,7 @@ void PackedRecurrence::run(
             for (int64_t j = u0; j < u1; ++j)
               rh[r * H + j] = pre[r * gh + kGateR * H + j] * h_prev[r * H + j];
           meet();  // R_h (r * h) reads every member's units of r * h
-          recurrent_product(d, kGateH, rh, rows, aux, H, false, tmp, u0, u1);
+          recurrent_product(d, kGateH, rh, rows, aux, H, false, u0, u1);
           if (br_h)
             for (int64_t r = 0; r < rows; ++r)
               for (int64_t j = u0; j < u1; ++j) aux[r * H + j] += br_h[j];

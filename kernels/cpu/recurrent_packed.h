@@ -30,6 +30,13 @@
 //     input-forget gate (what PyTorch and TensorFlow export) are activated a gate at a time
 //     by the vectorized sigmoid_f32 / tanh_f32 (vector_exp.h); any other configuration
 //     takes the shared per-unit functions (lstm_unit, gru_unit, rnn_activate).
+//   - Both biases (GRU's h gate: W's only) start the input projection's sums, and each
+//     step's recurrent product accumulates onto the step's rows of it, which the gates then
+//     activate in place: no copies of the gates per step.
+// On CPUs with AVX-512 the same products run 16 lanes wide (packed_gemv.h, gemm_strip_avx512.h;
+// the panels are the same): one thread, 200 frames, ONNX Runtime 1.32 with its AVX-512
+// kernels alongside, a 2-layer LSTM-256 6.3 -> 4.3 ms (ORT 4.9), GRU-256 4.3 -> 3.1 (4.0),
+// a bidirectional LSTM-256 at batch 4 13.6 -> 8.2 (7.9), Intel Xeon model 167.
 // Products accumulate in fp32 in a different order than the direct loops: results agree to
 // fp32 rounding, not bit for bit.
 #pragma once
@@ -95,10 +102,10 @@ class PackedRecurrence {
   void held_constants(std::vector<HeldConstant>& out) const;
 
  private:
-  // out[r][j0, j1) (+)= in[r] R_g^T for r < rows (in's rows H apart, out's and tmp's ld
-  // apart): by the GEMV for one row, by the GEMM's strips (into tmp, then added) for several.
+  // out[r][j0, j1) (+)= in[r] R_g^T for r < rows (in's rows H apart, out's ld apart): by the
+  // GEMV for one row, by the GEMM's strips for several.
   void recurrent_product(int d, int g, const float* in, int64_t rows, float* out, int64_t ld,
-                         bool accumulate, float* tmp, int64_t j0, int64_t j1) const;
+                         bool accumulate, int64_t j0, int64_t j1) const;
 
   int gates_ = 0;                     // G
   std::vector<PackedGemm> input_;     // per (direction, gate): W_dg^T, K = I, N = H

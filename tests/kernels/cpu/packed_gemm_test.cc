@@ -3,7 +3,8 @@
 // blocking (strips of 1-6 rows, more rows than one 96-row block, K slices of 256, panels
 // narrower than 16 columns, of 8 or fewer), with and without a bias, each activation, one and two
 // threads. The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks
-// it where AVX-512 is absent, dnnl_test.cc).
+// it where AVX-512 is absent, dnnl_test.cc); where AVX-512 is visible its strips are the
+// AVX-512 kernel's (gemm_strip_avx512.h), which the suite's AsOnAnAvx2Cpu run hides.
 #include "kernels/cpu/packed_gemm.h"
 
 #include <gtest/gtest.h>
@@ -13,9 +14,12 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/elementwise_functors.h"
+#include "kernels/cpu/gemm_strip_avx2.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/vector_activation.h"
 #include "tests/test_util/avx2_kernel_cases.h"
 
@@ -143,6 +147,74 @@ TEST(PackedGemm, RunSerialReadsAndWritesStridedRows) {
       for (int64_t j = n; j < ldy; ++j) ASSERT_EQ(y[r * ldy + j], 7.0f) << r << ", " << j;
     }
   }
+}
+
+// run_serial over whole panels [j0, j1) (the recurrent layers' threads each take their
+// units): starting from the bias, or adding to y's values; columns outside the range, and
+// between rows, are left as they were.
+TEST(PackedGemm, RunSerialOverAColumnRangeWithBiasOrAccumulating) {
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const int64_t rows = 4, k = 70, n = 150, ldy = n + 2;  // 10 panels, the last of 6 columns
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(rows * k), b(k * n), bias(n), start(rows * ldy);
+  for (float& v : x) v = u(rng);
+  for (float& v : b) v = u(rng);
+  for (float& v : bias) v = u(rng);
+  for (float& v : start) v = u(rng);
+  PackedGemm g;
+  g.prepare(k, n, b.data(), n, 1, {});
+  for (const auto& [j0, j1] : {std::pair<int64_t, int64_t>{0, n}, {16, 64}, {64, n}, {48, 64}})
+    for (bool accumulate : {false, true}) {
+      std::vector<float> y = start;
+      g.run_serial(x.data(), k, rows, y.data(), ldy, j0, j1, bias.data(), accumulate);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < ldy; ++j) {
+          const float before = start[r * ldy + j];
+          if (j < j0 || j >= j1) {
+            ASSERT_EQ(y[r * ldy + j], before)
+                << "outside [" << j0 << ", " << j1 << "): " << r << ", " << j;
+            continue;
+          }
+          double acc = accumulate ? before : bias[j], mag = std::fabs(acc);
+          for (int64_t p = 0; p < k; ++p) {
+            acc += static_cast<double>(x[r * k + p]) * b[p * n + j];
+            mag += std::fabs(static_cast<double>(x[r * k + p]) * b[p * n + j]);
+          }
+          ASSERT_NEAR(y[r * ldy + j], acc, 2e-6 * mag + 1e-6)
+              << "[" << j0 << ", " << j1 << ") accumulate=" << accumulate << ": " << r << ", " << j;
+        }
+    }
+}
+
+// The AVX-512 strip kernel sums in the AVX2 kernel's order (one FMA a step over k, from the
+// same start): the two agree bit for bit on every row count, panel count and width.
+TEST(GemmStripAvx512, BitEqualToTheAvx2Kernel) {
+  if (!cpu_has_avx512f()) GTEST_SKIP() << "this CPU has no AVX-512F (or it is hidden)";
+  const int64_t kc = 37, panel = kc * kStripColumns;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> x(kStripRows * kc), b(kAvx512StripPanels * panel), bias(48), c0(6 * 48);
+  for (float& v : x) v = u(rng);
+  for (float& v : b) v = u(rng);
+  for (float& v : bias) v = u(rng);
+  for (float& v : c0) v = u(rng);
+  for (int64_t rows = 1; rows <= kStripRows; ++rows)
+    for (int panels = 1; panels <= kAvx512StripPanels; ++panels)
+      for (int64_t width : {16 * panels - 16 + 1, 16 * panels - 3, 16 * panels})
+        for (bool first : {true, false}) {
+          std::vector<float> wide = c0, narrow = c0;
+          gemm_strip_avx512(rows, x.data(), kc, b.data(), panel, panels, kc, wide.data(), 48,
+                            bias.data(), first, width);
+          for (int v = 0; v < panels; ++v)
+            gemm_strip_avx2(rows, x.data(), kc, b.data() + v * panel, kStripColumns, kc,
+                            narrow.data() + 16 * v, 48, bias.data() + 16 * v, first,
+                            std::min<int64_t>(16, width - 16 * v), /*b_rows_padded=*/true);
+          for (size_t i = 0; i < wide.size(); ++i)
+            ASSERT_EQ(wide[i], narrow[i])
+                << "rows=" << rows << " panels=" << panels << " width=" << width
+                << " first=" << first << ": element " << i;
+        }
 }
 
 // Panels packed from a model constant are shared by every PackedGemm that packs the same
