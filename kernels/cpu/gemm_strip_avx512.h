@@ -6,8 +6,8 @@
 //
 // Why: the AVX2 kernel uses half of an AVX-512 core's FMA width and 16 of its 32 registers.
 // A bidirectional LSTM-256 at batch 4 over 200 frames spent 63% of its time in the AVX2
-// kernel's 4-row strips (8 accumulators, waiting on FMA latency) and took 13.6 ms where
-// ONNX Runtime's AVX-512 kernels took 7.9 (Intel Xeon model 167, one thread).
+// kernel's 4-row strips and took 13.6 ms where ONNX Runtime's AVX-512 kernels took 7.9
+// (Intel Xeon model 167, one thread).
 //
 // Algorithm: B comes as the packed GEMM's panels of 16 columns (zero-padded, so no load of B
 // is masked), panel v's row k at b + v * panel_stride + k * 16: one zmm register a row. A
