@@ -196,9 +196,15 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     for (int64_t g = 0; g < groups; ++g) barriers.emplace_back(static_cast<int>(team));
 #pragma omp parallel num_threads(static_cast <int>(groups * team))
     {
-      const int member = omp_get_thread_num();
-      const int64_t g = member / team;
-      run_group(g, {static_cast<int>(member % team), static_cast<int>(team), &barriers[g]});
+      const int got = omp_get_num_threads(), member = omp_get_thread_num();
+      if (got == groups * team) {
+        const int64_t g = member / team;
+        run_group(g, {static_cast<int>(member % team), static_cast<int>(team), &barriers[g]});
+      } else {
+        // Fewer threads than asked (a nested region, a thread limit): a team would wait at
+        // its barrier for members that never come, so each group runs on one thread.
+        for (int64_t g = member; g < groups; g += got) run_group(g, {});
+      }
     }
   }
 

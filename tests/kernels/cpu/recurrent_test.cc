@@ -13,6 +13,7 @@
 // both types, and are checked too. Under tests/tools/run_as_avx2_cpu.sh the same runs as on an
 // AVX2-only CPU.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <map>
@@ -212,6 +213,20 @@ TEST(CpuRecurrent, F32MatchesF64InEveryConfiguration) {
           run(c, DType::kF64, seed, threads), run(c, DType::kF32, seed, threads), 1e-4, 1e-5);
       EXPECT_TRUE(diff.empty()) << label.str() << ": " << diff;
     }
+}
+
+// A run whose parallel region gets fewer threads than it asks for (here: inside another
+// parallel region, where OpenMP does not nest) must not wait at a barrier for threads that
+// never come: each sequence then runs on one thread, with the same results.
+TEST(CpuRecurrent, OneSequenceInsideAnotherParallelRegion) {
+  const Case c{"LSTM one sequence", OpType::kLSTM, 20, 1, 9, 150};
+  const unsigned seed = 11;
+  const std::vector<TensorData> want = run(c, DType::kF64, seed, 1);
+  std::vector<std::vector<TensorData>> got(2);
+#pragma omp parallel num_threads(2)
+  { got[omp_get_thread_num()] = run(c, DType::kF32, seed, 2); }
+  for (const std::vector<TensorData>& g : got)
+    EXPECT_EQ(test::compare_f32_with_f64(want, g, 1e-4, 1e-5), "");
 }
 
 // What the packed path keeps is reported for the memory report: per direction and gate the
