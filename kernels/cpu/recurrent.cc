@@ -53,10 +53,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     C* ws = static_cast<C*>(a.workspace);
     // f16/bf16 X is widened once per run, not once per gate row and step.
     C* x_wide = ws + p.directions * p.batch * item_floats();
-    if (x_wide_floats() > 0) {
-      const T* x = a.input<T>(0);
-      for (int64_t k = 0; k < x_wide_floats(); ++k) x_wide[k] = to_compute(x[k]);
-    }
+    if (x_wide_floats() > 0) widen(a.input<T>(0), x_wide, x_wide_floats());
     if constexpr (std::is_same_v<C, float>) {
       if (packed_) {
         run_packed(a, ws, x_wide_floats() > 0 ? x_wide : nullptr, x_wide + x_wide_floats());
@@ -94,6 +91,14 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     if (!packed_ || std::is_same_v<T, C>) return 0;
     return p.directions * (2 * p.gates * p.hidden + 3 * p.hidden);
   }
+  // n values from the storage type to the compute type: f16/bf16 by the vectorized
+  // converters (bit-equal to to_compute), anything else a value at a time.
+  static void widen(const T* src, C* dst, int64_t n) {
+    if constexpr (kBulkCast<T, C>)
+      bulk_cast(src, dst, static_cast<size_t>(n));
+    else
+      for (int64_t k = 0; k < n; ++k) dst[k] = to_compute(src[k]);
+  }
   int64_t x_wide_floats() const {
     const RecurrentPlan& p = this->shape_;
     return std::is_same_v<T, C> ? 0 : p.seq * p.batch * p.input;
@@ -108,8 +113,7 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
         if (t.constant_data == nullptr) continue;
         std::vector<C>& wide = i == 1 ? w_wide_ : r_wide_;
         wide.resize(static_cast<size_t>(t.numel()));
-        const T* src = static_cast<const T*>(t.constant_data);
-        for (size_t k = 0; k < wide.size(); ++k) wide[k] = to_compute(src[k]);
+        widen(static_cast<const T*>(t.constant_data), wide.data(), t.numel());
       }
     }
     if constexpr (std::is_same_v<C, float>) {
@@ -141,11 +145,11 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
     } else {
       const int64_t nb = p.directions * 2 * p.gates * p.hidden, np = p.directions * 3 * p.hidden;
       if (p.has_bias) {
-        for (int64_t k = 0; k < nb; ++k) params[k] = to_compute(a.input<T>(3)[k]);
+        widen(a.input<T>(3), params, nb);
         bias = params;
       }
       if (p.has_p) {
-        for (int64_t k = 0; k < np; ++k) params[nb + k] = to_compute(a.input<T>(7)[k]);
+        widen(a.input<T>(7), params + nb, np);
         peep = params + nb;
       }
     }
