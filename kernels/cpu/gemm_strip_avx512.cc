@@ -8,19 +8,13 @@
 namespace amp::kernels::cpu {
 namespace {
 
-// Lanes [0, width) of a register of 16 (all of them for a width of 16 or more).
-AMP_AVX512F inline __mmask16 lanes(int64_t width) {
-  return width >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << (width > 0 ? width : 0)) - 1);
-}
-
 // The MR x (16 NV) tile at c.
 template <int MR, int NV>
 AMP_AVX512F void tile(const float* __restrict__ x, int64_t ldx, const float* __restrict__ b,
                       int64_t panel_stride, int64_t kc, float* __restrict__ c, int64_t ldc,
                       const float* bias, bool first, int64_t width) {
   __mmask16 mask[NV];
-  _Pragma("GCC unroll 3") for (int v = 0; v < NV; ++v) mask[v] = lanes(width - 16 * v);
+  _Pragma("GCC unroll 3") for (int v = 0; v < NV; ++v) mask[v] = avx512_lanes(width - 16 * v);
   __m512 acc[MR][NV];
   _Pragma("GCC unroll 3") for (int v = 0; v < NV; ++v) {
     const __m512 start =

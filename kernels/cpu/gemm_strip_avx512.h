@@ -23,11 +23,22 @@
 // Callable only where cpu_has_avx512f(); compiled for that ISA.
 #pragma once
 
+#include <immintrin.h>
+
 #include <cstdint>
+
+#include "kernels/cpu/cpu_common.h"
 
 namespace amp::kernels::cpu {
 
 inline constexpr int64_t kAvx512StripPanels = 3;
+
+// Lanes [0, width) of a register of 16: all of them for a width of 16 or more, none for 0
+// or less. The AVX-512 kernels' masks for the columns past a row's end.
+AMP_AVX512F inline __mmask16 avx512_lanes(int64_t width) {
+  return width >= 16 ? static_cast<__mmask16>(0xFFFF)
+                     : static_cast<__mmask16>((1u << (width > 0 ? width : 0)) - 1);
+}
 
 // AVX-512F as libgcc's CPU model sees it (the CPUID mask of tools/bench/as_avx2_cpu.cc
 // applies), and false in a build with AMP_CPU_ISA_CAP_AVX2 (cpu_common.h).

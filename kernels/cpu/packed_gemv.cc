@@ -74,9 +74,7 @@ AMP_AVX512F void panels_avx512(const float* __restrict__ x, const float* __restr
   __mmask16 mask[kRegs];
   __m512 acc[kRegs];
   for (int v = 0; v < kRegs; ++v) {
-    const int64_t w = width - 16 * v;
-    mask[v] = w >= 16 ? static_cast<__mmask16>(0xFFFF)
-                      : static_cast<__mmask16>((1u << (w > 0 ? w : 0)) - 1);
+    mask[v] = avx512_lanes(width - 16 * v);
     acc[v] = accumulate ? _mm512_maskz_loadu_ps(mask[v], y + 16 * v) : _mm512_setzero_ps();
   }
   for (int64_t kk = 0; kk < k; ++kk) {
