@@ -58,29 +58,18 @@ AMP_ISA_CLONES void attention_weighted_sum(const C* __restrict__ p, const C* __r
 }
 
 // The largest of s[0, n) (NaN ignored, as std::max does: a NaN score still makes its row
-// NaN through exp), and the sum of s[0, n), each in 8 lanes that vectorize: a left fold
-// waits on each step's latency, and tree_reduce's NaN-propagating max did not vectorize
-// (1.2 ns an element, more than the products at 128 keys).
+// NaN through exp), and the sum of s[0, n): tree_reduce's 8 lanes, which vectorize where a
+// left fold waits on each step's latency (a NaN-propagating max did not vectorize there:
+// 1.2 ns an element, more than the products at 128 keys).
 template <typename C>
 AMP_ISA_CLONES C row_max(const C* __restrict__ s, int64_t n) {
-  C lane[8];
-  for (int l = 0; l < 8; ++l) lane[l] = -C(INFINITY);
-  int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
-  for (; j < n; ++j) lane[0] = s[j] > lane[0] ? s[j] : lane[0];
-  C m = lane[0];
-  for (int l = 1; l < 8; ++l) m = lane[l] > m ? lane[l] : m;
-  return m;
+  return tree_reduce<C>(
+      0, n, -C(INFINITY), [](C a, C b) { return b > a ? b : a; }, [s](int64_t j) { return s[j]; });
 }
 template <typename C>
 AMP_ISA_CLONES C row_sum(const C* __restrict__ s, int64_t n) {
-  C lane[8] = {};
-  int64_t j = 0;
-  for (; j + 8 <= n; j += 8)
-    for (int l = 0; l < 8; ++l) lane[l] += s[j + l];
-  for (; j < n; ++j) lane[0] += s[j];
-  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  return tree_reduce<C>(
+      0, n, C(0), [](C a, C b) { return a + b; }, [s](int64_t j) { return s[j]; });
 }
 
 // A row of storage values widened to the compute type, or narrowed back: fp16 / bf16 through
