@@ -52,6 +52,12 @@ AMP_AVX2_FMA void panel(const float* __restrict__ x, const float* __restrict__ b
   for (int64_t kk = 0; kk < k; ++kk) {
     const __m256 xv = _mm256_broadcast_ss(x + kk);
     const float* row = bp + kk * kColumns;
+    // B's row 16 ahead (4 lines): each row feeds 8 FMAs once, so the stream from L2 sets
+    // the pace (a 2-layer LSTM-256 at batch 1, 200 steps: 5.9 -> 5.2 ms at one thread,
+    // 3.6 -> 3.3 at two, as AVX2-only on an Intel Xeon model 167; no change with AVX-512,
+    // whose panels below go without).
+    _Pragma("GCC unroll 4") for (int l = 0; l < 4; ++l)
+        _mm_prefetch(reinterpret_cast<const char*>(row + 16 * kColumns + 16 * l), _MM_HINT_T0);
     _Pragma("GCC unroll 8") for (int v = 0; v < kVectors; ++v) acc[v] =
         _mm256_fmadd_ps(xv, _mm256_load_ps(row + 8 * v), acc[v]);
   }

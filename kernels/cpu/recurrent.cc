@@ -20,6 +20,7 @@
 #include "kernels/common/reduction_family.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/recurrent_packed.h"
+#include "kernels/cpu/recurrent_schedule.h"
 #include "kernels/cpu/reduce_util.h"
 
 namespace amp::kernels::cpu {
@@ -153,18 +154,23 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
         peep = params + nb;
       }
     }
-    // Batch entries of one length run as one group per direction (their recurrent products
-    // share R's stream); else each (direction, entry) is a group of one. Threads beyond one a
-    // group split the groups' units in teams (recurrent_packed.h).
-    const bool lockstep = p.batch >= 2 && equal_lengths(a);
-    const int64_t rows = lockstep ? p.batch : 1, groups = p.directions * p.batch / rows;
-    const int64_t group_floats = 2 * rows * p.hidden + PackedRecurrence::group_floats(p, rows);
+    // Which entries step together, with how many threads, how many groups at once
+    // (recurrent_schedule.h).
+    const RecurrentSchedule s = schedule_recurrence(
+        {.directions = p.directions,
+         .batch = p.batch,
+         .lockstep = p.batch >= 2 && equal_lengths(a),
+         .unit_blocks = PackedRecurrence::unit_blocks(p),
+         .r_bytes = p.gates * p.hidden * p.hidden * static_cast<int64_t>(sizeof(float))},
+        a.num_threads, cpu_l2_cache_bytes());
     auto run_group = [&](int64_t g, const PackedRecurrence::Team& team) {
-      const int d = static_cast<int>(g * rows / p.batch);
-      const int64_t b0 = g * rows % p.batch;
+      const int d = static_cast<int>(s.direction(g));
+      const auto [b0, b1] = s.entries(g, p.batch);
+      const int64_t rows = b1 - b0;
       const auto [j0, j1] = PackedRecurrence::units_of(p, team.index, team.count);
-      float* h = ws + g * group_floats;  // [rows][H]
-      float* c = h + rows * p.hidden;    // [rows][H]
+      // A group's h, c and workspace take what its rows would take one an entry.
+      float* h = ws + (d * p.batch + b0) * item_floats();  // [rows][H]
+      float* c = h + rows * p.hidden;                      // [rows][H]
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t so = rnn_state_offset(p, d, b0 + r);
         for (int64_t j = j0; j < j1; ++j) {
@@ -183,31 +189,31 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
         write_final_state(a, rnn_state_offset(p, d, b0 + r), h + r * p.hidden, c + r * p.hidden, j0,
                           j1);
     };
-    const int64_t team =
-        groups >= a.num_threads
-            ? 1
-            : std::min<int64_t>(a.num_threads / groups, PackedRecurrence::unit_blocks(p));
-    if (team <= 1) {
+    if (s.team <= 1) {
       parallel_for(
-          groups, a.num_threads,
+          s.groups, a.num_threads,
           [&](int64_t begin, int64_t end) {
             for (int64_t g = begin; g < end; ++g) run_group(g, {});
           },
           /*grain=*/1);
       return;
     }
-    std::deque<SpinBarrier> barriers;
-    for (int64_t g = 0; g < groups; ++g) barriers.emplace_back(static_cast<int>(team));
-#pragma omp parallel num_threads(static_cast <int>(groups * team))
-    {
-      const int got = omp_get_num_threads(), member = omp_get_thread_num();
-      if (got == groups * team) {
-        const int64_t g = member / team;
-        run_group(g, {static_cast<int>(member % team), static_cast<int>(team), &barriers[g]});
-      } else {
-        // Fewer threads than asked (a nested region, a thread limit): a team would wait at
-        // its barrier for members that never come, so each group runs on one thread.
-        for (int64_t g = member; g < groups; g += got) run_group(g, {});
+    for (int64_t first = 0; first < s.groups; first += s.concurrent) {
+      const int64_t wave = std::min(s.concurrent, s.groups - first);
+      std::deque<SpinBarrier> barriers;
+      for (int64_t g = 0; g < wave; ++g) barriers.emplace_back(static_cast<int>(s.team));
+#pragma omp parallel num_threads(static_cast <int>(wave * s.team))
+      {
+        const int got = omp_get_num_threads(), member = omp_get_thread_num();
+        if (got == wave * s.team) {
+          const int64_t g = member / s.team;
+          run_group(first + g,
+                    {static_cast<int>(member % s.team), static_cast<int>(s.team), &barriers[g]});
+        } else {
+          // Fewer threads than asked (a nested region, a thread limit): a team would wait at
+          // its barrier for members that never come, so each group runs on one thread.
+          for (int64_t g = member; g < wave; g += got) run_group(first + g, {});
+        }
       }
     }
   }

@@ -7,8 +7,9 @@
 // non-default activations shows here. Sizes cross the packed pieces' edges: hidden sizes
 // that fill no 64-column panel (20, 70), an odd input size, and more steps than one chunk
 // of the input projection (37 > 32); batches with sequence_lens (a group per entry) and
-// without (the batch in lockstep); one sequence (or one lockstep group) at 2-4 threads,
-// which split its units between them (hidden sizes of 2 and 3 blocks of 64 units). W and R are
+// without (the batch in lockstep, whole or cut into groups of rows); one sequence (or one
+// lockstep group) at 2-4 threads, which split its units between them (hidden sizes of 2 and 3
+// blocks of 64 units), and directions whose R exceeds L2, run one after another. W and R are
 // constants (initializers), as exported. W and R given as run-time inputs take the direct loops in
 // both types, and are checked too. Under tests/tools/run_as_avx2_cpu.sh the same runs as on an
 // AVX2-only CPU.
@@ -249,6 +250,35 @@ const std::vector<Case>& cases() {
        .input = 7,
        .hidden = 130,
        .direction = "reverse"},
+      // A batch in lockstep cut into groups of rows, one a thread (recurrent_schedule.h):
+      // 9 entries as 4 + 5 at 2-4 threads, with teams of 2 on each group at 4.
+      {.label = "GRU (PyTorch), a batch of 9 in groups of rows",
+       .op = O::kGRU,
+       .seq = 35,
+       .batch = 9,
+       .input = 13,
+       .hidden = 70,
+       .layout = 1,
+       .initial = true,
+       .linear_before_reset = 1},
+      {.label = "LSTM bidirectional, a batch of 8 in groups of rows",
+       .op = O::kLSTM,
+       .seq = 34,
+       .batch = 8,
+       .input = 9,
+       .hidden = 130,
+       .direction = "bidirectional",
+       .initial = true},
+      // R of 7.8 MB a direction, past any core's L2: the directions run one after another,
+      // each split between all threads (recurrent_schedule.h).
+      {.label = "LSTM bidirectional, R past L2",
+       .op = O::kLSTM,
+       .seq = 5,
+       .batch = 2,
+       .input = 9,
+       .hidden = 700,
+       .direction = "bidirectional",
+       .initial = true},
       {.label = "RNN relu",
        .op = O::kRNN,
        .seq = 8,
