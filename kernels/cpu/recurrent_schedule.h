@@ -7,12 +7,13 @@
 // 4 MiB at 512) through the cores that step it, and one step's product is too small to
 // hide where it comes from. Measured as AVX2-only on an Intel Xeon (model 167, 2 cores,
 // 2 MiB L2 each, ONNX Runtime 1.32 alongside), two threads:
-//   - a bidirectional LSTM-512 at batch 1 ran a direction per thread, each streaming its
-//     4 MiB R from L3 every step: 70.5 ms, ONNX Runtime 43.1. Both threads on one
-//     direction at a time hold half of R each in their own L2: 36 ms.
-//   - an LSTM-256 at batch 8 split its units between two threads, which meet at a barrier
-//     every step: 4.2 ms, ONNX Runtime 3.1. Two groups of 4 rows, one a thread, each R in its
-//     own L2 and no barrier: 3.3 ms.
+//   - a bidirectional LSTM-512 at batch 1 (2 layers, 200 steps) ran a direction per thread,
+//     each streaming its 4 MiB R from L3 every step: 70.5 ms, ONNX Runtime 43.1. Both
+//     threads on one direction at a time, each holding half of R in its own L2: 41.3 ms
+//     (ONNX Runtime 44.8 in that run).
+//   - an LSTM-256 at batch 8 (100 steps) split its units between two threads, which meet at
+//     a barrier every step: 4.2 ms, ONNX Runtime 3.1. Two groups of 4 rows, one a thread,
+//     each with R in its own L2 and no barrier: 3.2 ms (ONNX Runtime 2.9).
 //
 // Algorithm, for D directions, a batch of B, T threads and R's bytes per direction:
 //   1. Rows. Without lockstep (entries of different lengths) every (direction, entry) is a
