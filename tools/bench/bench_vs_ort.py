@@ -5,9 +5,10 @@ For every model folder (model.onnx) under --models, every extra .onnx given with
 and with --demo GENERATOR the 6-layer BERT-style encoders that amp-make-demo-models
 --bench-models writes (decomposed and fused LayerNorm/GELU, batch 2 x 16 tokens; the fused one
 also at 2 x 128 tokens), its three detectors (a ShuffleNetV2 YOLO at 352x352, a DB text
-detector at 640x640, YOLOv8n at 320x320; tools/demo/bench_detectors.h) and its three
+detector at 640x640, YOLOv8n at 320x320; tools/demo/bench_detectors.h) and its four
 speech-style recurrent models (two LSTM or GRU layers of 256 units over one stream, one
-bidirectional LSTM layer over a batch of 4, 200 frames; tools/demo/bench_speech.h): seeded
+bidirectional LSTM layer of 256 over a batch of 4, two bidirectional LSTM layers of 512 over
+one stream; 200 frames; tools/demo/bench_speech.h): seeded
 random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
 folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
@@ -275,7 +276,7 @@ def main():
                        stdout=subprocess.DEVNULL)
         for name in ("demo_bert6_pytorch", "demo_bert6_fused", "demo_bert6_fused_128",
                      "demo_shuffle_yolo", "demo_db_text_det", "demo_yolov8n", "demo_speech_lstm",
-                     "demo_speech_gru", "demo_speech_bilstm"):
+                     "demo_speech_gru", "demo_speech_bilstm", "demo_speech_bilstm512"):
             models.append((name, os.path.join(demo_dir.name, name + ".onnx")))
     if not models:
         sys.exit(f"no models under {args.models} and none given with --model")

@@ -14,6 +14,9 @@
 //   demo_speech_bilstm.onnx  "features" [4,T,80] -> one bidirectional LSTM layer of 256
 //     units (directions concatenated as PyTorch does: Transpose and Reshape) -> "logits"
 //     [4,T,32]: a batch of utterances, as an offline recognizer runs them.
+//   demo_speech_bilstm512.onnx  "features" [1,T,80] -> two bidirectional LSTM layers of 512
+//     units -> "logits" [1,T,32]: an offline encoder whose R (4 MiB a direction) exceeds a
+//     core's L2, the case kernels/cpu/recurrent_schedule.h schedules differently.
 #pragma once
 
 #include "graph/ir/graph.h"
@@ -23,5 +26,6 @@ namespace amp::demo {
 graph::Graph speech_lstm();
 graph::Graph speech_gru();
 graph::Graph speech_bilstm();
+graph::Graph speech_bilstm512();
 
 }  // namespace amp::demo
