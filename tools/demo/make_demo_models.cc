@@ -398,7 +398,7 @@ int main(int argc, char** argv) {
   if (attention) return write(attention_only(), dir / "demo_attention.amp");
   if (search)  // 98 MB: written only when asked for
     return write(bert(/*fused=*/false, kSearchBert), dir / "demo_bert14_pytorch.onnx");
-  if (bench)  // 3 x 42 MB and 6 x 2-10 MB: written only when asked for
+  if (bench)  // 3 x 44 MB, 35 MB and 6 x 1-13 MB: written only when asked for
     return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
            write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx") |
            write(bert(/*fused=*/true, kBenchBert128), dir / "demo_bert6_fused_128.onnx") |
