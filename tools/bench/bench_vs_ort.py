@@ -31,10 +31,12 @@ from CPUID for it, ONNX Runtime's MLAS inside it, and amprun (oneDNN and our own
 It checks that numpy and amprun then report no AVX-512 before measuring anything.
 """
 import argparse
+import ctypes
 import json
 import math
 import os
 import platform
+import signal
 import struct
 import subprocess
 import sys
@@ -233,6 +235,19 @@ def run_as_avx2(lib):
                  f"AVX2={features.get('AVX2')} under LD_AUDIT={lib}")
 
 
+def busy_neighbour():
+    """`yes > /dev/null`, the busy neighbour. No shell: terminate() must reach `yes` itself,
+    not a shell that leaves it running into the next model's quiet measurements. It dies with
+    this script even when the script is killed (PR_SET_PDEATHSIG), when no `finally` runs: a
+    `yes` left behind made every later measurement on the machine a busy one."""
+    def die_with_parent():
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    return subprocess.Popen(["yes"], stdout=subprocess.DEVNULL, preexec_fn=die_with_parent)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     here = os.path.dirname(os.path.abspath(__file__))
@@ -291,9 +306,7 @@ def main():
             os.makedirs(folder)
             feeds = make_inputs(path, folder, named_dims)
             for cond, busy in conditions:
-                # No shell: terminate() must reach `yes` itself, not a shell that leaves it
-                # running into the next model's quiet measurements.
-                hog = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if busy else None
+                hog = busy_neighbour() if busy else None
                 try:
                     for t in threads:
                         # Rounds interleave the runtimes, so a disturbance of a few seconds
