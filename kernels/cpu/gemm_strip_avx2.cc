@@ -23,7 +23,7 @@ AMP_AVX2_FMA inline __m256 load8(const float* p, __m256i mask) {
 // too (kMasked alone masks bias and c). kPrefetch: b's row 16 ahead is prefetched, for strips
 // of up to 4 rows, which use each row of b for 4 FMAs or fewer, so b's stream from L2 sets
 // their pace: the recurrent layers' per-step product of a batch of 4 (recurrent_packed.h;
-// a bidirectional LSTM-256 at batch 4, 200 steps, one thread: 13.0 -> 12.6 ms as AVX2-only,
+// a bidirectional LSTM-256 at batch 4, 200 steps, one thread: 12.6 -> 12.3 ms as AVX2-only,
 // Intel Xeon model 167). Strips of 5 and 6 rows measured no faster with it.
 template <int MR, int NV, bool kMasked, bool kMaskB, bool kPrefetch = (MR <= 4)>
 AMP_AVX2_FMA void tile(const float* __restrict__ x, int64_t ldx, const float* __restrict__ b,
