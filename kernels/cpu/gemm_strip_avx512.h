@@ -15,10 +15,11 @@
 // the whole kc loop; per k, one load per panel, a broadcast of x per row and rows x panels
 // FMAs: at 3 panels even a strip of 3 rows keeps 9 independent FMA chains. B is prefetched
 // 16 rows ahead: a 4-row strip does too little per byte of B for the hardware prefetcher to
-// keep up from L2 (that LSTM: 9.1 -> 8.2 ms; the GEMV, which streams alike, measured no
-// gain from it). The last panel's columns past `width` are masked on c's loads and stores.
-// Accumulation runs over k in order, one FMA a step, from the same start as the AVX2 kernel:
-// the two agree bit for bit (GemmStripAvx512.BitEqualToTheAvx2Kernel).
+// keep up from L2 (that LSTM: 9.1 -> 8.2 ms; the AVX-512 GEMV measured no gain from it,
+// the AVX2 GEMV and AVX2 strips of up to 4 rows did: packed_gemv.cc, gemm_strip_avx2.cc). The last
+// panel's columns past `width` are masked on c's loads and stores. Accumulation runs over k in
+// order, one FMA a step, from the same start as the AVX2 kernel: the two agree bit for bit
+// (GemmStripAvx512.BitEqualToTheAvx2Kernel).
 //
 // Callable only where cpu_has_avx512f(); compiled for that ISA.
 #pragma once

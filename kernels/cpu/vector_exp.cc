@@ -124,9 +124,8 @@ struct GeluErfOp {
 
 // tanh(x) (Cephes' tanhf): for |x| < 0.625, x + x^3 P(x^2); above, 1 - 2 / (exp(2|x|) + 1)
 // with x's sign, which has no cancellation there (the result is at least 0.55). Both are
-// computed and one is chosen by select(). The
-// argument 2|x| clamps at kMaxFast, where the result is 1 in f32 anyway; only NaN takes
-// std::tanh.
+// computed and one is chosen by select(). The argument 2|x| clamps at kMaxFast, where the
+// result is 1 in f32 anyway; only NaN takes std::tanh.
 struct TanhOp {
   static float arg(float x, float&) { return 2.0f * std::fabs(x); }
   static float finish(float x, float e, float) {
