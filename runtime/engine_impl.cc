@@ -350,13 +350,17 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
     return true;
   }
   char buf[400];
+  // CUDA runs take no thread count: the note says where the plans ran instead.
+  const std::string where = backend_kind == BackendKind::kCpu
+                                ? "with " + std::to_string(t.threads) + " thread(s)"
+                                : std::string("on the GPU");
   if (t.all_fp32) {
     std::snprintf(buf, sizeof(buf),
                   "measured on this device the AMP plan is not faster (%.3f ms against fp32's "
-                  "%.3f ms; %.3f against %.3f ms before %zu node(s) were kept fp32; timed in "
-                  "%.0f ms with %d thread(s), Options::precision_timing)",
+                  "%.3f ms; %.3f against %.3f ms node by node before %zu node(s) were kept "
+                  "fp32; timed in %.0f ms %s, Options::precision_timing)",
                   t.final_ms, t.check_fp32_ms, t.low_ms, t.fp32_ms, t.pinned.size(), t.ms,
-                  t.threads);
+                  where.c_str());
     run_fp32_instead(buf);
     return true;
   }
@@ -365,9 +369,10 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
       policy.node_hints[name] = {DType::kF32, why};
   std::snprintf(buf, sizeof(buf),
                 "precision timing: %zu node(s) kept fp32, faster on this device; the plan "
-                "%.3f ms against fp32's %.3f ms (%.3f ms before; timed in %.0f ms, %d rounds, "
-                "%d thread(s))",
-                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds, t.threads);
+                "%.3f ms against fp32's %.3f ms (%.3f ms node by node before; timed in %.0f ms, "
+                "%d rounds, %s)",
+                t.pinned.size(), t.final_ms, t.check_fp32_ms, t.low_ms, t.ms, t.rounds,
+                where.c_str());
   note(buf);
   return false;
 }

@@ -35,7 +35,10 @@
 //     the plan's measured cast cost per element). In graph order, n is pinned when its low
 //     cost exceeds its fp32 cost by more than kMargin (measurement noise); a pinned node
 //     counts as fp32 for the nodes after it.
-//  4. Check: plan again with the pins and time it against fp32 (interleaved, as above). If
+//  4. Check: plan again with the pins and time it against fp32 (interleaved, as above, but
+//     whole runs by the host clock, unprofiled: a CUDA executor then replays its captured
+//     graph as production runs do, where a profiled run launches each node eagerly between
+//     two events and overcharges the plan with more nodes, the casts). If
 //     the whole plan is not faster than fp32 by kPlanMargin (5%: the low types cost accuracy,
 //     a win within the noise is none), the engine runs fp32 and says so: fp16 / bf16 are a
 //     permission, never a slowdown.

@@ -286,9 +286,23 @@ __global__ void __launch_bounds__(kFlashRows * 32)
     if (active)
       for (int d = lane; d < d_k; d += 32) qs[warp * d_k + d] = dev_load(q[p.q.at(b, h, i) + d]);
 
+    // Keys masked for every row of this block, by causality (bottom-right aligned, as in
+    // attention_bias; flash has no past) or by the batch's key count, are not visited: a
+    // causal block reads about half the keys. The same bound for every thread of the block,
+    // so the barriers stay safe. (A skipped key's score would be -inf; only a NaN or +inf
+    // product there, which the other paths turn into a NaN row, is not seen.)
+    int64_t keys_end = p.total;
+    if (p.causal) {
+      const int64_t block_end = (static_cast<int64_t>(blockIdx.x) + 1) * kFlashRows;
+      const int64_t last_row = (block_end < p.q_len ? block_end : p.q_len) - 1;
+      const int64_t visible = last_row + (nonpad ? nonpad[b] - p.q_len : 0) + 1;
+      if (visible < keys_end) keys_end = visible;
+    }
+    if (nonpad && nonpad[b] < keys_end) keys_end = nonpad[b];
+
     float o[kFlashMaxHead / 32] = {};
     float m = -INFINITY, l = 0.0f;
-    for (int64_t j0 = 0; j0 < p.total; j0 += kFlashTile) {
+    for (int64_t j0 = 0; j0 < keys_end; j0 += kFlashTile) {
       __syncthreads();  // the previous tile is no longer read
       flash_load_tile(p, p.k, k, b, kvh, j0, d_k, ld_k, warp, lane, ks);
       flash_load_tile(p, p.v, v, b, kvh, j0, d_v, d_v, warp, lane, vs);
@@ -386,7 +400,10 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
           plain && setup_.head_size <= kFlashMaxHead && setup_.v_head_size <= kFlashMaxHead &&
           setup_.q_len / kFlashRows < std::numeric_limits<int>::max() &&  // grid.x
           flash_shared_bytes(setup_.head_size, setup_.v_head_size) <= size_t{48} << 10;
-      const double score_bytes = score_elements * static_cast<double>(sizeof(float) + sizeof(T));
+      // fp32 scores and the probabilities in T; fp32 probabilities overwrite the scores.
+      const double score_bytes =
+          score_elements *
+          static_cast<double>(sizeof(float) + (std::is_same_v<T, float> ? 0 : sizeof(T)));
       // A forced path that does not apply is an error: a test forcing it must not pass on
       // another path.
       if ((forced == "flash" && !flash_fits) || (forced == "gemm" && !gemm_fits))

@@ -118,6 +118,14 @@ TEST(CudaAttention, FlashPathMatchesTheCpuKernel) {
   // (21 = 2 x 8 + 5) over several key tiles.
   const AttnCase odd = {"4-D D=31 Sq=21", {2, 3, 21, 31}, {2, 3, 70, 31}, {2, 3, 70, 31}};
   for (DType t : {DType::kF32, DType::kF16}) check_case(odd, t, seed);
+  // Causal with each batch entry's key count (nonpad_kv_seqlen): the key tiles a block of
+  // rows never sees are skipped. Entry 0: offset 70 - 21 = 49, its blocks stop at key 57,
+  // 65, 70; entry 1: 12 keys, offset -9, so its first 9 rows attend to nothing (zeros) and
+  // its first block visits no tile at all.
+  AttnCase nonpad = {"4-D causal nonpad", {2, 3, 21, 32}, {2, 3, 70, 32}, {2, 3, 70, 32}};
+  nonpad.causal = true;
+  nonpad.nonpad = {70, 12};
+  for (DType t : {DType::kF32, DType::kF16}) check_case(nonpad, t, seed);
 }
 
 // One Attention over Q = K = V of `dims` (random fp32) with AMP_CUDA_ATTENTION=`forced`:

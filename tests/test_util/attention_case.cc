@@ -75,6 +75,12 @@ AttentionGraph attention_graph(const AttentionCase& c, DType t, unsigned seed, f
     ins.push_back(input("past_k", random_from(t, pk, gen, range)));
     ins.push_back(input("past_v", random_from(t, pv, gen, range)));
   }
+  if (!c.nonpad.empty()) {
+    ins.resize(6, graph::kNoValue);
+    ins.push_back(input("nonpad_kv_seqlen",
+                        TensorData::from_vector<int64_t>(
+                            DType::kI64, {static_cast<int64_t>(c.nonpad.size())}, c.nonpad)));
+  }
   graph::Attributes at;
   if (c.q_heads) at.set("q_num_heads", c.q_heads);
   if (c.kv_heads) at.set("kv_num_heads", c.kv_heads);

@@ -26,6 +26,10 @@ struct AttentionCase {
   bool past = false;     // 4-D past_key / past_value of 3 positions
   bool present = false;  // present_key / present_value outputs too
   int qk_mode = -1;      // >= 0: the qk_matmul_output output too (and the presents), that mode
+  // nonpad_kv_seqlen (input 6): the keys each batch entry attends to; empty: none. With
+  // causal, it also aligns the causal mask bottom-right (key j visible to query i iff
+  // j <= i + nonpad[b] - Sq).
+  std::vector<int64_t> nonpad;
 };
 
 struct AttentionGraph {

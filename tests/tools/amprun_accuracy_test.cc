@@ -37,6 +37,20 @@ TEST(AmprunAccuracy, NanMismatchAndShapeMismatchFail) {
   // A NaN in the reference does not widen the scale.
   const Accuracy same = compare_outputs("y", f32({NAN, 0.5f}), f32({NAN, 0.5f}), 1e-2, 1e-3);
   EXPECT_TRUE(same.pass);
+  EXPECT_EQ(same.nonfinite_both, 1);
+  EXPECT_EQ(same.elements, 2);
+}
+
+TEST(AmprunAccuracy, CountsTheElementsNonFiniteInBoth) {
+  // An output NaN or Inf everywhere in both runs agrees everywhere and measures nothing:
+  // the count lets the report say so next to its "pass" and cosine 1.
+  const Accuracy all =
+      compare_outputs("y", f32({NAN, INFINITY, NAN}), f32({NAN, INFINITY, NAN}), 1e-2, 1e-3);
+  EXPECT_TRUE(all.pass);
+  EXPECT_EQ(all.nonfinite_both, 3);
+  EXPECT_EQ(all.elements, 3);
+  const Accuracy finite = compare_outputs("y", f32({1.0f, 2.0f}), f32({1.0f, 2.0f}), 1e-2, 1e-3);
+  EXPECT_EQ(finite.nonfinite_both, 0);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -336,6 +337,31 @@ TEST_F(AmprunTest, ProfileJsonIsAChromeTraceWithOneEventPerExecutedNode) {
     return std::string(std::istreambuf_iterator<char>(lf), {});
   }();
   EXPECT_NE(log.find("=== Profile"), std::string::npos) << log;
+}
+
+// amprun's random inputs for the demo encoders (token ids and an attention mask, int64): the
+// mask is drawn from {0, 1}. The exported form turns it into a bias as (1 - mask) * -3.4e38,
+// so a value of 2 or more (the token ids' range) made every score row NaN, and fp16 then
+// "passed" against fp32 with cosine 1 on NaN against NaN.
+TEST_F(AmprunTest, RandomInputsGiveTheEncodersFiniteOutputs) {
+  for (const char* name : {"demo_bert_fused", "demo_bert_pytorch"}) {
+    const fs::path outs = dir_ / (std::string(name) + "_out");
+    const fs::path report = dir_ / (std::string(name) + ".json");
+    const int rc = run("--model " + (dir_ / (std::string(name) + ".amp")).string() +
+                           " --backend cpu --precision fp16 --emulate-low-precision 1"
+                           " --compare-precision fp32 --warmup 0 --iterations 1 --save-outputs " +
+                           outs.string() + " --json-report " + report.string(),
+                       dir_ / "log.txt");
+    ASSERT_EQ(rc, 0) << name << ": " << std::ifstream(dir_ / "log.txt").rdbuf();
+    const amp::Tensor y = amp::load_tensor_pb((outs / "output_0.pb").string());
+    const std::vector<float> v = y.to_float_vector();
+    ASSERT_FALSE(v.empty()) << name;
+    for (size_t i = 0; i < v.size(); ++i)
+      ASSERT_TRUE(std::isfinite(v[i])) << name << " output element " << i << " is " << v[i];
+    std::ifstream rf(report);
+    const json r = json::parse(rf);
+    for (const json& a : r["accuracy"]) EXPECT_FALSE(a.contains("nonfinite_in_both")) << a.dump();
+  }
 }
 
 // amp-make-demo-models as a user may first call it: --help prints the usage, an option where

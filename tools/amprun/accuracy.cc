@@ -25,12 +25,15 @@ Accuracy compare_outputs(const std::string& name, const amp::Tensor& e, const am
     if (std::isfinite(x)) scale = std::max(scale, std::fabs(static_cast<double>(x)));
   atol *= scale;
   double dot = 0, ne = 0, na = 0;
+  r.elements = static_cast<int64_t>(ev.size());
   for (size_t i = 0; i < ev.size(); ++i) {
     const double x = ev[i], y = av[i];
     if (std::isnan(x) || std::isnan(y)) {
       if (!(std::isnan(x) && std::isnan(y))) {
         r.pass = false;
         if (r.problem.empty()) r.problem = "NaN at element " + std::to_string(i);
+      } else {
+        ++r.nonfinite_both;
       }
       continue;
     }
@@ -38,6 +41,8 @@ Accuracy compare_outputs(const std::string& name, const amp::Tensor& e, const am
       if (x != y) {
         r.pass = false;
         if (r.problem.empty()) r.problem = "Inf mismatch at element " + std::to_string(i);
+      } else {
+        ++r.nonfinite_both;
       }
       continue;
     }

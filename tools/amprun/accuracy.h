@@ -2,6 +2,7 @@
 // --compare-precision, and what its JSON "accuracy" array holds.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,10 @@ struct Accuracy {
   double argmax_agree = -1;  // fraction of rows (last axis) whose argmax matches; -1 if n/a
   bool pass = true;  // every element within atol * max(1, max|e|) + rtol * |e| (exact for integers)
   std::string problem;  // shape/dtype mismatch, NaN, ...
+  // Elements NaN in both, or the same Inf in both: they agree but measure nothing, so the
+  // report says how many (an all-NaN output "passes" with cosine 1 otherwise).
+  int64_t nonfinite_both = 0;
+  int64_t elements = 0;
 };
 
 Accuracy compare_outputs(const std::string& name, const amp::Tensor& expected,

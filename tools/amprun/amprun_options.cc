@@ -84,7 +84,8 @@ const char* usage_text() {
   --policy FILE.json           AMP overrides (see README "Policy file")
   --shape NAME=1x3x224x224     bind symbolic dims (repeatable)
   --inputs DIR                 input_N.pb files (ONNX test-data layout); default: seeded
-                               random data in [-1, 1] (integers: [0, 10))
+                               random data in [-1, 1] (integers: [0, 10), {0, 1} for
+                               an input whose name holds "mask")
   --compare DIR                output_N.pb references: per-output accuracy, exit 1 if beyond tolerance
   --compare-precision fp32     run the model again in fp32 and report accuracy against it
   --rtol R --atol A            tolerances, |diff| <= atol * max(1, max|ref|) + rtol * |ref|

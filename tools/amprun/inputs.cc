@@ -1,5 +1,7 @@
 #include "tools/amprun/inputs.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <random>
 
@@ -10,10 +12,23 @@ namespace amprun {
 
 namespace {
 
-amp::Tensor random_tensor(amp::DType dtype, const std::vector<int64_t>& dims, std::mt19937& rng) {
+// Whether an input's name says it is a mask ("attention_mask", "padding_mask", ...).
+bool named_as_mask(const std::string& name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("mask") != std::string::npos;
+}
+
+// Integers are drawn from [0, 10) (token ids, indices), or from {0, 1} for a mask: an
+// exported transformer turns its attention mask into a bias as (1 - mask) * -3.4e38, so a
+// mask value of 2 or more makes a bias of +3.4e38 or +inf, and every score row NaN on every
+// backend (a comparison of NaN with NaN then says nothing).
+amp::Tensor random_tensor(amp::DType dtype, const std::vector<int64_t>& dims, bool mask,
+                          std::mt19937& rng) {
   amp::Tensor t = amp::Tensor::empty(dtype, dims);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> small(0, 9);
+  std::uniform_int_distribution<int> small(0, mask ? 1 : 9);
   void* p = t.raw_data();
   for (int64_t i = 0; i < t.numel(); ++i) {
     switch (dtype) {
@@ -86,7 +101,7 @@ std::vector<amp::NamedTensor> make_inputs(const amp::Engine& engine, const std::
       notes.push_back("input '" + info.name + "' dim " + std::to_string(d) + " ('" +
                       info.symbols[d] + "') is symbolic: using 1 (bind it with --shape)");
     }
-    out.push_back({info.name, random_tensor(info.dtype, dims, rng)});
+    out.push_back({info.name, random_tensor(info.dtype, dims, named_as_mask(info.name), rng)});
   }
   return out;
 }

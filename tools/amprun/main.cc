@@ -92,9 +92,12 @@ bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string
   for (const auto& a : acc) {
     char argmax[16] = "-";
     if (a.argmax_agree >= 0) std::snprintf(argmax, sizeof argmax, "%.0f%%", a.argmax_agree * 100);
-    std::printf("  %-28s %12.3e %12.3e %10.6f %8s  %s%s%s\n", a.output.c_str(), a.max_abs_err,
-                a.max_rel_err, a.cosine, argmax, a.pass ? "pass" : "FAIL",
-                a.problem.empty() ? "" : ": ", a.problem.c_str());
+    std::string note = a.problem.empty() ? "" : ": " + a.problem;
+    if (a.nonfinite_both > 0)
+      note += " (" + std::to_string(a.nonfinite_both) + " of " + std::to_string(a.elements) +
+              " elements NaN/Inf in both: not compared)";
+    std::printf("  %-28s %12.3e %12.3e %10.6f %8s  %s%s\n", a.output.c_str(), a.max_abs_err,
+                a.max_rel_err, a.cosine, argmax, a.pass ? "pass" : "FAIL", note.c_str());
     ok = ok && a.pass;
     ordered_json j = {{"output", a.output},
                       {"max_abs_err", a.max_abs_err},
@@ -103,6 +106,7 @@ bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string
                       {"pass", a.pass},
                       {"against", against}};
     if (a.argmax_agree >= 0) j["argmax_agree"] = a.argmax_agree;
+    if (a.nonfinite_both > 0) j["nonfinite_in_both"] = a.nonfinite_both;
     json["accuracy"].push_back(j);
   }
   return ok;

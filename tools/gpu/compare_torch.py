@@ -272,6 +272,15 @@ def main():
     os.makedirs(results_dir)
 
     rows = []
+
+    def save_rows():
+        # After every row: a call stopped by the device tool's timeout keeps what it measured.
+        out = os.environ.get("OUT")
+        if out and os.path.isdir(out):
+            with open(os.path.join(out, "compare_torch.json"), "w") as f:
+                json.dump([{"model": n, "batch": b, **{k: v for k, v in r.items()}, "note": note}
+                           for n, b, r, note in rows], f, indent=1)
+
     models = build_models(torch, args.models.split(","))
     for name, (model, shape_of) in models.items():
         model = model.cuda().eval()
@@ -316,6 +325,7 @@ def main():
                 if os.path.exists(onnx_path):
                     os.remove(onnx_path)  # BERT-base is ~340 MB per batch size
             rows.append((name, b, row, note.strip()))
+            save_rows()
             log(f"{name} batch {b}: " + ", ".join(f"{k}={fmt(v).strip()}" for k, v in row.items()))
         del model
         torch.cuda.empty_cache()
@@ -344,11 +354,7 @@ def main():
         n32, n16 = net("a32"), net("a16")
         print(f"{name:<10} {b:>5} | amp32 {fmt(n32)} (copies {fmt(g('a32_copies'))}) | amp16 {fmt(n16)} "
               f"(copies {fmt(g('a16_copies'))}) | g32/a32 {ratio(g('g32'), n32)} g16/a16 {ratio(g('g16'), n16)}")
-    out = os.environ.get("OUT")
-    if out and os.path.isdir(out):
-        with open(os.path.join(out, "compare_torch.json"), "w") as f:
-            json.dump([{"model": n, "batch": b, **{k: v for k, v in r.items()}, "note": note}
-                       for n, b, r, note in rows], f, indent=1)
+    save_rows()
     log("done")
 
 

@@ -61,6 +61,12 @@ std::vector<AttentionCase> cases() {
        false,
        30.0f},
   };
+  // Causal and bottom-right aligned by each batch entry's key count: entry 0 sees all 45
+  // keys (offset 32), entry 1 only 9 (offset -4: its first 4 rows attend to nothing).
+  AttentionCase nonpad = {"4-D causal nonpad", {2, 2, 13, 16}, {2, 2, 45, 16}, {2, 2, 45, 16}};
+  nonpad.causal = true;
+  nonpad.nonpad = {45, 9};
+  all.push_back(nonpad);
   // A per-row float mask [B, H, Sq, T] whose first row hides every key, and the
   // qk_matmul_output in three of its modes (with the present key and value).
   for (int mode : {0, 2, 3}) {
