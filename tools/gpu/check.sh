@@ -161,18 +161,26 @@ done
 cat "$RESULTS"/cuda_tests_*.log > "$RESULTS/cuda_tests.log"
 
 # ---- 2. Models ----
-MODEL_DIR=$WORK/models
-mkdir -p "$MODEL_DIR"
 declare -a MODELS=()
-if amp_run 60 "$B/bin/amp-make-demo-models" "$MODEL_DIR" > "$RESULTS/demo_models.log" 2>&1; then
-  for m in demo_resnet demo_transformer; do
-    [[ -f $MODEL_DIR/$m.amp ]] && MODELS+=("$m=$MODEL_DIR/$m.amp")
-  done
-else
-  RUN_FAIL=1
-  say "amp-make-demo-models failed:"
-  tail -n 20 "$RESULTS/demo_models.log"
-fi
+# Writes amp-make-demo-models' models into DIR (its other arguments after DIR) and adds the
+# named ones (files NAME.EXT) to MODELS; a failure to write them fails the check.
+add_demo_models() {
+  local dir=$1 ext=$2 names=$3 log
+  shift 3
+  log=$RESULTS/$(basename "$dir").log
+  if amp_run 60 "$B/bin/amp-make-demo-models" "$dir" "$@" > "$log" 2>&1; then
+    for m in $names; do
+      [[ -f $dir/$m.$ext ]] && MODELS+=("$m=$dir/$m.$ext")
+    done
+  else
+    RUN_FAIL=1
+    say "amp-make-demo-models $dir $* failed:"
+    tail -n 20 "$log"
+  fi
+  return 0
+}
+MODEL_DIR=$WORK/models
+add_demo_models "$MODEL_DIR" amp "demo_resnet demo_transformer"
 SHARED_FOUND=""
 for dir in "${AMP_SHARED_MODELS:-}" "$REPO/shared/models" "$REPO/../shared/models" "$B/models"; do
   [[ -n $dir && -d $dir ]] || continue
@@ -191,17 +199,8 @@ else
 fi
 # The CPU bench's three detectors (static dims; tiled ConvTranspose, channel shuffles,
 # Resize, Split / Concat, SiLU as Sigmoid x Mul): last in the list, as the budget allows.
-BENCH_DIR=$WORK/bench_models
-if amp_run 60 "$B/bin/amp-make-demo-models" "$BENCH_DIR" --bench-models \
-  > "$RESULTS/bench_models.log" 2>&1; then
-  for m in demo_shuffle_yolo demo_db_text_det demo_yolov8n; do
-    [[ -f $BENCH_DIR/$m.onnx ]] && MODELS+=("$m=$BENCH_DIR/$m.onnx")
-  done
-else
-  RUN_FAIL=1
-  say "amp-make-demo-models --bench-models failed (its detectors are not run):"
-  tail -n 5 "$RESULTS/bench_models.log"
-fi
+add_demo_models "$WORK/bench_models" onnx "demo_shuffle_yolo demo_db_text_det demo_yolov8n" \
+  --bench-models
 
 # ---- 3. What has never run on a GPU goes first: per-node profiling (3b) and the attention
 # paths (3d); then every model at each precision, precision timing beside it (3c) ----
