@@ -61,8 +61,9 @@ std::vector<AttentionCase> cases() {
        false,
        30.0f},
   };
-  // Causal and bottom-right aligned by each batch entry's key count: entry 0 sees all 45
-  // keys (offset 32), entry 1 only 9 (offset -4: its first 4 rows attend to nothing).
+  // Causal and bottom-right aligned by each batch entry's key count: entry 0 has all 45 keys
+  // (offset 32: row i sees keys 0 .. i + 32), entry 1 only 9 (offset -4: its first 4 rows
+  // attend to nothing).
   AttentionCase nonpad = {"4-D causal nonpad", {2, 2, 13, 16}, {2, 2, 45, 16}, {2, 2, 45, 16}};
   nonpad.causal = true;
   nonpad.nonpad = {45, 9};
