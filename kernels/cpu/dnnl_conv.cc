@@ -33,11 +33,12 @@
 // a 1x1 map) is a matrix-vector product that costs less than oneDNN's call overhead: f32
 // ones run our own loop (kernels/cpu/small_gemm.h).
 //
-// On a CPU with AVX2 but no AVX-512, an f32 3x3 stride-1 convolution whose input is kept in
-// 8-channel blocks (constant weights and bias, maps of 7x7 and more: WinogradConv::suits)
-// runs Winograd's F(4x4, 3x3) of our own (kernels/cpu/winograd_conv.h): 1.3x (10x10 maps)
-// to 2.7x (40x40 and up) faster than oneDNN 2.6's direct jit:avx2 convolution (no AVX2
-// Winograd).
+// On a CPU with AVX2 and FMA (AVX-512 ones included), an f32 3x3 stride-1 convolution whose
+// input is kept in the convolutions' layout (constant weights and bias, maps of 7x7 and
+// more: WinogradConv::suits) runs Winograd's F(4x4, 3x3) of our own
+// (kernels/cpu/winograd_conv.h): on AVX2 1.3x (10x10 maps) to 2.7x (40x40 and up) faster
+// than oneDNN 2.6's direct jit:avx2 convolution (no AVX2 Winograd); on AVX-512 1.2x to 2x
+// faster than its brgconv where WinogradConv::suits takes it (channels, tiles).
 //
 // A ConvTranspose whose windows tile the output (kernel = stride, no pads, dilation 1, one
 // group; f32, constant weights) runs as a 1x1 convolution to K M channels and a
@@ -53,6 +54,7 @@
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/small_gemm.h"
 #include "kernels/cpu/vector_exp.h"
 #include "kernels/cpu/winograd_conv.h"
@@ -107,7 +109,7 @@ class ConvKernel final : public Kernel {
   bool shifted_ = false;            // ConvTranspose with a negative begin pad (header comment)
   bool depth_to_space_ = false;     // ConvTranspose run as a 1x1 conv + depth-to-space (header)
   std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
-  std::optional<WinogradConv> winograd_;  // set: a 3x3 conv on AVX2 runs it (winograd_conv.h)
+  std::optional<WinogradConv> winograd_;  // set: our Winograd runs this 3x3 conv (header)
   size_t off_winograd_ = WorkspaceLayout::kNone;
   DnnlReorder src_reorder_;  // plain src -> the primitive's layout
   DnnlReorder dst_reorder_;  // the primitive's layout -> plain dst
@@ -152,6 +154,13 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
     positions *= win.in_spatial[i];
   }
   return x.conv_layout && positions != 1 ? 0 : window;
+}
+
+// Which of the layouts a conv's tensor is in: plain, or the convolutions' own on this CPU
+// (conv_activation_desc).
+ChannelLayout layout_of(const TensorDesc& t) {
+  if (!t.conv_layout) return ChannelLayout::kPlain;
+  return conv_layout_blocked8(t.dims) ? ChannelLayout::kBlocked8 : ChannelLayout::kChannelsLast;
 }
 
 // An f32 tensor of `dims` in one of the layouts the tiled ConvTranspose's depth-to-space
@@ -279,18 +288,20 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     return Status::ok();
   }
   const TensorDesc& y = cfg.outputs[0];
-  const bool y_blocked8 = y.conv_layout && conv_layout_blocked8(y.dims);
+  const ChannelLayout x_layout = layout_of(x), y_layout = layout_of(y);
   if (!transpose_ && dtype_ == DType::kF32 && w.constant_data != nullptr &&
       (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr) &&
-      (!y.conv_layout || y_blocked8) &&
-      WinogradConv::suits(conv_, x.conv_layout && conv_layout_blocked8(x.dims))) {
+      WinogradConv::suits(conv_, x_layout)) {
     winograd_.emplace();
     winograd_->prepare(
         conv_, static_cast<const float*>(w.constant_data), w.constant_owner,
-        conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr,
-        y_blocked8, cfg.num_threads);
+        conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr, x_layout,
+        y_layout, cfg.num_threads);
     off_winograd_ = ws_.add(winograd_->workspace_bytes());
-    impl_ = std::string("own Winograd F(4x4, 3x3), avx2") + (y_blocked8 ? "" : ", plain output");
+    impl_ = "own Winograd F(4x4, 3x3), ";
+    impl_ += cpu_has_avx512f() ? "avx2 transforms, avx512 products" : "avx2";
+    impl_ += x_layout == ChannelLayout::kBlocked8 ? ", 8-channel blocks" : ", channels-last";
+    if (y_layout == ChannelLayout::kPlain) impl_ += " to a plain output";
     return Status::ok();
   }
 
@@ -320,8 +331,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     // A conv-layout output fixes the pixels' layout to the same kind, whose channel runs the
     // depth-to-space copies whole; a plain output takes the layout the primitive prefers.
     if (cfg.outputs[0].conv_layout) {
-      tiled_out_ = conv_layout_blocked8(cfg.outputs[0].dims) ? ChannelLayout::kBlocked8
-                                                             : ChannelLayout::kChannelsLast;
+      tiled_out_ = layout_of(cfg.outputs[0]);
       pixels_desc_ = tiled_desc(pixel_dims(), tiled_out_);
     }
   } else if (!transpose_) {

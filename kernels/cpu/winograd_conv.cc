@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/gemm_strip_avx2.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/shared_constants.h"
 #include "kernels/cpu/vector_activation.h"
 
@@ -89,16 +91,17 @@ AMP_AVX2_FMA inline void output_transform_1d(const __m256 m[6], __m256 o[4]) {
   o[3] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8), d34, d12), m[5]);
 }
 
-// V of one tile and 8-channel block: plane is the block's [H][W][8] input, (y0, x0) the
-// patch's top-left (negative in the padding); v points at V_0's row of the tile, the 36
+// V of one tile and 8-channel block: plane is the block's first channel at position (0, 0),
+// positions `pos_stride` floats apart (8 in 8-channel blocks, C channels-last), (y0, x0)
+// the patch's top-left (negative in the padding); v points at V_0's row of the tile, the 36
 // points `point_stride` floats apart.
 // Returns false when the patch holds an Inf or a NaN: the four corner points V[0][0],
 // V[0][5], V[5][0] and V[5][5] weigh every input of the patch (rows 0 and 5 of B^T cover its
 // rows 0, 2, 4 and 1, 3, 5), so their sum is then Inf or NaN; a finite patch keeps it finite
 // unless its values reach ~1e36 (the transforms scale by up to 100). Four adds per patch.
 template <bool kEdge>
-AMP_AVX2_FMA bool transform_patch(const float* plane, int64_t h, int64_t w, int64_t y0, int64_t x0,
-                                  float* v, int64_t point_stride) {
+AMP_AVX2_FMA bool transform_patch(const float* plane, int64_t pos_stride, int64_t h, int64_t w,
+                                  int64_t y0, int64_t x0, float* v, int64_t point_stride) {
   __m256 t[6][6];  // t[i][j]: B^T applied down column j
   for (int j = 0; j < 6; ++j) {
     __m256 d[6];
@@ -107,7 +110,7 @@ AMP_AVX2_FMA bool transform_patch(const float* plane, int64_t h, int64_t w, int6
       if (kEdge && (y < 0 || y >= h || x < 0 || x >= w))
         d[i] = _mm256_setzero_ps();
       else
-        d[i] = _mm256_loadu_ps(plane + (y * w + x) * kLanes);
+        d[i] = _mm256_loadu_ps(plane + (y * w + x) * pos_stride);
     }
     __m256 o[6];
     input_transform_1d(d, o);
@@ -155,9 +158,9 @@ bool turned_off() {
 
 }  // namespace
 
-bool WinogradConv::suits(const graph::ConvAttrs& conv, bool input_blocked8) {
+bool WinogradConv::suits(const graph::ConvAttrs& conv, ChannelLayout input) {
   const graph::Window& win = conv.window;
-  if (!input_blocked8 || turned_off() || !PackedGemm::suits_this_cpu() || conv.group != 1 ||
+  if (input == ChannelLayout::kPlain || turned_off() || !cpu_has_avx2_fma() || conv.group != 1 ||
       win.rank() != 2 || !win.resolved())
     return false;
   for (size_t i = 0; i < 2; ++i)
@@ -166,13 +169,20 @@ bool WinogradConv::suits(const graph::ConvAttrs& conv, bool input_blocked8) {
       return false;
   if (conv.c % kLanes != 0 || conv.m < 1) return false;
   const int64_t tiles = tiles_along(win.out_spatial[0]) * tiles_along(win.out_spatial[1]);
-  return conv.n * tiles >= kMinTiles &&
-         win.out_spatial[0] * win.out_spatial[1] >= kMinOutputsPerTile * tiles;
+  if (conv.n * tiles < kMinTiles ||
+      win.out_spatial[0] * win.out_spatial[1] < kMinOutputsPerTile * tiles)
+    return false;
+  if (!cpu_has_avx512f()) return true;
+  // Against AVX-512's brgconv (header): enough channels, and U reused over enough tiles.
+  const double u_bytes = static_cast<double>(kPoints * sizeof(float)) * conv.c * conv.m;
+  return (conv.c >= kAvx512MinChannels || conv.c * conv.m >= kAvx512MinChannelPairs) &&
+         (conv.n * tiles >= kAvx512ManyTiles ||
+          u_bytes <= static_cast<double>(kAvx512UBytesPerTile * conv.n * tiles));
 }
 
 void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,
                            const std::shared_ptr<const void>& w_owner, const float* bias,
-                           bool output_blocked8, int max_threads) {
+                           ChannelLayout input, ChannelLayout output, int max_threads) {
   const graph::Window& win = conv.window;
   n_ = conv.n;
   c_ = conv.c;
@@ -186,7 +196,8 @@ void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,
   tiles_y_ = tiles_along(oh_);
   tiles_x_ = tiles_along(ow_);
   ldm_ = (m_ + kLanes - 1) / kLanes * kLanes;
-  output_blocked8_ = output_blocked8;
+  in_layout_ = input;
+  out_layout_ = output;
   act_ = conv.act;
   max_threads_ = std::max(1, max_threads);
   // Tiles of a block: V and M within kBlockBytes, at least one 6-row strip, at most 36.
@@ -233,20 +244,22 @@ void WinogradConv::direct_tile(const float* x, int64_t n, int64_t oy0, int64_t o
                                float out[16 * kLanes]) const {
   const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
   const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
+  const int64_t ps = position_stride(in_layout_, c_);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       for (int64_t l = 0; l < lanes; ++l) {
         const int64_t mo = kb * kLanes + l;
         float acc = bias_[static_cast<size_t>(mo)];
         for (int64_t ci = 0; ci < c_; ++ci) {
-          const float* plane = x + (n * c_ + ci / kLanes * kLanes) * h_ * w_ + ci % kLanes;
+          const float* plane =
+              x + n * batch_size(in_layout_, c_, h_ * w_) + channel_offset(in_layout_, ci, h_ * w_);
           const float* g = weights_ + (mo * c_ + ci) * 9;
           for (int64_t ky = 0; ky < 3; ++ky) {
             const int64_t iy = oy0 + i + ky - pad_t_;
             if (iy < 0 || iy >= h_) continue;
             for (int64_t kx = 0; kx < 3; ++kx) {
               const int64_t ix = ox0 + j + kx - pad_l_;
-              if (ix >= 0 && ix < w_) acc += plane[(iy * w_ + ix) * kLanes] * g[ky * 3 + kx];
+              if (ix >= 0 && ix < w_) acc += plane[(iy * w_ + ix) * ps] * g[ky * 3 + kx];
             }
           }
         }
@@ -257,6 +270,7 @@ void WinogradConv::direct_tile(const float* x, int64_t n, int64_t oy0, int64_t o
 void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                              float* m) const {
   const int64_t v_stride = block_tiles_ * c_, m_stride = block_tiles_ * ldm_;
+  const int64_t ps_in = position_stride(in_layout_, c_), ps_out = position_stride(out_layout_, m_);
   // 1. Input transform. A tile whose patch holds an Inf or a NaN is computed directly
   // instead (header: the transforms would spread it over the whole tile).
   bool finite[kMaxBlockTiles];
@@ -265,11 +279,12 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
     const auto [n, oy0, ox0] = tile_at(first_tile + t);
     const int64_t y0 = oy0 - pad_t_, x0 = ox0 - pad_l_;
     const bool edge = y0 < 0 || x0 < 0 || y0 + kPatch > h_ || x0 + kPatch > w_;
+    const float* image = x + n * batch_size(in_layout_, c_, h_ * w_);
     for (int64_t cb = 0; cb < c_ / kLanes; ++cb) {
-      const float* plane = x + (n * c_ + cb * kLanes) * h_ * w_;
+      const float* plane = image + channel_offset(in_layout_, cb * kLanes, h_ * w_);
       float* vt = v + t * c_ + cb * kLanes;
-      finite[t] &= edge ? transform_patch<true>(plane, h_, w_, y0, x0, vt, v_stride)
-                        : transform_patch<false>(plane, h_, w_, y0, x0, vt, v_stride);
+      finite[t] &= edge ? transform_patch<true>(plane, ps_in, h_, w_, y0, x0, vt, v_stride)
+                        : transform_patch<false>(plane, ps_in, h_, w_, y0, x0, vt, v_stride);
     }
   }
   // 2. One product per transformed position.
@@ -287,18 +302,26 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
       else
         direct_tile(x, n, oy0, ox0, kb, out);
       if (act_.kind != graph::ActivationKind::kNone) activate_f32(act_, out, 16 * kLanes);
-      if (output_blocked8_) {
-        float* plane = y + (n * m_ + kb * kLanes) * out_plane;
+      float* plane = y + n * batch_size(out_layout_, m_, out_plane) +
+                     channel_offset(out_layout_, kb * kLanes, out_plane);
+      if (out_layout_ == ChannelLayout::kBlocked8) {
         for (int64_t i = 0; i < rows; ++i)
           std::copy(out + i * kTile * kLanes, out + (i * kTile + cols) * kLanes,
                     plane + ((oy0 + i) * ow_ + ox0) * kLanes);
+      } else if (out_layout_ == ChannelLayout::kChannelsLast) {
+        // The block's channels at each position; the last block may hold fewer than 8.
+        const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            std::copy(out + (i * kTile + j) * kLanes, out + (i * kTile + j) * kLanes + lanes,
+                      plane + ((oy0 + i) * ow_ + ox0 + j) * ps_out);
       } else {
         const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
         for (int64_t l = 0; l < lanes; ++l) {
-          float* plane = y + (n * m_ + kb * kLanes + l) * out_plane;
+          float* channel = plane + l * out_plane;
           for (int64_t i = 0; i < rows; ++i)
             for (int64_t j = 0; j < cols; ++j)
-              plane[(oy0 + i) * ow_ + ox0 + j] = out[(i * kTile + j) * kLanes + l];
+              channel[(oy0 + i) * ow_ + ox0 + j] = out[(i * kTile + j) * kLanes + l];
         }
       }
     }

@@ -1,6 +1,7 @@
-// 3x3, stride-1 convolutions by Winograd's minimal filtering F(4x4, 3x3) on AVX2 CPUs:
-// the f32 convolutions between two convolutions (runtime/layout_plan.h), whose input is in
-// 8-channel blocks (nChw8c, the layout oneDNN's AVX2 convolutions take).
+// 3x3, stride-1 convolutions by Winograd's minimal filtering F(4x4, 3x3) on CPUs with AVX2
+// and FMA, AVX-512 ones included: the f32 convolutions between two convolutions
+// (runtime/layout_plan.h), whose input is in the layout oneDNN's convolutions take on this
+// CPU: 8-channel blocks (nChw8c) on AVX2, channels-last (nhwc) on AVX-512.
 //
 // Why: a 3x3 convolution computed directly costs 9 multiply-adds per input channel, output
 // channel and output position; oneDNN 2.6's jit:avx2 convolution (and ONNX Runtime's MLAS)
@@ -51,6 +52,7 @@
 #include <vector>
 
 #include "graph/ops/op_attrs.h"
+#include "kernels/cpu/channel_layout.h"
 #include "kernels/cpu/packed_gemm.h"
 
 namespace amp::kernels::cpu {
@@ -58,11 +60,11 @@ namespace amp::kernels::cpu {
 class WinogradConv {
  public:
   // Whether this algorithm takes the f32 convolution `conv` (dims static): 2-D, one group,
-  // 3x3, stride 1, dilation 1, the input in 8-channel blocks (so C is a multiple of 8), any
-  // M, on a CPU where PackedGemm runs (AVX2 + FMA, no AVX-512; with AVX-512 the
-  // convolutions keep channels-last and oneDNN's brgconv), with enough tiles, well enough
-  // filled (below). The environment variable AMP_CPU_WINOGRAD=0 turns it off (oneDNN's
-  // direct convolution instead), for comparisons.
+  // 3x3, stride 1, dilation 1, the input in the conv layout (8-channel blocks or
+  // channels-last) with C a multiple of 8, any M, on a CPU with AVX2 and FMA, with enough
+  // tiles, well enough filled (below), and on AVX-512 where it beats brgconv (further
+  // below). The environment variable AMP_CPU_WINOGRAD=0 turns it off (oneDNN's direct
+  // convolution instead), for comparisons.
   //
   // Measured against oneDNN's jit:avx2 direct convolution, as AVX2-only on an Intel Xeon
   // (model 167), one thread, median ms, direct -> Winograd:
@@ -78,19 +80,42 @@ class WinogradConv {
   // average (Winograd's multiplies are then at most 0.4 of the direct ones): 7x7 maps
   // (49 outputs in 4 tiles), 10x10 (100 in 9) and 13x13 (169 in 16) pass, 5x5, 6x6 and
   // 9x9 (81 in 9) do not.
-  static bool suits(const graph::ConvAttrs& conv, bool input_blocked8);
+  //
+  // On AVX-512 the products run 16 lanes wide (gemm_strip_avx512.h; the transforms stay
+  // 8-wide), against oneDNN's brgconv, itself twice as fast as jit:avx2. Measured on the
+  // same Xeon with AVX-512, the conv between two 1x1 convs (channels-last), median ms at
+  // 1 / 2 threads, brgconv -> Winograd:
+  //   - C >= 32 over enough tiles wins: 64 -> 64 at 224x224 17.8 -> 9.6, at 40x40 0.51 ->
+  //     0.26 / 0.26 -> 0.15; 32 -> 32 at 80x80 0.57 -> 0.37; 128 -> 128 at 20x20 0.57 ->
+  //     0.36; super-resolution's 32 -> 9 2.67 -> 2.25 / 1.21 -> 1.17; 64 -> 1 at 40x40 0.15
+  //     -> 0.11.
+  //   - few channels lose: the transforms, O(C + M) a tile, outweigh the products' saving
+  //     (8 -> 8 at 224x224 0.66 -> 0.76, 16 -> 16 at 160x160 0.78 -> 0.92); 16 -> 32 at
+  //     80x80 wins (0.31 -> 0.25 / 0.14 -> 0.14). Hence C >= kAvx512MinChannels, or C M >=
+  //     kAvx512MinChannelPairs.
+  //   - U (36 C M floats, 4x the weights) streams from L3 or memory once per block of
+  //     tiles, and few tiles cannot pay for it: 256 -> 256 at 7x7 0.30 -> 0.37, 10x10
+  //     0.56 -> 0.75, 14x14 1.06 -> 1.14, 128 -> 128 at 10x10 0.13 -> 0.15 lose; 20x20 wins
+  //     for both (256: 2.18 -> 1.90 / 1.12 -> 0.90), 28x28 (256: 4.22 -> 3.42). Hence at
+  //     least kAvx512ManyTiles tiles, or at most kAvx512UBytesPerTile bytes of U per tile
+  //     (64 -> 64 at 20x20, 23 KiB a tile: 0.14 -> 0.07).
+  static bool suits(const graph::ConvAttrs& conv, ChannelLayout input);
   static constexpr int64_t kMinTiles = 4;
   static constexpr int64_t kMinOutputsPerTile = 10;
+  static constexpr int64_t kAvx512MinChannels = 32;
+  static constexpr int64_t kAvx512MinChannelPairs = 512;
+  static constexpr int64_t kAvx512ManyTiles = 25;
+  static constexpr int64_t kAvx512UBytesPerTile = 128 * 1024;
 
   // w: [M, C, 3, 3]; `w_owner` what keeps w alive when it is a model constant (its
-  // transform is then shared), else null; bias: [M] or null. `output_blocked8`: the output
-  // in 8-channel blocks (M a multiple of 8), else plain NCHW. `max_threads` sizes the
-  // workspace.
+  // transform is then shared), else null; bias: [M] or null. `input`: x's layout (8-channel
+  // blocks or channels-last); `output`: y's (either of those, M a multiple of 8 in blocks,
+  // or plain NCHW). `max_threads` sizes the workspace.
   void prepare(const graph::ConvAttrs& conv, const float* w,
-               const std::shared_ptr<const void>& w_owner, const float* bias, bool output_blocked8,
-               int max_threads);
+               const std::shared_ptr<const void>& w_owner, const float* bias, ChannelLayout input,
+               ChannelLayout output, int max_threads);
   size_t workspace_bytes() const;
-  // x in 8-channel blocks; y as prepared; workspace: workspace_bytes(), 64-byte aligned.
+  // x and y in the layouts prepared; workspace: workspace_bytes(), 64-byte aligned.
   void run(const float* x, float* y, void* workspace, int threads) const;
   // The filter transform U, for the memory report.
   HeldConstant held_constant() const;
@@ -110,7 +135,8 @@ class WinogradConv {
   int64_t n_ = 0, c_ = 0, m_ = 0, h_ = 0, w_ = 0, oh_ = 0, ow_ = 0, pad_t_ = 0, pad_l_ = 0;
   int64_t tiles_y_ = 0, tiles_x_ = 0, block_tiles_ = 0, ldm_ = 0;
   int max_threads_ = 1;
-  bool output_blocked8_ = false;
+  ChannelLayout in_layout_ = ChannelLayout::kBlocked8;
+  ChannelLayout out_layout_ = ChannelLayout::kBlocked8;
   graph::FusedActivation act_;
   std::vector<float> bias_;                           // [ldm_], zero-padded
   std::shared_ptr<const std::vector<PackedGemm>> u_;  // 36: U_xi [C, M]

@@ -17,7 +17,7 @@
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/pipelines.h"
 #include "graph/serialize/amp_writer.h"
-#include "kernels/cpu/packed_gemm.h"
+#include "kernels/cpu/gemm_strip_avx2.h"
 #include "tests/test_util/graph_runner.h"
 #include "tests/test_util/test_models.h"
 
@@ -602,11 +602,12 @@ TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
   }
 }
 
-// 3x3 stride-1 convolutions between convolutions: on an AVX2 CPU (ctest
-// amp_runtime_tests.AsOnAnAvx2Cpu) Winograd's F(4x4, 3x3) runs them (kernels/cpu/
-// winograd_conv.h), from 8-channel blocks to blocks (mid) or to the plain output (head:
-// 20 channels, uneven pads); elsewhere oneDNN. Both must match the plain reference, at a
-// batch of 2 and spatial sizes that leave partial 4x4 tiles.
+// 3x3 stride-1 convolutions between convolutions: on a CPU with AVX2 and FMA Winograd's
+// F(4x4, 3x3) runs them (kernels/cpu/winograd_conv.h), from the conv layout (8-channel
+// blocks on AVX2, as ctest amp_runtime_tests.AsOnAnAvx2Cpu runs it; channels-last on
+// AVX-512) to that layout (mid) or to the plain output (head: 20 channels, uneven pads);
+// elsewhere oneDNN. Both must match the plain reference, at a batch of 2 and spatial sizes
+// that leave partial 4x4 tiles.
 TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   GraphBuilder b;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, std::vector<int64_t> pads,
@@ -623,9 +624,9 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   const std::vector<int64_t> dims = {2, 3, 11, 13};
   ConvNet net;
   const ValueId x = b.input("x", DType::kF32, graph::Shape::from_static(dims));
-  net.stem = conv(x, 3, 16, {1, 1, 1, 1}, 1);
-  const ValueId mid = b.node(OpType::kRelu, {conv(net.stem, 16, 24, {1, 1, 1, 1}, 2)});
-  net.head = conv(mid, 24, 20, {0, 1, 2, 0}, 3);
+  net.stem = conv(x, 3, 32, {1, 1, 1, 1}, 1);
+  const ValueId mid = b.node(OpType::kRelu, {conv(net.stem, 32, 32, {1, 1, 1, 1}, 2)});
+  net.head = conv(mid, 32, 20, {0, 1, 2, 0}, 3);
   b.output(net.head);
   net.g = b.build();
   ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
@@ -640,8 +641,8 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   int winograd = 0;
   for (const NodeProfile& n : ctx.last_run_profile().nodes)
     winograd += n.implementation.find("Winograd") != std::string::npos;
-  // The stem reads the plain input: oneDNN. The other two read 8-channel blocks.
-  EXPECT_EQ(winograd, kernels::cpu::PackedGemm::suits_this_cpu() ? 2 : 0);
+  // The stem reads the plain input: oneDNN. The other two read the conv layout.
+  EXPECT_EQ(winograd, kernels::cpu::cpu_has_avx2_fma() ? 2 : 0);
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {

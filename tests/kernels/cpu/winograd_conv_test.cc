@@ -2,9 +2,10 @@
 // precision, on geometries that reach each edge of the algorithm: outputs that leave partial
 // 4x4 tiles, pads (uneven, wider than the window's reach, a 1x1 input wholly padded), a
 // batch whose tiles share blocks across images, input channels past one 256-deep slice of
-// the products, output channels that are not a multiple of 8 (plain output), blocks split
-// over 1-3 threads, and each fused activation. The kernel runs on any CPU with AVX2 and FMA
-// (Conv only picks it where AVX-512 is absent: tests/runtime/layout_plan_test.cc).
+// the products, output channels that are not a multiple of 8 (plain or channels-last
+// output), blocks split over 1-3 threads, and each fused activation; each from 8-channel
+// blocks (the conv layout on AVX2) and again from channels-last (on AVX-512). The kernel
+// runs on any CPU with AVX2 and FMA.
 //
 // Tolerance: |got - want| <= 1e-5 T + 1e-5 |want| + 1e-6, T the largest sum|terms| (the
 // magnitudes of the direct convolution's products and the bias) among the outputs of the
@@ -20,12 +21,15 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kernels/common/elementwise_functors.h"
 #include "kernels/cpu/channel_layout.h"
+#include "kernels/cpu/gemm_strip_avx2.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "tests/test_util/avx2_kernel_cases.h"
 
 namespace amp::kernels::cpu {
@@ -37,13 +41,18 @@ using graph::FusedActivation;
 struct Case {
   int64_t n, c, m, h, w;
   std::vector<int64_t> pads;  // top, left, bottom, right
-  bool output_blocked8 = true;
+  ChannelLayout out = ChannelLayout::kBlocked8;
   int threads = 1;
   FusedActivation act;
   bool bias = true;
   // Input elements (plain NCHW index) set to these values after the random fill.
   std::vector<std::pair<int64_t, float>> specials = {};
+  ChannelLayout in = ChannelLayout::kBlocked8;
 };
+
+const char* name_of(ChannelLayout l) {
+  return l == ChannelLayout::kBlocked8 ? "blocked" : l == ChannelLayout::kPlain ? "plain" : "nhwc";
+}
 
 graph::ConvAttrs attrs_of(const Case& c) {
   graph::ConvAttrs a;
@@ -64,13 +73,12 @@ graph::ConvAttrs attrs_of(const Case& c) {
 }
 
 std::string describe(const Case& c) {
-  return "n=" + std::to_string(c.n) + " c=" + std::to_string(c.c) + " m=" + std::to_string(c.m) +
-         " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " pads " +
-         std::to_string(c.pads[0]) + "," + std::to_string(c.pads[1]) + "," +
-         std::to_string(c.pads[2]) + "," + std::to_string(c.pads[3]) +
-         (c.output_blocked8 ? " blocked out" : " plain out") +
-         " threads=" + std::to_string(c.threads) +
-         " act=" + std::to_string(static_cast<int>(c.act.kind)) + " bias=" + std::to_string(c.bias);
+  std::ostringstream s;
+  s << "n=" << c.n << " c=" << c.c << " m=" << c.m << " " << c.h << "x" << c.w << " pads "
+    << c.pads[0] << "," << c.pads[1] << "," << c.pads[2] << "," << c.pads[3] << " " << name_of(c.in)
+    << " in, " << name_of(c.out) << " out threads=" << c.threads
+    << " act=" << static_cast<int>(c.act.kind) << " bias=" << c.bias;
+  return s.str();
 }
 
 void check(const Case& c, uint32_t seed) {
@@ -85,17 +93,17 @@ void check(const Case& c, uint32_t seed) {
   for (float& v : bias) v = u(rng);
   for (const auto& [i, v] : c.specials) x[static_cast<size_t>(i)] = v;
 
-  // The input in 8-channel blocks.
+  // The input in its layout (C is a multiple of 8: no padded blocks).
   const int64_t in_plane = c.h * c.w, out_plane = oh * ow;
   std::vector<float> xb(x.size());
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t ch = 0; ch < c.c; ++ch)
       for (int64_t p = 0; p < in_plane; ++p)
-        xb[n * c.c * in_plane + channel_offset(ChannelLayout::kBlocked8, ch, in_plane) + p * 8] =
-            x[(n * c.c + ch) * in_plane + p];
+        xb[n * c.c * in_plane + channel_offset(c.in, ch, in_plane) +
+           p * position_stride(c.in, c.c)] = x[(n * c.c + ch) * in_plane + p];
 
   WinogradConv conv;
-  conv.prepare(attrs, w.data(), nullptr, c.bias ? bias.data() : nullptr, c.output_blocked8, 4);
+  conv.prepare(attrs, w.data(), nullptr, c.bias ? bias.data() : nullptr, c.in, c.out, 4);
   std::vector<float> ws(conv.workspace_bytes() / sizeof(float) + 16);
   float* ws64 = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ws.data()) + 63) / 64 * 64);
   std::vector<float> y(c.n * c.m * out_plane, std::nanf(""));
@@ -122,8 +130,7 @@ void check(const Case& c, uint32_t seed) {
           want[i] = ew::apply_activation(c.act, static_cast<float>(acc));
           mag[i] = sum;
         }
-  const ChannelLayout out_layout =
-      c.output_blocked8 ? ChannelLayout::kBlocked8 : ChannelLayout::kPlain;
+  const ChannelLayout out_layout = c.out;
   int reported = 0;
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t mo = 0; mo < c.m; ++mo)
@@ -161,24 +168,35 @@ TEST(WinogradConv, MatchesTheDirectConvolution) {
       {1, 16, 16, 6, 6, {0, 0, 0, 0}},
       {1, 16, 16, 1, 1, {1, 1, 1, 1}},
       // Partial tiles, uneven pads, a batch of 2, 20 output channels (plain output).
-      {2, 24, 20, 11, 13, {0, 1, 2, 0}, false},
+      {2, 24, 20, 11, 13, {0, 1, 2, 0}, ChannelLayout::kPlain},
       {2, 24, 24, 11, 13, {0, 1, 2, 0}},
       // Pads past the window's reach (output rows and columns of bias alone).
-      {3, 32, 24, 5, 30, {3, 2, 2, 3}, true, 3},
+      {3, 32, 24, 5, 30, {3, 2, 2, 3}, ChannelLayout::kBlocked8, 3},
       // Input channels past one 256-deep slice of the products; more output channels than
       // one 16-column panel, the last one masked.
       {1, 264, 40, 6, 7, {1, 1, 1, 1}},
       // A YOLO head's size: several blocks of tiles, two threads; no bias.
-      {1, 64, 80, 40, 40, {1, 1, 1, 1}, true, 2, {}, false},
-      {2, 16, 16, 23, 9, {1, 1, 1, 1}, false, 2},
+      {1, 64, 80, 40, 40, {1, 1, 1, 1}, ChannelLayout::kBlocked8, 2, {}, false},
+      {2, 16, 16, 23, 9, {1, 1, 1, 1}, ChannelLayout::kPlain, 2},
       // One block of input channels; fewer output channels than a register (super-
       // resolution's last convolution: 32 -> 9), down to one.
       {1, 8, 8, 9, 9, {1, 1, 1, 1}},
-      {1, 32, 9, 12, 12, {1, 1, 1, 1}, false, 2},
-      {2, 8, 1, 10, 7, {1, 1, 1, 1}, false},
+      {1, 32, 9, 12, 12, {1, 1, 1, 1}, ChannelLayout::kPlain, 2},
+      {2, 8, 1, 10, 7, {1, 1, 1, 1}, ChannelLayout::kPlain},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) check(c, ++seed);
+  // From channels-last (the conv layout on AVX-512) to channels-last, any M, and to plain.
+  for (Case c : cases) {
+    c.in = ChannelLayout::kChannelsLast;
+    const ChannelLayout given = c.out;
+    c.out = ChannelLayout::kChannelsLast;
+    check(c, ++seed);
+    if (given == ChannelLayout::kPlain) {
+      c.out = ChannelLayout::kPlain;
+      check(c, ++seed);
+    }
+  }
 }
 
 // Inf and NaN inputs: the transforms would spread one over its whole 6x6 patch (Inf - Inf),
@@ -195,18 +213,33 @@ TEST(WinogradConv, InfAndNanReachOnlyTheOutputsWhoseWindowsHoldThem) {
                 {10 * plane + 1 * 12 + 1, std::nanf("")},
                 {0 * plane + 9 * 12 + 10, -std::numeric_limits<float>::max()}};
   check(c, 300);
-  c.output_blocked8 = false;
+  c.out = ChannelLayout::kPlain;
   c.m = 9;
   c.specials.push_back({15 * plane + 11 * 12 + 0, -inf});
   check(c, 301);
+  c.in = c.out = ChannelLayout::kChannelsLast;
+  check(c, 302);
 }
 
 TEST(WinogradConv, EachFusedActivation) {
   if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   uint32_t seed = 100;
   for (const FusedActivation& act : test::every_fused_activation()) {
-    check({1, 16, 24, 9, 10, {1, 1, 1, 1}, true, 1, act}, ++seed);
-    check({1, 16, 12, 9, 10, {1, 1, 1, 1}, false, 2, act}, ++seed);
+    check({1, 16, 24, 9, 10, {1, 1, 1, 1}, ChannelLayout::kBlocked8, 1, act}, ++seed);
+    check({1, 16, 12, 9, 10, {1, 1, 1, 1}, ChannelLayout::kPlain, 2, act}, ++seed);
+    check({1,
+           16,
+           12,
+           9,
+           10,
+           {1, 1, 1, 1},
+           ChannelLayout::kChannelsLast,
+           2,
+           act,
+           true,
+           {},
+           ChannelLayout::kChannelsLast},
+          ++seed);
   }
 }
 
@@ -218,7 +251,8 @@ TEST(WinogradConv, FilterTransformOfOneConstantIsShared) {
   auto w = std::make_shared<std::vector<float>>(c.m * c.c * 9, 0.25f);
   auto prepared = [&](const std::shared_ptr<const void>& owner) {
     auto conv = std::make_shared<WinogradConv>();
-    conv->prepare(attrs_of(c), w->data(), owner, nullptr, true, 1);
+    conv->prepare(attrs_of(c), w->data(), owner, nullptr, ChannelLayout::kBlocked8,
+                  ChannelLayout::kBlocked8, 1);
     return conv;
   };
   const auto a = prepared(w), b = prepared(w), own = prepared(nullptr);
@@ -228,17 +262,18 @@ TEST(WinogradConv, FilterTransformOfOneConstantIsShared) {
 }
 
 // Which convolutions it takes: 3x3, stride 1, dilation 1, one group, 2-D, from 8-channel
-// blocks, any output channels, at least 4 tiles at least 10/16 full, on an AVX2 CPU without
-// AVX-512.
+// blocks or channels-last, any output channels, at least 4 tiles at least 10/16 full, on a
+// CPU with AVX2 and FMA; on AVX-512 also enough channels and tiles (next test).
 TEST(WinogradConv, TakesOnlyWhatItComputes) {
-  const Case base{1, 16, 16, 8, 8, {1, 1, 1, 1}};
-  const bool cpu = PackedGemm::suits_this_cpu();
-  EXPECT_EQ(WinogradConv::suits(attrs_of(base), true), cpu);
-  EXPECT_FALSE(WinogradConv::suits(attrs_of(base), false));  // plain input
+  const Case base{1, 32, 32, 8, 8, {1, 1, 1, 1}};
+  const bool cpu = cpu_has_avx2_fma();
+  EXPECT_EQ(WinogradConv::suits(attrs_of(base), ChannelLayout::kBlocked8), cpu);
+  EXPECT_EQ(WinogradConv::suits(attrs_of(base), ChannelLayout::kChannelsLast), cpu);
+  EXPECT_FALSE(WinogradConv::suits(attrs_of(base), ChannelLayout::kPlain));
   auto changed = [&](auto&& edit) {
     graph::ConvAttrs a = attrs_of(base);
     edit(a);
-    return WinogradConv::suits(a, true);
+    return WinogradConv::suits(a, ChannelLayout::kBlocked8);
   };
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.strides = {2, 2}; }));
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.dilations = {2, 2}; }));
@@ -246,7 +281,7 @@ TEST(WinogradConv, TakesOnlyWhatItComputes) {
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.window.kernel = {3, 1}; }));
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.group = 2; }));
   EXPECT_FALSE(changed([](graph::ConvAttrs& a) { a.c = 12; }));
-  EXPECT_EQ(changed([](graph::ConvAttrs& a) { a.c = 8; }), cpu);
+  EXPECT_EQ(changed([](graph::ConvAttrs& a) { a.c = 40; }), cpu);
   EXPECT_EQ(changed([](graph::ConvAttrs& a) { a.m = 1; }), cpu);
   auto map = [&](int64_t n, int64_t side) {
     return changed([&](graph::ConvAttrs& a) {
@@ -271,6 +306,28 @@ TEST(WinogradConv, TakesOnlyWhatItComputes) {
     a.window.in_spatial = {8};
     a.window.out_spatial = {8};
   }));
+}
+
+// Against AVX-512's brgconv (WinogradConv::suits' measurements): fewer than 32 input
+// channels only with C M >= 512; fewer than 25 tiles only with at most 128 KiB of U a tile.
+// As on AVX2 (no AVX-512, amp_kernel_tests.AsOnAnAvx2Cpu) these all take it.
+TEST(WinogradConv, OnAvx512TakesWhatBeatsBrgconv) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const bool avx2_rules = !cpu_has_avx512f();
+  auto takes = [](int64_t c, int64_t m, int64_t side) {
+    Case k{1, c, m, side, side, {1, 1, 1, 1}};
+    return WinogradConv::suits(attrs_of(k), ChannelLayout::kChannelsLast);
+  };
+  EXPECT_TRUE(takes(32, 9, 224));  // super-resolution's last convolution
+  EXPECT_TRUE(takes(64, 1, 40));   // a one-channel head
+  EXPECT_TRUE(takes(16, 32, 80));  // C M = 512
+  EXPECT_EQ(takes(16, 16, 160), avx2_rules);
+  EXPECT_EQ(takes(8, 8, 224), avx2_rules);
+  EXPECT_TRUE(takes(64, 64, 20));              // 25 tiles
+  EXPECT_TRUE(takes(64, 64, 10));              // 9 tiles, 64 KiB of U each
+  EXPECT_TRUE(takes(256, 256, 20));            // 25 tiles
+  EXPECT_EQ(takes(128, 128, 14), avx2_rules);  // 16 tiles, 144 KiB of U each
+  EXPECT_EQ(takes(256, 256, 7), avx2_rules);   // 4 tiles, 2.3 MiB each
 }
 
 }  // namespace
