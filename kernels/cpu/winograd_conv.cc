@@ -304,19 +304,18 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
       if (act_.kind != graph::ActivationKind::kNone) activate_f32(act_, out, 16 * kLanes);
       float* plane = y + n * batch_size(out_layout_, m_, out_plane) +
                      channel_offset(out_layout_, kb * kLanes, out_plane);
+      // The block's channels: the last may hold fewer than 8 (not in 8-channel blocks).
+      const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
       if (out_layout_ == ChannelLayout::kBlocked8) {
         for (int64_t i = 0; i < rows; ++i)
           std::copy(out + i * kTile * kLanes, out + (i * kTile + cols) * kLanes,
                     plane + ((oy0 + i) * ow_ + ox0) * kLanes);
       } else if (out_layout_ == ChannelLayout::kChannelsLast) {
-        // The block's channels at each position; the last block may hold fewer than 8.
-        const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < cols; ++j)
             std::copy(out + (i * kTile + j) * kLanes, out + (i * kTile + j) * kLanes + lanes,
                       plane + ((oy0 + i) * ow_ + ox0 + j) * ps_out);
       } else {
-        const int64_t lanes = std::min(kLanes, m_ - kb * kLanes);
         for (int64_t l = 0; l < lanes; ++l) {
           float* channel = plane + l * out_plane;
           for (int64_t i = 0; i < rows; ++i)
