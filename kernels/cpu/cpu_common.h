@@ -17,8 +17,13 @@
 // multiversioning through an ifunc), so one binary vectorizes 16 or 8 floats a step where
 // the CPU can. Clang (the fuzzing build) spells the targets differently: baseline only.
 // AMP_CPU_ISA_CAP_AVX2 (CMake option of that name) leaves the AVX-512 clone out, so that a
-// measurement on an AVX-512 machine sees what an AVX2-only CPU would run.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(AMP_CPU_ISA_CAP_AVX2)
+// measurement on an AVX-512 machine sees what an AVX2-only CPU would run. AMP_NO_ISA_CLONES
+// (the ThreadSanitizer build) compiles the baseline only: ifunc resolvers run before TSan's
+// runtime is initialized, and an instrumented one crashes the program at load.
+#if defined(AMP_NO_ISA_CLONES)
+#define AMP_ISA_CLONES
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(AMP_CPU_ISA_CAP_AVX2)
 #define AMP_ISA_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define AMP_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

@@ -322,8 +322,9 @@ __global__ void __launch_bounds__(kFlashRows * 32)
       for (int off = 16; off > 0; off /= 2)
         tile_max = fmaxf(tile_max, __shfl_xor_sync(0xffffffffu, tile_max, off));
       const float m_new = fmaxf(m, tile_max);
-      // Every key so far masked: nothing accumulated, nothing to add.
-      const float pj = m_new == -INFINITY || s == -INFINITY ? 0.0f : expf(s - m_new);
+      // Every key so far masked: nothing accumulated, nothing to add. A NaN score (fmaxf
+      // skips it in the max) stays NaN, so the row is NaN as on the other paths.
+      const float pj = isnan(s) ? s : m_new == -INFINITY || s == -INFINITY ? 0.0f : expf(s - m_new);
       const float alpha = m == -INFINITY ? 0.0f : expf(m - m_new);
       float tile_sum = pj;
       for (int off = 16; off > 0; off /= 2) tile_sum += __shfl_xor_sync(0xffffffffu, tile_sum, off);
@@ -428,6 +429,19 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       off_probs_ = std::is_same_v<T, float> ? off_scores_ : ws_.add(scores * sizeof(T));
       return Status::ok();
     }
+  }
+
+  // The path prepare() took, for profiles: which one served a node is otherwise invisible.
+  std::string implementation() const override {
+    switch (path_) {
+      case AttentionPath::kGemm:
+        return "attention: cuBLAS batched GEMMs + softmax kernel";
+      case AttentionPath::kFlash:
+        return "attention: own flash kernel (fp32 online softmax)";
+      case AttentionPath::kDirect:
+        break;
+    }
+    return "attention: own direct kernel";
   }
 
   size_t workspace_bytes() const override {

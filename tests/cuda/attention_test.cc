@@ -5,8 +5,8 @@
 // sequence, and the direct path (f64, a past key/value). Each case is a one-node graph run
 // on both backends by the test runners, with outputs poisoned before the run.
 //
-// Tolerances: both accumulate in fp32; the GPU rounds the probabilities to the storage
-// type before the second product (as flash attention does), the CPU keeps them in fp32, so
+// Tolerances: both accumulate in fp32; the GPU's GEMM path rounds the probabilities to the
+// storage type before the second product, the flash path and the CPU keep them in fp32, so
 // f16 / bf16 differ by a few ulps of the output type.
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@ Reads cuda_tests_{ops,engine}.xml, NAME_{fp32,fp16,bf16,fp16t}.json (amprun --js
 fp16t: fp16 with --precision-timing on), attention_LABEL_PATH_PREC.json and
 profile_check.txt, and prints: tests passed, each model's median latency per precision with
 the fp16 speed-up, accuracy against fp32 and what precision timing decided, the attention
-paths against the GEMM path in fp32, and the profile trace check. Never fails on a missing
+paths against the GEMM path in fp32 (and the path an unforced run took), and the profile trace check. Never fails on a missing
 or malformed file: that cell says FAIL or skip.
 """
 import json
@@ -93,13 +93,25 @@ def models(results, entries):
     print("\n".join(notes) if notes else "  (no timed run)")
 
 
+def attention_paths(r):
+    """The implementations the profiled run's Attention nodes named, or '?'."""
+    nodes = (r.get("profile") or {}).get("nodes") or []
+    names = sorted({n.get("implementation") or "?" for n in nodes if n.get("op") == "Attention"})
+    return ", ".join(names) if names else "?"
+
+
 def attention(results):
-    print("\nattention paths (AMP_CUDA_ATTENTION forced), median ms and accuracy against gemm fp32:")
+    print("\nattention paths (AMP_CUDA_ATTENTION forced; auto: unforced, the path it took),")
+    print("median ms and accuracy against gemm fp32:")
     for label in ("bert64x16", "attn512", "attn4096"):
         cells = []
-        for path, prec in (("gemm", "fp32"), ("gemm", "fp16"), ("flash", "fp16"), ("flash", "fp32")):
+        for path, prec in (("gemm", "fp32"), ("gemm", "fp16"), ("flash", "fp16"), ("flash", "fp32"),
+                           ("auto", "fp32")):
             r = load(results, f"attention_{label}_{path}_{prec}")
-            cells.append(f"{path} {prec} {lat(r)}" + ("" if prec == "fp32" and path == "gemm" else f" {acc(r)}"))
+            cell = f"{path} {prec} {lat(r)}" + ("" if prec == "fp32" and path == "gemm" else f" {acc(r)}")
+            if path == "auto" and not r.get("failed") and not r.get("skipped"):
+                cell += f" [{attention_paths(r)}]"
+            cells.append(cell)
         print(f"  {label:<10} " + " | ".join(cells))
 
 

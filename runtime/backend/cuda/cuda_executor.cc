@@ -43,7 +43,8 @@ class CudaExecutor : public Executor {
   Status bind(const std::shared_ptr<const ExecutionPlan>& plan);
   // Enqueues the whole run on the stream: input copies, every step, output copies, with
   // the four timing events between the phases. `capturing`: events become graph nodes.
-  // `profiling`: an event before every step and after the last (step_events_).
+  // `profiling`: an event before and after every step (step_events_ 2s and 2s + 1), so that
+  // a step's time leaves out host work between steps (the numerics check's copies).
   Status enqueue(const ExecutionPlan& plan, bool capturing, bool check_numerics,
                  bool profiling = false);
   // After the stream is synchronized: every step's time into the profiler, placed on its
@@ -202,7 +203,7 @@ Status CudaExecutor::fetch_to_host(const ExecutionPlan& plan,
 Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool numerics,
                              bool profiling) {
   const graph::Graph& g = plan.graph;
-  while (profiling && step_events_.size() < plan.steps.size() + 1) {
+  while (profiling && step_events_.size() < 2 * plan.steps.size()) {
     cudaEvent_t e = nullptr;
     AMP_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
     step_events_.push_back(e);
@@ -240,15 +241,14 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
       AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.inputs, numerics_host_, numerics_views_));
       inputs_finite = all_finite(numerics_views_);
     }
-    if (profiling) AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[s], stream_));
+    if (profiling) AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[2 * s], stream_));
     AMP_RETURN_IF_ERROR(step.kernel->run(args).with_context(node_label(g.nodes[s])));
+    if (profiling) AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[2 * s + 1], stream_));
     if (check) {
       AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.outputs, numerics_host_, numerics_views_));
       AMP_RETURN_IF_ERROR(check_step_numerics(g, g.nodes[s], inputs_finite, numerics_views_));
     }
   }
-  if (profiling)
-    AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[plan.steps.size()], stream_));
   AMP_RETURN_IF_ERROR(record_event(2, capturing));
 
   for (const StagedCopy& c : staged_outputs_)
@@ -262,11 +262,10 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
 
 Status CudaExecutor::report_steps(const ExecutionPlan& plan, RunProfiler& profiler,
                                   double host_start) {
-  float end = 0;
-  AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end, events_[0], step_events_[0]));
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    const float start = end;
-    AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end, events_[0], step_events_[s + 1]));
+    float start = 0, end = 0;
+    AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&start, events_[0], step_events_[2 * s]));
+    AMP_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&end, events_[0], step_events_[2 * s + 1]));
     profiler.add_step(plan, s, host_start + start, host_start + end);
   }
   return Status::ok();
