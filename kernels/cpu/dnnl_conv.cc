@@ -299,7 +299,10 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
         y_layout, cfg.num_threads);
     off_winograd_ = ws_.add(winograd_->workspace_bytes());
     impl_ = "own Winograd F(4x4, 3x3), ";
-    impl_ += cpu_has_avx512f() ? "avx2 transforms, avx512 products" : "avx2";
+    // 16-lane transforms need channels-last input (winograd_transforms.h).
+    impl_ += !cpu_has_avx512f()                     ? "avx2"
+             : x_layout == ChannelLayout::kBlocked8 ? "avx2 transforms, avx512 products"
+                                                    : "avx512";
     impl_ += x_layout == ChannelLayout::kBlocked8 ? ", 8-channel blocks" : ", channels-last";
     if (y_layout == ChannelLayout::kPlain) impl_ += " to a plain output";
     return Status::ok();

@@ -26,10 +26,13 @@
 //     (V and M of a block, 36 x tiles x (C + M) floats, within 256 KiB: L2), as many blocks
 //     as a multiple of the threads, dealt round-robin. Per block:
 //       1. input transform: per tile and 8-channel block, the 6x6 patch (zeros outside the
-//          input: the padding) as 36 AVX2 registers, B^T d B by adds and FMAs, 36 stores;
+//          input: the padding) as 36 AVX2 registers, B^T d B by adds and FMAs, 36 stores
+//          (winograd_transforms.h; on AVX-512, 16 channels of channels-last input a
+//          register);
 //       2. 36 products by PackedGemm's 6x16 register-tile kernel (the block's V_xi rows
 //          stay in L1 while each 16-column panel of U_xi streams once);
-//       3. output transform: A^T m A per tile and 8-channel block, plus the bias, then the
+//       3. output transform: A^T m A per tile and 8-channel block (16 on AVX-512 unless
+//          the output is in 8-channel blocks), plus the bias, then the
 //          fused activation (vector_activation.h) over the tile, stored in the output's
 //          layout: 8-channel blocks again, or plain NCHW (a conv before a Reshape).
 // Accuracy: the transforms mix a tile's 36 inputs with constants up to 8 and 1/24, so the
@@ -81,18 +84,20 @@ class WinogradConv {
   // (49 outputs in 4 tiles), 10x10 (100 in 9) and 13x13 (169 in 16) pass, 5x5, 6x6 and
   // 9x9 (81 in 9) do not.
   //
-  // On AVX-512 the products run 16 lanes wide (gemm_strip_avx512.h; the transforms stay
-  // 8-wide), against oneDNN's brgconv, itself twice as fast as jit:avx2. Measured on the
-  // same Xeon with AVX-512, the conv between two 1x1 convs (channels-last), median ms at
-  // 1 / 2 threads, brgconv -> Winograd:
-  //   - C >= 32 over enough tiles wins: 64 -> 64 at 224x224 17.8 -> 9.6, at 40x40 0.51 ->
-  //     0.26 / 0.26 -> 0.15; 32 -> 32 at 80x80 0.57 -> 0.37; 128 -> 128 at 20x20 0.57 ->
-  //     0.36; super-resolution's 32 -> 9 2.67 -> 2.25 / 1.21 -> 1.17; 64 -> 1 at 40x40 0.15
+  // On AVX-512 the products run 16 lanes wide (gemm_strip_avx512.h), and so do the
+  // transforms of channels-last input (winograd_transforms.h), against oneDNN's brgconv,
+  // itself twice as fast as jit:avx2. Measured on the same Xeon with AVX-512, the conv
+  // between two 1x1 convs (channels-last), median ms at 1 / 2 threads, brgconv -> Winograd:
+  //   - C >= 16 over enough tiles wins (with 16-lane transforms; 8-lane ones lost at C 16):
+  //     64 -> 64 at 224x224 17.8 -> 9.6, at 40x40 0.58 -> 0.26; 32 -> 32 at 80x80 0.59 ->
+  //     0.33; 24 -> 24 at 80x80 0.48 -> 0.29 / 0.25 -> 0.16; 16 -> 16 at 160x160 0.67 ->
+  //     0.54 / 0.35 -> 0.30; 16 -> 8 at 224x224 1.34 -> 1.05 / 0.70 -> 0.59; 128 -> 128 at
+  //     20x20 0.57 -> 0.34; super-resolution's 32 -> 9 2.63 -> 1.78; 64 -> 1 at 40x40 0.17
   //     -> 0.11.
-  //   - few channels lose: the transforms, O(C + M) a tile, outweigh the products' saving
-  //     (8 -> 8 at 224x224 0.66 -> 0.76, 16 -> 16 at 160x160 0.78 -> 0.92); 16 -> 32 at
-  //     80x80 wins (0.31 -> 0.25 / 0.14 -> 0.14). Hence C >= kAvx512MinChannels, or C M >=
-  //     kAvx512MinChannelPairs.
+  //   - 8 input channels do not win: their transforms run 8 lanes wide, O(C + M) a tile,
+  //     and weigh as much as the products' saving (8 -> 8 at 224x224 0.67 -> 0.79 / 0.45 ->
+  //     0.46, 8 -> 32 at 80x80 0.17 -> 0.16 / 0.088 -> 0.093, 8 -> 64 0.34 -> 0.33 / 0.18
+  //     -> 0.20). Hence C >= kAvx512MinChannels.
   //   - U (36 C M floats, 4x the weights) streams from L3 or memory once per block of
   //     tiles, and few tiles cannot pay for it: 256 -> 256 at 7x7 0.30 -> 0.37, 10x10
   //     0.56 -> 0.75, 14x14 1.06 -> 1.14, 128 -> 128 at 10x10 0.13 -> 0.15 lose; 20x20 wins
@@ -102,8 +107,7 @@ class WinogradConv {
   static bool suits(const graph::ConvAttrs& conv, ChannelLayout input);
   static constexpr int64_t kMinTiles = 4;
   static constexpr int64_t kMinOutputsPerTile = 10;
-  static constexpr int64_t kAvx512MinChannels = 32;
-  static constexpr int64_t kAvx512MinChannelPairs = 512;
+  static constexpr int64_t kAvx512MinChannels = 16;
   static constexpr int64_t kAvx512ManyTiles = 25;
   static constexpr int64_t kAvx512UBytesPerTile = 128 * 1024;
 
@@ -129,7 +133,7 @@ class WinogradConv {
   size_t slot_floats() const;
   void run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                  float* m) const;
-  void direct_tile(const float* x, int64_t n, int64_t oy0, int64_t ox0, int64_t kb,
+  void direct_tile(const float* x, int64_t n, int64_t oy0, int64_t ox0, int64_t m0, int64_t lanes,
                    float out[]) const;
 
   int64_t n_ = 0, c_ = 0, m_ = 0, h_ = 0, w_ = 0, oh_ = 0, ow_ = 0, pad_t_ = 0, pad_l_ = 0;
@@ -137,6 +141,7 @@ class WinogradConv {
   int max_threads_ = 1;
   ChannelLayout in_layout_ = ChannelLayout::kBlocked8;
   ChannelLayout out_layout_ = ChannelLayout::kBlocked8;
+  bool wide_in_ = false, wide_out_ = false;  // transforms 16 channels a register (AVX-512)
   graph::FusedActivation act_;
   std::vector<float> bias_;                           // [ldm_], zero-padded
   std::shared_ptr<const std::vector<PackedGemm>> u_;  // 36: U_xi [C, M]

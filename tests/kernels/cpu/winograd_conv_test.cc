@@ -308,8 +308,8 @@ TEST(WinogradConv, TakesOnlyWhatItComputes) {
   }));
 }
 
-// Against AVX-512's brgconv (WinogradConv::suits' measurements): fewer than 32 input
-// channels only with C M >= 512; fewer than 25 tiles only with at most 128 KiB of U a tile.
+// Against AVX-512's brgconv (WinogradConv::suits' measurements): at least 16 input
+// channels; fewer than 25 tiles only with at most 128 KiB of U a tile.
 // As on AVX2 (no AVX-512, amp_kernel_tests.AsOnAnAvx2Cpu) these all take it.
 TEST(WinogradConv, OnAvx512TakesWhatBeatsBrgconv) {
   if (!cpu_has_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
@@ -318,11 +318,12 @@ TEST(WinogradConv, OnAvx512TakesWhatBeatsBrgconv) {
     Case k{1, c, m, side, side, {1, 1, 1, 1}};
     return WinogradConv::suits(attrs_of(k), ChannelLayout::kChannelsLast);
   };
-  EXPECT_TRUE(takes(32, 9, 224));  // super-resolution's last convolution
-  EXPECT_TRUE(takes(64, 1, 40));   // a one-channel head
-  EXPECT_TRUE(takes(16, 32, 80));  // C M = 512
-  EXPECT_EQ(takes(16, 16, 160), avx2_rules);
-  EXPECT_EQ(takes(8, 8, 224), avx2_rules);
+  EXPECT_TRUE(takes(32, 9, 224));   // super-resolution's last convolution
+  EXPECT_TRUE(takes(64, 1, 40));    // a one-channel head
+  EXPECT_TRUE(takes(16, 16, 160));  // 16 channels: 16-lane transforms
+  EXPECT_TRUE(takes(16, 8, 224));
+  EXPECT_EQ(takes(8, 8, 224), avx2_rules);  // 8 channels: 8-lane transforms
+  EXPECT_EQ(takes(8, 64, 80), avx2_rules);
   EXPECT_TRUE(takes(64, 64, 20));              // 25 tiles
   EXPECT_TRUE(takes(64, 64, 10));              // 9 tiles, 64 KiB of U each
   EXPECT_TRUE(takes(256, 256, 20));            // 25 tiles
