@@ -89,7 +89,7 @@ class WinogradConv {
   // itself twice as fast as jit:avx2. Measured on the same Xeon with AVX-512, the conv
   // between two 1x1 convs (channels-last), median ms at 1 / 2 threads, brgconv -> Winograd:
   //   - C >= 16 over enough tiles wins (with 16-lane transforms; 8-lane ones lost at C 16):
-  //     64 -> 64 at 224x224 17.8 -> 9.6, at 40x40 0.58 -> 0.26; 32 -> 32 at 80x80 0.59 ->
+  //     64 -> 64 at 224x224 17.8 -> 9.6 (8 lanes), at 40x40 0.58 -> 0.26; 32 -> 32 at 80x80 0.59 ->
   //     0.33; 24 -> 24 at 80x80 0.48 -> 0.29 / 0.25 -> 0.16; 16 -> 16 at 160x160 0.67 ->
   //     0.54 / 0.35 -> 0.30; 16 -> 8 at 224x224 1.34 -> 1.05 / 0.70 -> 0.59; 128 -> 128 at
   //     20x20 0.57 -> 0.34; super-resolution's 32 -> 9 2.63 -> 1.78; 64 -> 1 at 40x40 0.17
