@@ -54,7 +54,6 @@
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
-#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/small_gemm.h"
 #include "kernels/cpu/vector_exp.h"
 #include "kernels/cpu/winograd_conv.h"
@@ -298,13 +297,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
         conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr, x_layout,
         y_layout, cfg.num_threads);
     off_winograd_ = ws_.add(winograd_->workspace_bytes());
-    impl_ = "own Winograd F(4x4, 3x3), ";
-    // 16-lane transforms need channels-last input (winograd_transforms.h).
-    impl_ += !cpu_has_avx512f()                     ? "avx2"
-             : x_layout == ChannelLayout::kBlocked8 ? "avx2 transforms, avx512 products"
-                                                    : "avx512";
-    impl_ += x_layout == ChannelLayout::kBlocked8 ? ", 8-channel blocks" : ", channels-last";
-    if (y_layout == ChannelLayout::kPlain) impl_ += " to a plain output";
+    impl_ = winograd_->implementation();
     return Status::ok();
   }
 

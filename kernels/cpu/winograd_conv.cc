@@ -1,7 +1,5 @@
 #include "kernels/cpu/winograd_conv.h"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -147,6 +145,14 @@ HeldConstant WinogradConv::held_constant() const {
   if (u_)
     for (const PackedGemm& u : *u_) bytes += u.held_constant().bytes;
   return {u_.get(), bytes};
+}
+
+std::string WinogradConv::implementation() const {
+  std::string s = "own Winograd F(4x4, 3x3), ";
+  s += !cpu_has_avx512f() ? "avx2" : wide_in_ ? "avx512" : "avx2 transforms, avx512 products";
+  s += in_layout_ == ChannelLayout::kBlocked8 ? ", 8-channel blocks" : ", channels-last";
+  if (out_layout_ == ChannelLayout::kPlain) s += " to a plain output";
+  return s;
 }
 
 // One thread's V and M, rounded up to whole 64-byte lines.

@@ -52,6 +52,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "graph/ops/op_attrs.h"
@@ -123,6 +124,8 @@ class WinogradConv {
   void run(const float* x, float* y, void* workspace, int threads) const;
   // The filter transform U, for the memory report.
   HeldConstant held_constant() const;
+  // What prepare() chose, for profiles: the transforms' and products' ISA and the layouts.
+  std::string implementation() const;
 
  private:
   // Tile g of the N x tiles_y x tiles_x tiles: its image and its top-left output.
