@@ -128,6 +128,11 @@ class Kernel {
   // What prepare() derived from constant inputs and holds beyond the model's weights
   // (oneDNN's reordered weights, packed GEMM panels, Winograd filter transforms).
   virtual void held_constants(std::vector<HeldConstant>& /*out*/) const {}
+  // Of a Concat (Split) whose inputs (outputs) are each one contiguous block of the whole
+  // tensor: each one's byte offset in it, so that the memory planner can place them there
+  // (graph/planning/memory_planner.h, step 4); run() then skips the copy of a part that it
+  // finds in place. Empty (the default): the parts interleave, or the kernel always copies.
+  virtual std::vector<size_t> part_offsets() const { return {}; }
 };
 
 }  // namespace amp::kernels

@@ -154,6 +154,9 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   mopt.workspace_bytes = [&](graph::NodeId id) {
     return plan->steps[static_cast<size_t>(id)].kernel->workspace_bytes();
   };
+  mopt.part_offsets = [&](const Node& n) {
+    return plan->steps[static_cast<size_t>(&n - g.nodes.data())].kernel->part_offsets();
+  };
   AMP_ASSIGN_OR_RETURN(plan->memory, graph::plan_memory(g, mopt));
   for (size_t i = 0; i < plan->steps.size(); ++i)
     plan->steps[i].workspace_offset = plan->memory.workspace_offset[i];

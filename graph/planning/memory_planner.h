@@ -9,10 +9,27 @@
 //      trait kView) shares its input's buffer, unless either is a graph output or the input
 //      is a constant. Aliased values form one buffer ("root") whose lifetime covers all.
 //   3. In place: where the kernel declares that output 0 may overwrite input k
-//      (`in_place_input`), input k's buffer dies at this node, sizes match, and neither is a
-//      graph input or output, the output joins input k's buffer.
-//   4. One BufferRequest per root, plus one per node workspace (live for that step only),
-//      placed by plan_arena (greedy by size, best fit; arena_planner.h).
+//      (`in_place_input`), input k's buffer dies at this node, sizes match, input k is its
+//      whole buffer, and neither is a graph input or output, the output joins input k's
+//      buffer.
+//   4. Parts in place: where the kernel of a Concat (Split) says each input (output) is one
+//      contiguous block of the whole tensor at a byte offset (`part_offsets`: channels of
+//      one image, axis 0), the part lives there and the kernel skips its copy. A Split's
+//      output joins its input's buffer at the offset. A Concat's input moves its whole
+//      buffer (with every value sharing it: the conv that wrote it, the Relu in place over
+//      it) into the output's, placed so that the part lands at its offset; a buffer larger
+//      than the part (one a Split cut up: YOLOv8's C2f concatenates both halves of a Split
+//      and more) moves only where the Concat's parts tile it, each at the offset the buffer
+//      has it at. So buffers nest: each value has a parent buffer and an offset in it, and
+//      its root is the outermost. A part stays a copy where it is a graph output or
+//      constant, where its buffer's offset in the whole is not `alignment`-aligned, and
+//      (Concat) where its buffer holds a graph input or output, is the whole's already
+//      (Concat(x, x)), or does not fit the tiling.
+//      Joined buffers merge their last reads, so nothing overwrites a part in place while
+//      the whole or any part is still read.
+//   5. One BufferRequest per root, live from the first write of any value in it to the last
+//      read, plus one per node workspace (live for that step only), placed by plan_arena
+//      (greedy by size, best fit; arena_planner.h).
 // Constants never take arena space: they live in the weights pool (weights_bytes).
 // Every value needs a static shape here: bind symbolic dims first.
 #pragma once
@@ -32,13 +49,16 @@ struct MemoryPlanOptions {
   std::function<int(const Node&)> in_place_input;
   // Workspace bytes a node's kernel needs during its step. Null: none.
   std::function<size_t(NodeId)> workspace_bytes;
+  // Of a Concat (Split): the byte offset of each input (output) within the whole tensor
+  // when each is one contiguous block of it; empty when they interleave. Null: none.
+  std::function<std::vector<size_t>(const Node&)> part_offsets;
 };
 
 inline constexpr int64_t kNotInArena = -1;
 
 struct MemoryPlan {
   std::vector<int64_t> value_offset;      // per value; kNotInArena for constants/absent
-  std::vector<ValueId> buffer_root;       // per value: the value whose buffer it uses
+  std::vector<ValueId> buffer_root;       // per value: the value whose buffer it lies in
   std::vector<int64_t> workspace_offset;  // per node; kNotInArena when none
   size_t arena_bytes = 0;
   size_t lower_bound_bytes = 0;
