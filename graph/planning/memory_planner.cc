@@ -18,19 +18,30 @@ Result<size_t> value_bytes(const Value& v) {
 
 // Values form a forest: parent[v] is the value whose buffer v shares (v itself for a
 // buffer's owner), at byte offset within[v] of it; a view or in-place output sits at 0, a
-// Concat's input or a Split's output at its part's offset.
+// Concat's input or a Split's output at its part's offset. A buffer's root changes only when
+// the whole root moves into another buffer, so a walk may point every value it passes at the
+// root directly (path compression: chains of in-place ops and nested Concats stay short).
 struct Place {
   ValueId root;
   int64_t offset;  // bytes from the root's start
 };
 
-Place find_root(const std::vector<ValueId>& parent, const std::vector<int64_t>& within, ValueId v) {
-  int64_t offset = 0;
-  while (parent[static_cast<size_t>(v)] != v) {
-    offset += within[static_cast<size_t>(v)];
-    v = parent[static_cast<size_t>(v)];
+Place find_root(std::vector<ValueId>& parent, std::vector<int64_t>& within, ValueId v) {
+  Place top{v, 0};
+  while (parent[static_cast<size_t>(top.root)] != top.root) {
+    top.offset += within[static_cast<size_t>(top.root)];
+    top.root = parent[static_cast<size_t>(top.root)];
   }
-  return {v, offset};
+  for (int64_t offset = top.offset; parent[static_cast<size_t>(v)] != v;) {
+    const size_t at = static_cast<size_t>(v);
+    const ValueId next = parent[at];
+    const int64_t step = within[at];
+    parent[at] = top.root;
+    within[at] = offset;
+    offset -= step;
+    v = next;
+  }
+  return top;
 }
 
 }  // namespace
@@ -203,13 +214,8 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
     first[r] = std::min(first[r], first[i]);
     last[r] = std::max(last[r], last[i]);
   }
-  // Path compression, in value order: each value then points at its root, at its offset
-  // there (a later value's walk through an earlier one stays right).
-  for (size_t i = 0; i < nv; ++i) {
-    const Place p = root_of(static_cast<ValueId>(i));
-    parent[i] = p.root;
-    within[i] = p.offset;
-  }
+  // Each value points at its root, at its offset there (plan.buffer_root is `parent`).
+  for (size_t i = 0; i < nv; ++i) root_of(static_cast<ValueId>(i));
   std::vector<BufferRequest> reqs;
   std::vector<ValueId> req_value;
   for (size_t i = 0; i < nv; ++i) {
