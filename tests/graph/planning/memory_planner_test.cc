@@ -479,6 +479,34 @@ TEST(ValueMemoryPlan, RandomGraphsWithPartsInPlaceReadWhatWasWritten) {
   EXPECT_GT(placed_parts, 100);  // the rule is exercised, not only the copies
 }
 
+// 2,000 nested Concats, each one's output moving into the next: one buffer holds them all,
+// every part at its offset in the outermost (the buffer forest is 2,000 deep before path
+// compression flattens it). GraphBuilder names values in O(n) each, so deeper takes long.
+TEST(ValueMemoryPlan, DeeplyNestedConcatsShareOneBuffer) {
+  constexpr int kDepth = 2000;
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, {1, 16});
+  ValueId whole = b.node(OpType::kRelu, {x});
+  std::vector<ValueId> made = {whole};
+  for (int k = 0; k < kDepth; ++k) {
+    const ValueId part = b.node(OpType::kNeg, {x});
+    whole = b.node(OpType::kConcat, {whole, part});
+    made.push_back(part);
+    made.push_back(whole);
+  }
+  b.output(b.node(OpType::kAbs, {whole}));
+  Graph g = b.build();
+  for (ValueId v : made) set_f32(g, v, {1, 16});
+  int64_t rows = 1;
+  for (size_t k = 2; k < made.size(); k += 2) set_f32(g, made[k], {++rows, 16});
+  set_f32(g, g.outputs[0], {rows, 16});
+  auto plan = plan_memory(g, parts_in_place_options(g));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  EXPECT_EQ(plan->buffer_root[made[0]], whole);
+  EXPECT_EQ(plan->value_offset[made[1]], plan->value_offset[whole] + 64);
+  EXPECT_EQ(plan->value_offset[made[made.size() - 2]], plan->value_offset[whole] + 64 * kDepth);
+}
+
 TEST(ValueMemoryPlan, SymbolicShapesMustBeBoundFirst) {
   GraphBuilder b;
   ValueId x = b.input("x", DType::kF32, Shape({Dim::symbolic("N"), Dim(4)}));
