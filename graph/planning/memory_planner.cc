@@ -96,11 +96,14 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
     root_last_use[rs] = std::max(root_last_use[rs], root_last_use[vs]);
     root_pinned[rs] = root_pinned[rs] || root_pinned[vs];
   };
-  // 4. a Concat's input or a Split's output whose bytes the kernel finds in place.
-  auto can_place_part = [&](ValueId part, int64_t offset) {
+  // 4. a Concat's input or a Split's output that may lie in the whole, and whether a
+  // buffer's offset there keeps the arena's alignment.
+  auto movable_part = [&](ValueId part) {
     return part != kNoValue && !g.value(part).is_constant() &&
-           !is_graph_output[static_cast<size_t>(part)] && bytes[static_cast<size_t>(part)] > 0 &&
-           offset % static_cast<int64_t>(std::max<size_t>(opt.alignment, 1)) == 0;
+           !is_graph_output[static_cast<size_t>(part)] && bytes[static_cast<size_t>(part)] > 0;
+  };
+  auto aligned = [&](int64_t offset) {
+    return offset % static_cast<int64_t>(std::max<size_t>(opt.alignment, 1)) == 0;
   };
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -160,7 +163,7 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
       for (size_t k = 0; k < parts.size(); ++k) {
         const auto offset = static_cast<int64_t>(parts[k]);
         const ValueId part = n.outputs[k];
-        if (can_place_part(part, whole.offset + offset) &&
+        if (movable_part(part) && aligned(whole.offset + offset) &&
             parent[static_cast<size_t>(part)] == part)
           join(part, n.inputs[0], offset);
       }
@@ -173,12 +176,12 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
         // The part's buffer moves whole, to where the part belongs: at `base`. Usually the
         // part is all of it; a buffer that a Split cut into parts moves when those parts
         // are consecutive parts here too (YOLOv8's C2f: Concat(Split(x)..., m1, m2)).
-        if (part == kNoValue || g.value(part).is_constant()) continue;
+        if (!movable_part(part)) continue;
         const Place p = root_of(part);
         const size_t rs = static_cast<size_t>(p.root);
         const int64_t base = static_cast<int64_t>(parts[k]) - p.offset;
         const int64_t end = base + static_cast<int64_t>(bytes[rs]);
-        if (!can_place_part(part, base) || base < 0 || end > whole_bytes || root_pinned[rs] ||
+        if (!aligned(base) || base < 0 || end > whole_bytes || root_pinned[rs] ||
             p.root == root_of(whole).root)
           continue;
         // The parts that [base, end) holds must tile it, each where the buffer has it

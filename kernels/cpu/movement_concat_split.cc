@@ -111,11 +111,10 @@ class ConcatKernel : public Kernel {
     uint8_t* dst = args.output<uint8_t>(0);
     const size_t n = p.part_bytes.size();
     // Parts the memory plan put in place were written there by their producers.
-    const std::vector<size_t>& offsets = offsets_;
-    if (!offsets.empty()) {
+    if (!offsets_.empty()) {
       for (size_t k = 0; k < n; ++k)
-        if (args.input<uint8_t>(k) != dst + offsets[k] && p.part_bytes[k] != 0)
-          std::memcpy(dst + offsets[k], args.input<uint8_t>(k), p.part_bytes[k]);
+        if (args.input<uint8_t>(k) != dst + offsets_[k] && p.part_bytes[k] != 0)
+          std::memcpy(dst + offsets_[k], args.input<uint8_t>(k), p.part_bytes[k]);
       return Status::ok();
     }
     parallel_for(
@@ -159,12 +158,11 @@ class SplitKernel : public Kernel {
     const uint8_t* src = args.input<uint8_t>(0);
     const size_t n = p.part_bytes.size();
     // Parts the memory plan put in place are views of the input already.
-    const std::vector<size_t>& offsets = offsets_;
-    if (!offsets.empty()) {
+    if (!offsets_.empty()) {
       for (size_t k = 0; k < n; ++k)
         if (uint8_t* d = args.output<uint8_t>(k);
-            d != nullptr && d != src + offsets[k] && p.part_bytes[k] != 0)
-          std::memcpy(d, src + offsets[k], p.part_bytes[k]);
+            d != nullptr && d != src + offsets_[k] && p.part_bytes[k] != 0)
+          std::memcpy(d, src + offsets_[k], p.part_bytes[k]);
       return Status::ok();
     }
     parallel_for(
