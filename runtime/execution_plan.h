@@ -44,6 +44,7 @@ struct PlanStep {
   std::vector<graph::ValueId> inputs;   // kNoValue for absent optionals
   std::vector<graph::ValueId> outputs;  // kNoValue for absent optionals
   int64_t workspace_offset = graph::kNotInArena;
+  int in_place_input = -1;     // the kernel's: input whose buffer output 0 may overwrite
   bool low_precision = false;  // any float output is f16/bf16 (numerics check)
 };
 
@@ -111,6 +112,10 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     const graph::Graph& engine_graph, const PlanKey& key,
     const std::vector<std::optional<graph::TensorData>>& shape_values,
     const PlanBuildOptions& options);
+
+// What the memory planner is told of `plan`'s kernels (in place, workspaces, parts); the
+// options refer to `plan`, which must outlive them.
+graph::MemoryPlanOptions kernel_memory_options(const ExecutionPlan& plan, size_t alignment);
 
 // The dims an executor returns for output `v` of `plan`: its static dims, with the
 // data-dependent dim replaced by the size the step reported (the kernel wrote the output

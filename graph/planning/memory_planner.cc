@@ -3,9 +3,8 @@
 #include <string>
 
 namespace amp::graph {
-namespace {
 
-Result<size_t> value_bytes(const Value& v) {
+Result<size_t> planned_bytes(const Value& v) {
   if (!v.shape || !v.shape->is_static())
     return invalid_argument("value '" + v.name + "' has no static shape " +
                             (v.shape ? v.shape->to_string() : std::string("(unknown rank)")) +
@@ -15,6 +14,8 @@ Result<size_t> value_bytes(const Value& v) {
     return out_of_memory("value '" + v.name + "' is too large: " + v.shape->to_string());
   return static_cast<size_t>(*n) * dtype_size(v.dtype);
 }
+
+namespace {
 
 // Values form a forest: parent[v] is the value whose buffer v shares (v itself for a
 // buffer's owner), at byte offset within[v] of it; a view or in-place output sits at 0, a
@@ -70,7 +71,7 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
     if (v.is_constant()) plan.weights_bytes += v.constant->byte_size();
   }
   for (ValueId v : g.inputs) {
-    AMP_ASSIGN_OR_RETURN(bytes[static_cast<size_t>(v)], value_bytes(g.value(v)));
+    AMP_ASSIGN_OR_RETURN(bytes[static_cast<size_t>(v)], planned_bytes(g.value(v)));
     first[static_cast<size_t>(v)] = 0;
     last[static_cast<size_t>(v)] = 0;
   }
@@ -118,7 +119,7 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
       ValueId out = n.outputs[k];
       if (out == kNoValue) continue;
       const size_t o = static_cast<size_t>(out);
-      AMP_ASSIGN_OR_RETURN(bytes[o], value_bytes(g.value(out)));
+      AMP_ASSIGN_OR_RETURN(bytes[o], planned_bytes(g.value(out)));
       first[o] = step;
       last[o] = step;
       if (k != 0 || n.inputs.empty() || is_graph_output[o]) continue;
@@ -249,43 +250,6 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
       plan.value_offset[i] =
           plan.value_offset[static_cast<size_t>(plan.buffer_root[i])] + within[i];
   return plan;
-}
-
-Status check_memory_plan(const Graph& g, const MemoryPlan& plan) {
-  const size_t nv = g.values.size();
-  const int32_t end = static_cast<int32_t>(g.nodes.size()) + 1;
-  std::vector<int32_t> def(nv, -1), last(nv, -1);
-  for (ValueId v : g.inputs) def[static_cast<size_t>(v)] = last[static_cast<size_t>(v)] = 0;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const int32_t step = static_cast<int32_t>(i) + 1;
-    for (ValueId v : g.nodes[i].outputs)
-      if (v != kNoValue) def[static_cast<size_t>(v)] = last[static_cast<size_t>(v)] = step;
-    for (ValueId v : g.nodes[i].inputs)
-      if (v != kNoValue)
-        last[static_cast<size_t>(v)] = std::max(last[static_cast<size_t>(v)], step);
-  }
-  for (ValueId v : g.outputs) last[static_cast<size_t>(v)] = end;
-  std::vector<size_t> bytes(nv, 0);
-  for (size_t i = 0; i < nv; ++i) {
-    if (plan.value_offset[i] == kNotInArena || def[i] < 0) continue;
-    AMP_ASSIGN_OR_RETURN(bytes[i], value_bytes(g.values[i]));
-    if (static_cast<size_t>(plan.value_offset[i]) + bytes[i] > plan.arena_bytes)
-      return internal_error("value '" + g.values[i].name + "' lies outside the arena");
-  }
-  for (size_t a = 0; a < nv; ++a) {
-    if (plan.value_offset[a] == kNotInArena || def[a] < 0 || bytes[a] == 0) continue;
-    for (size_t b = a + 1; b < nv; ++b) {
-      if (plan.value_offset[b] == kNotInArena || def[b] < 0 || bytes[b] == 0) continue;
-      if (plan.buffer_root[a] == plan.buffer_root[b]) continue;
-      if (!(def[a] <= last[b] && def[b] <= last[a])) continue;
-      const size_t a0 = static_cast<size_t>(plan.value_offset[a]);
-      const size_t b0 = static_cast<size_t>(plan.value_offset[b]);
-      if (a0 < b0 + bytes[b] && b0 < a0 + bytes[a])
-        return internal_error("values '" + g.values[a].name + "' and '" + g.values[b].name +
-                              "' are live together but share arena bytes");
-    }
-  }
-  return Status::ok();
 }
 
 }  // namespace amp::graph

@@ -32,6 +32,7 @@
 //      (greedy by size, best fit; arena_planner.h).
 // Constants never take arena space: they live in the weights pool (weights_bytes).
 // Every value needs a static shape here: bind symbolic dims first.
+// check_memory_plan (memory_plan_check.h) verifies a plan independently, by simulation.
 #pragma once
 
 #include <functional>
@@ -68,9 +69,7 @@ struct MemoryPlan {
 
 Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& options);
 
-// Independent check of a plan (tests, debug builds): any two values in different buffers
-// whose lifetimes [written, last read] overlap must not overlap in bytes, and every value
-// must lie inside the arena. O(values^2). Errors name the two values.
-Status check_memory_plan(const Graph& g, const MemoryPlan& plan);
+// The bytes a value takes in the arena: its static shape's elements times its dtype's size.
+Result<size_t> planned_bytes(const Value& v);
 
 }  // namespace amp::graph

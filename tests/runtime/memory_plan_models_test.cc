@@ -1,5 +1,6 @@
 // The memory planner on the real models: the arena stays within 1.05x of the lower bound
-// (max live bytes) and no two simultaneously-live values overlap.
+// (max live bytes), and the kernels, simulated on tags, read every value intact
+// (check_memory_plan).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,6 +8,7 @@
 
 #include "graph/onnx/onnx_importer.h"
 #include "graph/passes/pipelines.h"
+#include "graph/planning/memory_plan_check.h"
 #include "runtime/backend/cpu_backend.h"
 #include "runtime/execution_plan.h"
 #include "tests/test_util/node_tests.h"
@@ -37,7 +39,8 @@ TEST(MemoryPlanModels, ArenaNearLowerBoundAndNoLiveOverlap) {
     auto plan = runtime::build_execution_plan(*g, key, {}, opt);
     ASSERT_TRUE(plan.is_ok()) << dir.filename() << ": " << plan.status().to_string();
     const graph::MemoryPlan& m = (*plan)->memory;
-    Status check = graph::check_memory_plan((*plan)->graph, m);
+    Status check = graph::check_memory_plan(
+        (*plan)->graph, m, runtime::kernel_memory_options(**plan, cpu->alignment()));
     EXPECT_TRUE(check.is_ok()) << dir.filename() << ": " << check.to_string();
     const double ratio = m.lower_bound_bytes ? double(m.arena_bytes) / m.lower_bound_bytes : 1.0;
     std::cout << "[memory] " << dir.filename().string() << ": arena " << m.arena_bytes

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <random>
 
 #include "graph/ir/graph_builder.h"
+#include "graph/planning/memory_plan_check.h"
 #include "graph/planning/memory_planner.h"
 
 namespace amp::graph {
@@ -145,6 +147,8 @@ TEST(ValueMemoryPlan, RandomGraphsHaveNoLiveOverlap) {
     auto plan = plan_memory(g, opt);
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
     ASSERT_LE(plan->lower_bound_bytes, plan->arena_bytes);
+    const Status check = check_memory_plan(g, *plan, opt);
+    ASSERT_TRUE(check.is_ok()) << "trial " << trial << ": " << check.to_string();
 
     // Simulate: at each step, every live value's bytes must hold that value only.
     const size_t steps = g.nodes.size() + 2;
@@ -191,6 +195,7 @@ TEST(ValueMemoryPlan, ReshapeAliasesAndReluRunsInPlace) {
   opt.in_place_input = [](const Node&) { return 0; };
   auto plan = plan_memory(g, opt);
   ASSERT_TRUE(plan.is_ok());
+  EXPECT_TRUE(check_memory_plan(g, *plan, opt).is_ok());
   EXPECT_EQ(plan->buffer_root[flat], r);  // view
   EXPECT_EQ(plan->buffer_root[neg], r);   // in place over the reshaped relu
   EXPECT_NE(plan->buffer_root[r], x);     // never overwrite a graph input
@@ -244,7 +249,7 @@ TEST(ValueMemoryPlan, ConcatInputsAndSplitOutputsLieInTheWhole) {
   set_f32(g, y, {2, 16});
   auto plan = plan_memory(g, parts_in_place_options(g));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  ASSERT_TRUE(check_memory_plan(g, *plan).is_ok());
+  ASSERT_TRUE(check_memory_plan(g, *plan, parts_in_place_options(g)).is_ok());
   for (ValueId v : {a, c, parts[0], parts[1]}) EXPECT_EQ(plan->buffer_root[v], y);
   const int64_t at = plan->value_offset[y];
   EXPECT_EQ(plan->value_offset[a], at);
@@ -274,7 +279,7 @@ TEST(ValueMemoryPlan, ASplitBufferMovesIntoAConcatOfItsParts) {
     set_f32(g, g.outputs[0], {3, 16});
     auto plan = plan_memory(g, parts_in_place_options(g));
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-    ASSERT_TRUE(check_memory_plan(g, *plan).is_ok());
+    ASSERT_TRUE(check_memory_plan(g, *plan, parts_in_place_options(g)).is_ok());
     const int64_t at = plan->value_offset[y];
     EXPECT_EQ(plan->buffer_root[m], y);
     EXPECT_EQ(plan->value_offset[m], at + 128);
@@ -313,7 +318,7 @@ TEST(ValueMemoryPlan, PartsThatCannotMoveAreCopied) {
     set_f32(g, v, v == z ? std::vector<int64_t>{4, 16} : std::vector<int64_t>{2, 16});
   auto plan = plan_memory(g, parts_in_place_options(g));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  ASSERT_TRUE(check_memory_plan(g, *plan).is_ok());
+  ASSERT_TRUE(check_memory_plan(g, *plan, parts_in_place_options(g)).is_ok());
   EXPECT_NE(plan->buffer_root[x], y);                            // a graph input
   EXPECT_EQ(plan->buffer_root[a], y);                            // the first a moves in ...
   EXPECT_EQ(plan->value_offset[a], plan->value_offset[y] + 64);  // ... at part 1, not 2
@@ -339,144 +344,225 @@ TEST(ValueMemoryPlan, PartsThatCannotMoveAreCopied) {
   EXPECT_NE(plan2->buffer_root[t2], w2);
 }
 
-// Random DAGs of Relu / Add (in place), Identity (a view), Concat and Split along axis 0,
-// with parts placed in place: a simulation of the kernels on element ids (a Concat or Split
-// copies only the parts it does not find where they belong) must read, at every step, the
-// contents each input should have, and the graph outputs must hold theirs at the end.
+// The kernels of the random graphs below run on element ids over `plan`'s arena: Relu and
+// Add make new ids (in place or not), Identity copies unless at its input's place, a Concat
+// or Split copies only the parts it does not find where they belong (axis 0: the running
+// offsets). Returns why an input or graph output did not hold what it should, or "".
+std::string misread(const Graph& g, const MemoryPlan& plan, int* placed_parts) {
+  std::vector<std::vector<int64_t>> want(g.values.size());
+  std::vector<int64_t> arena(plan.arena_bytes / 4, -1);
+  int64_t next_id = 0;
+  auto fresh = [&](size_t count) {
+    std::vector<int64_t> ids(count);
+    for (int64_t& id : ids) id = next_id++;
+    return ids;
+  };
+  auto at = [&](ValueId v) { return static_cast<size_t>(plan.value_offset[v]) / 4; };
+  auto write = [&](ValueId v) {
+    std::copy(want[v].begin(), want[v].end(), arena.begin() + static_cast<ptrdiff_t>(at(v)));
+  };
+  auto holds = [&](ValueId v) {
+    return std::equal(want[v].begin(), want[v].end(),
+                      arena.begin() + static_cast<ptrdiff_t>(at(v)));
+  };
+  const ValueId x = g.inputs[0];
+  want[x] = fresh(static_cast<size_t>(*g.value(x).shape->numel()));
+  write(x);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& node = g.nodes[i];
+    for (ValueId v : node.inputs)
+      if (!holds(v))
+        return "step " + std::to_string(i + 1) + " (" + std::string(op_name(node.op)) +
+               "): input '" + g.value(v).name + "' was overwritten";
+    const ValueId y = node.outputs[0];
+    const size_t count = static_cast<size_t>(*g.value(y).shape->numel());
+    switch (node.op) {
+      case OpType::kRelu:
+      case OpType::kAdd:
+        want[y] = fresh(count);
+        write(y);
+        break;
+      case OpType::kIdentity:
+        want[y] = want[node.inputs[0]];
+        write(y);
+        break;
+      case OpType::kConcat: {
+        size_t offset = 0;
+        for (ValueId v : node.inputs) {
+          want[y].insert(want[y].end(), want[v].begin(), want[v].end());
+          if (at(v) == at(y) + offset)
+            ++*placed_parts;
+          else
+            std::copy(want[v].begin(), want[v].end(),
+                      arena.begin() + static_cast<ptrdiff_t>(at(y) + offset));
+          offset += want[v].size();
+        }
+        break;
+      }
+      default: {  // Split
+        const std::vector<int64_t>& whole = want[node.inputs[0]];
+        size_t offset = 0;
+        for (ValueId part : node.outputs) {
+          const size_t size = static_cast<size_t>(*g.value(part).shape->numel());
+          want[part].assign(whole.begin() + static_cast<ptrdiff_t>(offset),
+                            whole.begin() + static_cast<ptrdiff_t>(offset + size));
+          if (at(part) == at(node.inputs[0]) + offset)
+            ++*placed_parts;
+          else
+            write(part);
+          offset += size;
+        }
+        break;
+      }
+    }
+  }
+  for (ValueId v : g.outputs)
+    if (!holds(v)) return "output '" + g.value(v).name + "' was overwritten";
+  return "";
+}
+
+// A random DAG of `n` Relu / Add, Identity, Concat and Split nodes along axis 0 (16 floats,
+// 64 bytes, a row) from an input of 2 rows; one or two graph outputs.
+Graph random_parts_graph(std::mt19937& rng) {
+  GraphBuilder b;
+  std::vector<ValueId> avail = {b.input("x", DType::kF32, {2, 16})};
+  std::vector<int64_t> rows = {2};  // per avail entry
+  auto add = [&](ValueId v, int64_t r) {
+    avail.push_back(v);
+    rows.push_back(r);
+  };
+  const int n = 2 + static_cast<int>(rng() % 25);
+  for (int i = 0; i < n; ++i) {
+    const size_t ia = rng() % avail.size();
+    const ValueId a = avail[ia];
+    switch (rng() % 5) {
+      case 0:
+        add(b.node(OpType::kRelu, {a}), rows[ia]);
+        break;
+      case 1: {
+        size_t ic = rng() % avail.size();
+        if (rows[ic] != rows[ia]) ic = ia;
+        add(b.node(OpType::kAdd, {a, avail[ic]}), rows[ia]);
+        break;
+      }
+      case 2:
+        add(b.node(OpType::kIdentity, {a}), rows[ia]);
+        break;
+      case 3: {
+        const size_t ic = rng() % avail.size(), id = rng() % avail.size();
+        std::vector<ValueId> ins = {a, avail[ic]};
+        int64_t r = rows[ia] + rows[ic];
+        if (rng() % 2) {
+          ins.push_back(avail[id]);
+          r += rows[id];
+        }
+        add(b.node(OpType::kConcat, ins), r);
+        break;
+      }
+      default: {
+        if (rows[ia] < 2) {
+          add(b.node(OpType::kRelu, {a}), rows[ia]);
+          break;
+        }
+        const int64_t first_rows = 1 + static_cast<int64_t>(rng() % (rows[ia] - 1));
+        std::vector<ValueId> outs = b.node_multi(OpType::kSplit, {a}, 2);
+        add(outs[0], first_rows);
+        add(outs[1], rows[ia] - first_rows);
+        break;
+      }
+    }
+  }
+  b.output(avail.back());
+  if (rng() % 2) b.output(avail[avail.size() / 2]);
+  Graph g = b.build();
+  for (size_t k = 1; k < avail.size(); ++k) set_f32(g, avail[k], {rows[k], 16});
+  return g;
+}
+
+// Random graphs with parts placed in place: the kernels, run on element ids, read at every
+// step the contents each input should have, and the graph outputs hold theirs at the end;
+// check_memory_plan agrees.
 TEST(ValueMemoryPlan, RandomGraphsWithPartsInPlaceReadWhatWasWritten) {
   std::mt19937 rng(11);
   int placed_parts = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    GraphBuilder b;
-    std::vector<ValueId> avail = {b.input("x", DType::kF32, {2, 16})};
-    std::vector<int64_t> rows = {2};  // per avail entry; 16 floats a row (64 bytes)
-    auto add = [&](ValueId v, int64_t r) {
-      avail.push_back(v);
-      rows.push_back(r);
-    };
-    const int n = 2 + static_cast<int>(rng() % 25);
-    for (int i = 0; i < n; ++i) {
-      const size_t ia = rng() % avail.size();
-      const ValueId a = avail[ia];
-      switch (rng() % 5) {
-        case 0:
-          add(b.node(OpType::kRelu, {a}), rows[ia]);
-          break;
-        case 1: {
-          size_t ic = rng() % avail.size();
-          if (rows[ic] != rows[ia]) ic = ia;
-          add(b.node(OpType::kAdd, {a, avail[ic]}), rows[ia]);
-          break;
-        }
-        case 2:
-          add(b.node(OpType::kIdentity, {a}), rows[ia]);
-          break;
-        case 3: {
-          const size_t ic = rng() % avail.size(), id = rng() % avail.size();
-          std::vector<ValueId> ins = {a, avail[ic]};
-          int64_t r = rows[ia] + rows[ic];
-          if (rng() % 2) {
-            ins.push_back(avail[id]);
-            r += rows[id];
-          }
-          add(b.node(OpType::kConcat, ins), r);
-          break;
-        }
-        default: {
-          if (rows[ia] < 2) {
-            add(b.node(OpType::kRelu, {a}), rows[ia]);
-            break;
-          }
-          const int64_t first_rows = 1 + static_cast<int64_t>(rng() % (rows[ia] - 1));
-          std::vector<ValueId> outs = b.node_multi(OpType::kSplit, {a}, 2);
-          add(outs[0], first_rows);
-          add(outs[1], rows[ia] - first_rows);
-          break;
-        }
-      }
-    }
-    b.output(avail.back());
-    if (rng() % 2) b.output(avail[avail.size() / 2]);
-    Graph g = b.build();
-    for (size_t k = 1; k < avail.size(); ++k) set_f32(g, avail[k], {rows[k], 16});
-
+    Graph g = random_parts_graph(rng);
     const MemoryPlanOptions opt = parts_in_place_options(g);
     auto plan = plan_memory(g, opt);
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-    ASSERT_TRUE(check_memory_plan(g, *plan).is_ok()) << "trial " << trial;
-
-    // Contents: element ids. Relu and Add make new ones; views, Concat and Split move them.
-    std::vector<std::vector<int64_t>> want(g.values.size());
-    std::vector<int64_t> arena(plan->arena_bytes / 4, -1);
-    int64_t next_id = 0;
-    auto fresh = [&](size_t count) {
-      std::vector<int64_t> ids(count);
-      for (int64_t& id : ids) id = next_id++;
-      return ids;
-    };
-    auto at = [&](ValueId v) { return static_cast<size_t>(plan->value_offset[v]) / 4; };
-    auto write = [&](ValueId v) {
-      std::copy(want[v].begin(), want[v].end(), arena.begin() + static_cast<ptrdiff_t>(at(v)));
-    };
-    auto holds = [&](ValueId v) {
-      return std::equal(want[v].begin(), want[v].end(),
-                        arena.begin() + static_cast<ptrdiff_t>(at(v)));
-    };
-    const ValueId x = g.inputs[0];
-    want[x] = fresh(32);
-    write(x);
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const Node& node = g.nodes[i];
-      for (ValueId v : node.inputs)
-        ASSERT_TRUE(holds(v)) << "trial " << trial << ", step " << i + 1 << " (" << op_name(node.op)
-                              << "): input '" << g.value(v).name << "' was overwritten";
-      const ValueId y = node.outputs[0];
-      const size_t count = static_cast<size_t>(*g.value(y).shape->numel());
-      switch (node.op) {
-        case OpType::kRelu:
-        case OpType::kAdd:
-          want[y] = fresh(count);
-          write(y);
-          break;
-        case OpType::kIdentity:
-          want[y] = want[node.inputs[0]];
-          write(y);
-          break;
-        case OpType::kConcat: {
-          size_t offset = 0;
-          for (ValueId v : node.inputs) {
-            want[y].insert(want[y].end(), want[v].begin(), want[v].end());
-            if (at(v) == at(y) + offset)
-              ++placed_parts;
-            else
-              std::copy(want[v].begin(), want[v].end(),
-                        arena.begin() + static_cast<ptrdiff_t>(at(y) + offset));
-            offset += want[v].size();
-          }
-          break;
-        }
-        default: {  // Split
-          const std::vector<int64_t>& whole = want[node.inputs[0]];
-          size_t offset = 0;
-          for (ValueId part : node.outputs) {
-            const size_t size = static_cast<size_t>(*g.value(part).shape->numel());
-            want[part].assign(whole.begin() + static_cast<ptrdiff_t>(offset),
-                              whole.begin() + static_cast<ptrdiff_t>(offset + size));
-            if (at(part) == at(node.inputs[0]) + offset)
-              ++placed_parts;
-            else
-              write(part);
-            offset += size;
-          }
-          break;
-        }
-      }
-    }
-    for (ValueId v : g.outputs)
-      ASSERT_TRUE(holds(v)) << "trial " << trial << ": output '" << g.value(v).name
-                            << "' was overwritten";
+    const Status check = check_memory_plan(g, *plan, opt);
+    ASSERT_TRUE(check.is_ok()) << "trial " << trial << ": " << check.to_string();
+    const std::string why = misread(g, *plan, &placed_parts);
+    ASSERT_EQ(why, "") << "trial " << trial;
   }
   EXPECT_GT(placed_parts, 100);  // the rule is exercised, not only the copies
+}
+
+// The same plans with one value moved (by a multiple of 64 bytes, inside the arena): where
+// the kernels on element ids then read something else, check_memory_plan must say so,
+// including where the value moved within its own buffer (a part onto another part), which
+// a check of pairs of buffers cannot see.
+TEST(ValueMemoryPlan, CheckCatchesEveryMisreadOfAMovedValue) {
+  std::mt19937 rng(5);
+  int misreads = 0, within_buffer = 0, rejected_harmless = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    Graph g = random_parts_graph(rng);
+    const MemoryPlanOptions opt = parts_in_place_options(g);
+    auto plan = plan_memory(g, opt);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    MemoryPlan moved = *plan;
+    const auto v = static_cast<ValueId>(rng() % g.values.size());
+    const int64_t bytes = *g.value(v).shape->numel() * 4;
+    const int64_t slots = (static_cast<int64_t>(moved.arena_bytes) - bytes) / 64;
+    if (slots < 1) continue;
+    moved.value_offset[v] = 64 * static_cast<int64_t>(rng() % static_cast<uint64_t>(slots + 1));
+    if (moved.value_offset[v] == plan->value_offset[v]) continue;
+    int unused = 0;
+    const std::string why = misread(g, moved, &unused);
+    const Status check = check_memory_plan(g, moved, opt);
+    if (why.empty()) {
+      rejected_harmless += !check.is_ok();  // e.g. a memcpy onto overlapping bytes
+      continue;
+    }
+    ++misreads;
+    const ValueId root = plan->buffer_root[v];
+    const int64_t root_bytes = *g.value(root).shape->numel() * 4;
+    within_buffer += root != v && moved.value_offset[v] >= plan->value_offset[root] &&
+                     moved.value_offset[v] + bytes <= plan->value_offset[root] + root_bytes;
+    EXPECT_FALSE(check.is_ok()) << "trial " << trial << ": " << why;
+  }
+  EXPECT_GT(misreads, 200);
+  EXPECT_GT(within_buffer, 5);
+  std::cout << "[check] " << misreads << " moved values misread, " << within_buffer
+            << " of them within their own buffer; " << rejected_harmless
+            << " harmless moves rejected\n";
+}
+
+// A part placed onto its sibling inside the Concat's buffer: both share one root, so a check
+// of pairs of buffers skipped them; the simulation names the value and its writer.
+TEST(ValueMemoryPlan, CheckNamesAPartWrittenOverItsSibling) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, {1, 16});
+  const ValueId a = b.node(OpType::kRelu, {x});
+  const ValueId c = b.node(OpType::kNeg, {x});
+  const ValueId y = b.node(OpType::kConcat, {a, c});
+  b.output(b.node(OpType::kAbs, {y}));
+  Graph g = b.build();
+  for (ValueId v : {a, c}) set_f32(g, v, {1, 16});
+  for (ValueId v : {y, g.outputs[0]}) set_f32(g, v, {2, 16});
+  g.value(a).name = "a";
+  g.value(c).name = "c";
+  const MemoryPlanOptions opt = parts_in_place_options(g);
+  auto plan = plan_memory(g, opt);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_EQ(plan->buffer_root[a], y);
+  ASSERT_EQ(plan->buffer_root[c], y);
+  MemoryPlan bad = *plan;
+  bad.value_offset[c] = bad.value_offset[a];
+  const Status check = check_memory_plan(g, bad, opt);
+  ASSERT_FALSE(check.is_ok());
+  EXPECT_NE(check.message().find("reads 'a'"), std::string::npos) << check.to_string();
+  EXPECT_NE(check.message().find("hold what 'c'"), std::string::npos) << check.to_string();
 }
 
 // 2,000 nested Concats, each one's output moving into the next: one buffer holds them all,
