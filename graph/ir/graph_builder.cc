@@ -48,12 +48,18 @@ std::vector<ValueId> GraphBuilder::node_multi(OpType op, std::vector<ValueId> in
     Value v;
     std::string base = n.name;
     if (num_outputs > 1) base.append("_").append(std::to_string(i));
-    v.name = g_.unique_value_name(base);
+    v.name = fresh_value_name(base);
     outs.push_back(g_.add_value(std::move(v)));
   }
   n.outputs = outs;
   g_.add_node(std::move(n));
   return outs;
+}
+
+std::string GraphBuilder::fresh_value_name(const std::string& base) {
+  for (; seen_values_ < g_.values.size(); ++seen_values_)
+    names_.claim(g_.values[seen_values_].name);
+  return names_.fresh(base);
 }
 
 }  // namespace amp::graph

@@ -1,7 +1,9 @@
 // GraphBuilder: the terse way to make graphs in tests, samples and the demo-model
 // generator. It names values and nodes automatically ("relu_0", "relu_0_out0", ...),
 // keeps topological order by construction, and does no shape inference itself (run
-// graph::infer_shapes on the result, ops/shape_inference.h).
+// graph::infer_shapes on the result, ops/shape_inference.h). Naming is O(1) a value (a
+// NameTable); it sees values added through graph(), but a name changed there rather than
+// through rename() may be given out again.
 //
 //   GraphBuilder b;
 //   ValueId x = b.input("x", DType::kF32, {1, 16});
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "graph/ir/graph.h"
+#include "graph/ir/name_table.h"
 
 namespace amp::graph {
 
@@ -30,14 +33,21 @@ class GraphBuilder {
                                   Attributes attrs = {}, const std::string& name = "");
   void output(ValueId v) { g_.outputs.push_back(v); }
   // Renames a value (e.g. to give a graph output a stable name).
-  void rename(ValueId v, const std::string& name) { g_.value(v).name = name; }
+  void rename(ValueId v, const std::string& name) {
+    g_.value(v).name = name;
+    names_.claim(name);
+  }
   void set_opset(int32_t opset) { opset_ = opset; }
 
   Graph& graph() { return g_; }
   Graph build() { return std::move(g_); }
 
  private:
+  std::string fresh_value_name(const std::string& base);
+
   Graph g_;
+  NameTable names_;         // every value name given out or seen
+  size_t seen_values_ = 0;  // g_.values claimed into names_ so far
   int32_t opset_ = 22;
   int counter_ = 0;
 };

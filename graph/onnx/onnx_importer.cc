@@ -352,16 +352,19 @@ class Importer {
       Graph& g = bodies[k].second;
       const std::vector<std::string>& own = body_captures[k];
       // Own inputs first, then the union in its order (an unused capture is an unused input).
-      std::vector<ValueId> inputs(g.inputs.begin(),
-                                  g.inputs.end() - static_cast<std::ptrdiff_t>(own.size()));
+      const auto own_begin = g.inputs.end() - static_cast<std::ptrdiff_t>(own.size());
+      std::vector<ValueId> inputs(g.inputs.begin(), own_begin);
+      // By name, once per body: a body capturing thousands of outer values stays linear.
+      std::unordered_map<std::string, ValueId> own_inputs;
+      for (auto it = own_begin; it != g.inputs.end(); ++it) own_inputs[g.value(*it).name] = *it;
+      NameTable names = NameTable::values_of(g);
       for (const std::string& c : p.captures) {
-        auto found = g.find_value(c);
-        if (found && std::find(own.begin(), own.end(), c) != own.end()) {
-          inputs.push_back(*found);
+        if (auto found = own_inputs.find(c); found != own_inputs.end()) {
+          inputs.push_back(found->second);
           continue;
         }
         Value v;
-        v.name = g.unique_value_name(c);
+        v.name = names.fresh(c);
         inputs.push_back(g.add_value(std::move(v)));
       }
       g.inputs = std::move(inputs);

@@ -25,12 +25,22 @@ Writer workspace_of(size_t node) {
   return -2 - static_cast<Writer>(node);
 }
 
+// Appends `p`, merged into the last piece where it continues it.
+void append(Content& c, const Piece& p) {
+  if (p.length == 0) return;
+  if (!c.empty() && c.back().origin == p.origin && p.origin != kNoValue &&
+      c.back().offset + c.back().length == p.offset)
+    c.back().length += p.length;
+  else
+    c.push_back(p);
+}
+
 Content slice(const Content& whole, uint64_t begin, uint64_t length) {
   Content out;
   uint64_t at = 0;
   for (const Piece& p : whole) {
     const uint64_t lo = std::max(at, begin), hi = std::min(at + p.length, begin + length);
-    if (lo < hi) out.push_back({p.origin, p.offset + (lo - at), hi - lo});
+    if (lo < hi) append(out, {p.origin, p.offset + (lo - at), hi - lo});
     at += p.length;
   }
   return out;
@@ -106,9 +116,16 @@ bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
   return an > 0 && bn > 0 && a < b + bn && b < a + an;
 }
 
-}  // namespace
-
-Status check_memory_plan(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions& opt) {
+// The simulation; sets *exhausted (and fails) when it would handle more than max_pieces.
+Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions& opt,
+                size_t max_pieces, bool* exhausted) {
+  size_t work = 0;
+  auto charge = [&](size_t pieces) {
+    work += pieces;
+    *exhausted = work > max_pieces;
+    return !*exhausted;
+  };
+  const Status gave_up = internal_error("memory plan check: over its budget");
   const size_t nv = g.values.size();
   std::vector<uint64_t> bytes(nv, 0);
   std::vector<char> in_arena(nv, 0);
@@ -160,6 +177,7 @@ Status check_memory_plan(const Graph& g, const MemoryPlan& plan, const MemoryPla
   ArenaTags arena(plan.arena_bytes);
   auto holds = [&](ValueId v, const std::string& reader) -> Status {
     if (!placed(v)) return Status::ok();
+    if (!charge(content(v).size())) return gave_up;
     const std::optional<ArenaTags::Mismatch> bad = arena.first_mismatch(at(v), content(v));
     if (!bad) return Status::ok();
     std::string by = "nothing (never written)";
@@ -217,6 +235,7 @@ Status check_memory_plan(const Graph& g, const MemoryPlan& plan, const MemoryPla
 
     if (has_trait(n.op, kView) && in0 != kNoValue && placed(out0) &&
         content_bytes(in0) == size_of(out0)) {
+      if (!charge(content(in0).size())) return gave_up;
       content(out0) = content(in0);
       AMP_RETURN_IF_ERROR(
           copy(in0, placed(in0) ? at(in0) : 0, at(out0), content(out0), out0, reader));
@@ -232,14 +251,15 @@ Status check_memory_plan(const Graph& g, const MemoryPlan& plan, const MemoryPla
         if (parts[k] < filled || parts[k] + content_bytes(n.inputs[k]) > size_of(out0))
           return internal_error("memory plan: " + reader +
                                 " reports part offsets that overlap or leave its output");
+        if (!charge(content(n.inputs[k]).size())) return gave_up;
         if (parts[k] > filled) gaps.push_back({out0, filled, parts[k] - filled});
-        if (parts[k] > filled) whole.push_back(gaps.back());
-        for (const Piece& p : content(n.inputs[k])) whole.push_back(p);
+        if (parts[k] > filled) append(whole, gaps.back());
+        for (const Piece& p : content(n.inputs[k])) append(whole, p);
         filled = parts[k] + content_bytes(n.inputs[k]);
       }
       if (filled < size_of(out0)) {
         gaps.push_back({out0, filled, size_of(out0) - filled});
-        whole.push_back(gaps.back());
+        append(whole, gaps.back());
       }
       for (size_t k = 0; k < parts.size(); ++k) {
         const ValueId part = n.inputs[k];
@@ -299,6 +319,17 @@ Status check_memory_plan(const Graph& g, const MemoryPlan& plan, const MemoryPla
   }
   for (ValueId v : g.outputs) AMP_RETURN_IF_ERROR(holds(v, "the caller, after the last step,"));
   return Status::ok();
+}
+
+}  // namespace
+
+Result<bool> check_memory_plan(const Graph& g, const MemoryPlan& plan,
+                               const MemoryPlanOptions& options, size_t max_pieces) {
+  bool exhausted = false;
+  const Status s = simulate(g, plan, options, max_pieces, &exhausted);
+  if (exhausted) return false;
+  AMP_RETURN_IF_ERROR(s);
+  return true;
 }
 
 }  // namespace amp::graph

@@ -13,6 +13,15 @@
 namespace amp::graph {
 namespace {
 
+// check_memory_plan passes, having checked (not given up over its budget).
+::testing::AssertionResult plan_checks(const Graph& g, const MemoryPlan& plan,
+                                       const MemoryPlanOptions& opt) {
+  Result<bool> checked = check_memory_plan(g, plan, opt);
+  if (!checked.is_ok()) return ::testing::AssertionFailure() << checked.status().to_string();
+  if (!*checked) return ::testing::AssertionFailure() << "not checked: over its budget";
+  return ::testing::AssertionSuccess();
+}
+
 TEST(ArenaPlanner, RandomIntervalsNeverOverlapAndStayNearTheBound) {
   std::mt19937 rng(42);
   double worst_ratio = 0;
@@ -147,8 +156,7 @@ TEST(ValueMemoryPlan, RandomGraphsHaveNoLiveOverlap) {
     auto plan = plan_memory(g, opt);
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
     ASSERT_LE(plan->lower_bound_bytes, plan->arena_bytes);
-    const Status check = check_memory_plan(g, *plan, opt);
-    ASSERT_TRUE(check.is_ok()) << "trial " << trial << ": " << check.to_string();
+    ASSERT_TRUE(plan_checks(g, *plan, opt)) << "trial " << trial;
 
     // Simulate: at each step, every live value's bytes must hold that value only.
     const size_t steps = g.nodes.size() + 2;
@@ -195,7 +203,7 @@ TEST(ValueMemoryPlan, ReshapeAliasesAndReluRunsInPlace) {
   opt.in_place_input = [](const Node&) { return 0; };
   auto plan = plan_memory(g, opt);
   ASSERT_TRUE(plan.is_ok());
-  EXPECT_TRUE(check_memory_plan(g, *plan, opt).is_ok());
+  EXPECT_TRUE(plan_checks(g, *plan, opt));
   EXPECT_EQ(plan->buffer_root[flat], r);  // view
   EXPECT_EQ(plan->buffer_root[neg], r);   // in place over the reshaped relu
   EXPECT_NE(plan->buffer_root[r], x);     // never overwrite a graph input
@@ -249,7 +257,7 @@ TEST(ValueMemoryPlan, ConcatInputsAndSplitOutputsLieInTheWhole) {
   set_f32(g, y, {2, 16});
   auto plan = plan_memory(g, parts_in_place_options(g));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  ASSERT_TRUE(check_memory_plan(g, *plan, parts_in_place_options(g)).is_ok());
+  ASSERT_TRUE(plan_checks(g, *plan, parts_in_place_options(g)));
   for (ValueId v : {a, c, parts[0], parts[1]}) EXPECT_EQ(plan->buffer_root[v], y);
   const int64_t at = plan->value_offset[y];
   EXPECT_EQ(plan->value_offset[a], at);
@@ -279,7 +287,7 @@ TEST(ValueMemoryPlan, ASplitBufferMovesIntoAConcatOfItsParts) {
     set_f32(g, g.outputs[0], {3, 16});
     auto plan = plan_memory(g, parts_in_place_options(g));
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-    ASSERT_TRUE(check_memory_plan(g, *plan, parts_in_place_options(g)).is_ok());
+    ASSERT_TRUE(plan_checks(g, *plan, parts_in_place_options(g)));
     const int64_t at = plan->value_offset[y];
     EXPECT_EQ(plan->buffer_root[m], y);
     EXPECT_EQ(plan->value_offset[m], at + 128);
@@ -318,7 +326,7 @@ TEST(ValueMemoryPlan, PartsThatCannotMoveAreCopied) {
     set_f32(g, v, v == z ? std::vector<int64_t>{4, 16} : std::vector<int64_t>{2, 16});
   auto plan = plan_memory(g, parts_in_place_options(g));
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  ASSERT_TRUE(check_memory_plan(g, *plan, parts_in_place_options(g)).is_ok());
+  ASSERT_TRUE(plan_checks(g, *plan, parts_in_place_options(g)));
   EXPECT_NE(plan->buffer_root[x], y);                            // a graph input
   EXPECT_EQ(plan->buffer_root[a], y);                            // the first a moves in ...
   EXPECT_EQ(plan->value_offset[a], plan->value_offset[y] + 64);  // ... at part 1, not 2
@@ -490,8 +498,7 @@ TEST(ValueMemoryPlan, RandomGraphsWithPartsInPlaceReadWhatWasWritten) {
     const MemoryPlanOptions opt = parts_in_place_options(g);
     auto plan = plan_memory(g, opt);
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-    const Status check = check_memory_plan(g, *plan, opt);
-    ASSERT_TRUE(check.is_ok()) << "trial " << trial << ": " << check.to_string();
+    ASSERT_TRUE(plan_checks(g, *plan, opt)) << "trial " << trial;
     const std::string why = misread(g, *plan, &placed_parts);
     ASSERT_EQ(why, "") << "trial " << trial;
   }
@@ -519,7 +526,8 @@ TEST(ValueMemoryPlan, CheckCatchesEveryMisreadOfAMovedValue) {
     if (moved.value_offset[v] == plan->value_offset[v]) continue;
     int unused = 0;
     const std::string why = misread(g, moved, &unused);
-    const Status check = check_memory_plan(g, moved, opt);
+    const Result<bool> check = check_memory_plan(g, moved, opt);
+    ASSERT_TRUE(!check.is_ok() || *check) << "trial " << trial << ": not checked";
     if (why.empty()) {
       rejected_harmless += !check.is_ok();  // e.g. a memcpy onto overlapping bytes
       continue;
@@ -559,38 +567,67 @@ TEST(ValueMemoryPlan, CheckNamesAPartWrittenOverItsSibling) {
   ASSERT_EQ(plan->buffer_root[c], y);
   MemoryPlan bad = *plan;
   bad.value_offset[c] = bad.value_offset[a];
-  const Status check = check_memory_plan(g, bad, opt);
+  const Status check = check_memory_plan(g, bad, opt).status();
   ASSERT_FALSE(check.is_ok());
   EXPECT_NE(check.message().find("reads 'a'"), std::string::npos) << check.to_string();
   EXPECT_NE(check.message().find("hold what 'c'"), std::string::npos) << check.to_string();
 }
 
-// 2,000 nested Concats, each one's output moving into the next: one buffer holds them all,
-// every part at its offset in the outermost (the buffer forest is 2,000 deep before path
-// compression flattens it). GraphBuilder names values in O(n) each, so deeper takes long.
+// 20,000 nested Concats, each one's output moving into the next: one buffer holds them all,
+// every part at its offset in the outermost (the buffer forest is 20,000 deep before path
+// compression flattens it). check_memory_plan's cost grows with the nesting (each Concat's
+// pieces are its parts'): it checks 500 levels and gives up on 20,000 within its budget.
 TEST(ValueMemoryPlan, DeeplyNestedConcatsShareOneBuffer) {
-  constexpr int kDepth = 2000;
-  GraphBuilder b;
-  const ValueId x = b.input("x", DType::kF32, {1, 16});
-  ValueId whole = b.node(OpType::kRelu, {x});
-  std::vector<ValueId> made = {whole};
-  for (int k = 0; k < kDepth; ++k) {
-    const ValueId part = b.node(OpType::kNeg, {x});
-    whole = b.node(OpType::kConcat, {whole, part});
-    made.push_back(part);
-    made.push_back(whole);
+  for (int depth : {500, 20000}) {
+    GraphBuilder b;
+    const ValueId x = b.input("x", DType::kF32, {1, 16});
+    ValueId whole = b.node(OpType::kRelu, {x});
+    std::vector<ValueId> made = {whole};
+    for (int k = 0; k < depth; ++k) {
+      const ValueId part = b.node(OpType::kNeg, {x});
+      whole = b.node(OpType::kConcat, {whole, part});
+      made.push_back(part);
+      made.push_back(whole);
+    }
+    b.output(b.node(OpType::kAbs, {whole}));
+    Graph g = b.build();
+    for (ValueId v : made) set_f32(g, v, {1, 16});
+    int64_t rows = 1;
+    for (size_t k = 2; k < made.size(); k += 2) set_f32(g, made[k], {++rows, 16});
+    set_f32(g, g.outputs[0], {rows, 16});
+    const MemoryPlanOptions opt = parts_in_place_options(g);
+    auto plan = plan_memory(g, opt);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    EXPECT_EQ(plan->buffer_root[made[0]], whole);
+    EXPECT_EQ(plan->value_offset[made[1]], plan->value_offset[whole] + 64);
+    EXPECT_EQ(plan->value_offset[made[made.size() - 2]], plan->value_offset[whole] + 64 * depth);
+    const Result<bool> checked = check_memory_plan(g, *plan, opt);
+    ASSERT_TRUE(checked.is_ok()) << checked.status().to_string();
+    EXPECT_EQ(*checked, depth == 500) << "depth " << depth;
   }
-  b.output(b.node(OpType::kAbs, {whole}));
-  Graph g = b.build();
-  for (ValueId v : made) set_f32(g, v, {1, 16});
-  int64_t rows = 1;
-  for (size_t k = 2; k < made.size(); k += 2) set_f32(g, made[k], {++rows, 16});
-  set_f32(g, g.outputs[0], {rows, 16});
-  auto plan = plan_memory(g, parts_in_place_options(g));
-  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  EXPECT_EQ(plan->buffer_root[made[0]], whole);
-  EXPECT_EQ(plan->value_offset[made[1]], plan->value_offset[whole] + 64);
-  EXPECT_EQ(plan->value_offset[made[made.size() - 2]], plan->value_offset[whole] + 64 * kDepth);
+}
+
+// Concat(c, c) on Concat(c, c) ...: the pieces double at each level (the second c is a
+// copy of the first). 10 deep is checked; at 26 deep the check gives up within its budget
+// instead of building 2^26 pieces.
+TEST(ValueMemoryPlan, CheckGivesUpOnSelfConcatsDoublingTheirPieces) {
+  for (int depth : {10, 26}) {
+    GraphBuilder b;
+    const ValueId x = b.input("x", DType::kF32, {1, 16});
+    ValueId whole = b.node(OpType::kRelu, {x});
+    std::vector<ValueId> made = {whole};
+    for (int k = 0; k < depth; ++k) made.push_back(whole = b.node(OpType::kConcat, {whole, whole}));
+    b.output(b.node(OpType::kAbs, {whole}));
+    Graph g = b.build();
+    for (size_t k = 0; k < made.size(); ++k) set_f32(g, made[k], {int64_t{1} << k, 16});
+    set_f32(g, g.outputs[0], {int64_t{1} << depth, 16});
+    const MemoryPlanOptions opt = parts_in_place_options(g);
+    auto plan = plan_memory(g, opt);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    const Result<bool> checked = check_memory_plan(g, *plan, opt);
+    ASSERT_TRUE(checked.is_ok()) << checked.status().to_string();
+    EXPECT_EQ(*checked, depth == 10) << "depth " << depth;
+  }
 }
 
 TEST(ValueMemoryPlan, SymbolicShapesMustBeBoundFirst) {
