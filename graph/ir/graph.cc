@@ -1,36 +1,11 @@
 #include "graph/ir/graph.h"
 
-#include <unordered_set>
-
 namespace amp::graph {
 
 std::optional<ValueId> Graph::find_value(const std::string& name) const {
   for (size_t i = 0; i < values.size(); ++i)
     if (values[i].name == name) return static_cast<ValueId>(i);
   return std::nullopt;
-}
-
-namespace {
-template <typename Names>
-std::string unique_name(const Names& used, const std::string& base) {
-  if (!used.count(base)) return base;
-  for (int i = 1;; ++i) {
-    std::string candidate = base + "_" + std::to_string(i);
-    if (!used.count(candidate)) return candidate;
-  }
-}
-}  // namespace
-
-std::string Graph::unique_value_name(const std::string& base) const {
-  std::unordered_set<std::string> used;
-  for (const Value& v : values) used.insert(v.name);
-  return unique_name(used, base);
-}
-
-std::string Graph::unique_node_name(const std::string& base) const {
-  std::unordered_set<std::string> used;
-  for (const Node& n : nodes) used.insert(n.name);
-  return unique_name(used, base);
 }
 
 void Graph::compact_values() {

@@ -98,10 +98,7 @@ class Graph {
   bool valid_value(ValueId id) const { return id >= 0 && static_cast<size_t>(id) < values.size(); }
   // Linear search; build a name map for repeated lookups.
   std::optional<ValueId> find_value(const std::string& name) const;
-  // A name not used by any value yet, derived from `base` ("base", "base_1", ...).
-  // Linear in the graph size: a pass naming many values uses a NameTable (ir/name_table.h).
-  std::string unique_value_name(const std::string& base) const;
-  std::string unique_node_name(const std::string& base) const;
+  // Unique names for new values and nodes come from a NameTable (ir/name_table.h).
 
   // Removes values that no node, graph input or output references, renumbering the
   // rest (ids held outside the graph become invalid).

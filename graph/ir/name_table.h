@@ -1,7 +1,7 @@
-// NameTable: unique value or node names in O(1) per query. Graph::unique_value_name builds
-// a set of every name on each call, so a pass that names one new value per node through
-// it is quadratic in the graph size (minutes for a hostile 100,000-node model); passes,
-// planners and the importer keep one NameTable for the whole run instead.
+// NameTable: unique value or node names in O(1) per query. Building a set of every name
+// per query would make a pass that names one new value per node quadratic in the graph
+// size (minutes for a hostile 100,000-node model); passes, planners, the importer and
+// GraphBuilder keep one NameTable for the whole run instead.
 //
 //   NameTable names = NameTable::values_of(g);   // every value name of g is taken
 //   names.claim("x");                            // false when "x" is taken

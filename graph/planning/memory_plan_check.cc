@@ -72,10 +72,11 @@ class ArenaTags {
     uint64_t at;
     Writer writer;
   };
-  // The first byte from `at` on that does not hold what `want` says, if any.
-  std::optional<Mismatch> first_mismatch(uint64_t at, const Content& want) const {
+  // The first byte from `at` on that does not hold what `want` says, if any; adds the
+  // segments it looked at to *visited (a value copied piece by piece may span many).
+  std::optional<Mismatch> first_mismatch(uint64_t at, const Content& want, size_t* visited) const {
     for (const Piece& p : want) {
-      for (uint64_t done = 0; done < p.length;) {
+      for (uint64_t done = 0; done < p.length; ++*visited) {
         auto it = std::prev(segments_.upper_bound(at));
         const uint64_t into = at - it->first;
         const Segment& s = it->second;
@@ -145,7 +146,8 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     if (bytes[i] == 0) continue;
     if (plan.value_offset[i] == kNotInArena)
       return internal_error("memory plan: value '" + val.name + "' has no place in the arena");
-    if (static_cast<uint64_t>(plan.value_offset[i]) + bytes[i] > plan.arena_bytes)
+    if (plan.value_offset[i] < 0 || bytes[i] > plan.arena_bytes ||
+        static_cast<uint64_t>(plan.value_offset[i]) > plan.arena_bytes - bytes[i])
       return internal_error("memory plan: value '" + val.name + "' lies outside the arena");
     in_arena[i] = 1;
   }
@@ -177,8 +179,10 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   ArenaTags arena(plan.arena_bytes);
   auto holds = [&](ValueId v, const std::string& reader) -> Status {
     if (!placed(v)) return Status::ok();
-    if (!charge(content(v).size())) return gave_up;
-    const std::optional<ArenaTags::Mismatch> bad = arena.first_mismatch(at(v), content(v));
+    size_t visited = 0;
+    const std::optional<ArenaTags::Mismatch> bad =
+        arena.first_mismatch(at(v), content(v), &visited);
+    if (!charge(visited)) return gave_up;
     if (!bad) return Status::ok();
     std::string by = "nothing (never written)";
     if (bad->writer >= 0) {
@@ -221,7 +225,8 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     if (plan.workspace_offset[i] != kNotInArena && opt.workspace_bytes) {
       ws_at = static_cast<uint64_t>(plan.workspace_offset[i]);
       ws_bytes = opt.workspace_bytes(static_cast<NodeId>(i));
-      if (ws_at + ws_bytes > plan.arena_bytes)
+      if (plan.workspace_offset[i] < 0 || ws_bytes > plan.arena_bytes ||
+          ws_at > plan.arena_bytes - ws_bytes)
         return internal_error("memory plan: the workspace of " + label(i) +
                               " lies outside the arena");
       arena.write(ws_at, {{kNoValue, 0, ws_bytes}}, workspace_of(i));

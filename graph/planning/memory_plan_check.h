@@ -26,11 +26,13 @@
 // what overwrote it. This subsumes "values live at the same time never share bytes" and
 // also checks the bytes a plan shares on purpose (views, in-place outputs, Concat and Split
 // parts), which a pairwise lifetime test must skip.
-// Cost: O(pieces log segments), where a value's pieces are one for a value computed or
-// written whole, and a Concat's are those of its parts (merged where contiguous): linear
-// in the graph but for nested Concats, where it grows with the nesting (quadratic for a
-// chain, exponential for Concat(x, x) on Concat(x, x) ...). Past `max_pieces` the check
-// stops and says it did not check; real models stay far below (YOLOv8n: 0.1 ms).
+// Cost: O(work log segments), where the work is the pieces built plus the arena segments
+// read. A value's pieces are one for a value computed or written whole, and a Concat's
+// are those of its parts (merged where contiguous); a value copied part by part spans
+// a segment per part. So it is linear in the graph but for nested Concats (quadratic for a
+// chain, exponential for Concat(x, x) on Concat(x, x) ...) and values made of many parts
+// read many times. Past `max_pieces` of work the check stops and says it did not check;
+// real models stay far below (YOLOv8n: 0.1 ms).
 #pragma once
 
 #include "graph/ir/graph.h"

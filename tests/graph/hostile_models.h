@@ -1,6 +1,5 @@
-// Builders for hostile-model tests: large graphs made without GraphBuilder (which names
-// each value through Graph::unique_value_name, quadratic at 100,000 nodes), and ONNX
-// ModelProtos made with the protobuf API.
+// Builders for hostile-model tests: large graphs made directly (no automatic names), and
+// ONNX ModelProtos made with the protobuf API.
 //
 //   ChainGraph c(DType::kF32, {1, 4});            // x -> ...
 //   for (int i = 0; i < 1000; ++i) c.add(OpType::kRelu, {});

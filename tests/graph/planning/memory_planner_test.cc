@@ -630,6 +630,32 @@ TEST(ValueMemoryPlan, CheckGivesUpOnSelfConcatsDoublingTheirPieces) {
   }
 }
 
+// A graph input Split into K rows and Concatenated again is copied row by row (the input
+// is the caller's and never moves), so the result spans K arena segments though its
+// expected content is one piece; M views of it read them all. The work counts the
+// segments read: K = M = 64 is checked, K = M = 4,096 (16 M segment reads) gives up.
+TEST(ValueMemoryPlan, CheckCountsTheSegmentsItReads) {
+  for (int k : {64, 4096}) {
+    GraphBuilder b;
+    const ValueId x = b.input("x", DType::kF32, {k, 16});
+    const std::vector<ValueId> rows = b.node_multi(OpType::kSplit, {x}, k);
+    ValueId whole = b.node(OpType::kConcat, rows);
+    std::vector<ValueId> views = {whole};
+    for (int m = 0; m < k; ++m) views.push_back(whole = b.node(OpType::kIdentity, {whole}));
+    b.output(b.node(OpType::kAbs, {whole}));
+    Graph g = b.build();
+    for (ValueId v : rows) set_f32(g, v, {1, 16});
+    for (ValueId v : views) set_f32(g, v, {k, 16});
+    set_f32(g, g.outputs[0], {k, 16});
+    const MemoryPlanOptions opt = parts_in_place_options(g);
+    auto plan = plan_memory(g, opt);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+    const Result<bool> checked = check_memory_plan(g, *plan, opt);
+    ASSERT_TRUE(checked.is_ok()) << checked.status().to_string();
+    EXPECT_EQ(*checked, k == 64) << "K = M = " << k;
+  }
+}
+
 TEST(ValueMemoryPlan, SymbolicShapesMustBeBoundFirst) {
   GraphBuilder b;
   ValueId x = b.input("x", DType::kF32, Shape({Dim::symbolic("N"), Dim(4)}));
