@@ -27,6 +27,9 @@ void ThreadGovernor::reset() {
   measured_[0] = measured_[1] = false;
   reference_ = -1;
   runs_ = probe_left_ = 0;
+  runs_ms_ = 0;
+  probe_interval_ = kProbeInterval;
+  trial_runs_ = -1;
   probe_ms_.clear();
   recent_.clear();
   cold_ = true;  // a new plan: its first run touches a new arena
@@ -37,18 +40,31 @@ double ThreadGovernor::level() const {
 }
 
 void ThreadGovernor::end_probe(bool full) {
+  // All threads are judged with their rare stalls too (header).
+  double current = level();
+  if (choice_ == 0 && runs_ >= kStallRuns) current = std::max(current, runs_ms_ / runs_);
   probe_left_ = 0;
   runs_ = 0;
+  runs_ms_ = 0;
   const double probed = typical(probe_ms_);
-  if (full && probed < 0.9 * level()) {
+  if (full && probed < 0.9 * current) {
+    if (choice_ == 0 && trial_runs_ >= 0) back_off(probed);  // lost soon after winning
+    trial_runs_ = choice_ == 1 ? 0 : -1;
     choice_ = 1 - choice_;
     recent_ = probe_ms_;
     reference_ = probed;
     return;
   }
+  if (!full && choice_ == 1) back_off(level());  // all threads stalled at once
   // Staying: the reference is re-measured from the next full window, or a lasting
   // slowdown of both candidates would trigger a probe every few runs.
   reference_ = -1;
+}
+
+void ThreadGovernor::back_off(double one_thread_ms) {
+  const auto by_time = static_cast<int>(
+      std::min<double>(kMaxProbeGapMs / std::max(one_thread_ms, 1e-6), kMaxProbeInterval));
+  probe_interval_ = std::max(kProbeInterval, std::min(2 * probe_interval_, by_time));
 }
 
 void ThreadGovernor::record_probe(double ms) {
@@ -74,12 +90,18 @@ void ThreadGovernor::record(int threads, double ms) {
   if (probe_left_ > 0 && threads == threads_of(1 - choice_)) return record_probe(ms);
   measured_[choice_] = true;
   ++runs_;
+  runs_ms_ += ms;
+  if (trial_runs_ >= 0 && ++trial_runs_ >= kStallRuns) {  // all threads held
+    trial_runs_ = -1;
+    probe_interval_ = kProbeInterval;
+  }
   recent_.push_back(ms);
   if (recent_.size() > static_cast<size_t>(kLevelRuns)) recent_.erase(recent_.begin());
   const double now = level();
   if (runs_ >= kLevelRuns) reference_ = reference_ < 0 ? now : std::min(reference_, now);
   const bool slower = reference_ > 0 && now > kSlowFactor * reference_;
-  if ((!measured_[1 - choice_] && runs_ >= kFirstProbeAfter) || slower || runs_ >= kProbeInterval) {
+  if ((!measured_[1 - choice_] && runs_ >= kFirstProbeAfter) || slower ||
+      runs_ >= (choice_ == 1 ? probe_interval_ : kProbeInterval)) {
     probe_left_ = kProbeRuns;
     probe_skip_first_ = !measured_[1 - choice_];
     probe_ms_.clear();
