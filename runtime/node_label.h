@@ -1,14 +1,11 @@
-// How the runtime names a node in errors and reports: "node 'conv1' (Conv)".
+// How the runtime names a node in errors and reports: "node 'conv1' (Conv)", the graph
+// layer's spelling (graph/ir/node_label.h).
 #pragma once
 
-#include <string>
-
-#include "graph/ir/graph.h"
+#include "graph/ir/node_label.h"
 
 namespace amp::runtime {
 
-inline std::string node_label(const graph::Node& n) {
-  return "node '" + n.name + "' (" + std::string(graph::op_name(n.op)) + ")";
-}
+using graph::node_label;
 
 }  // namespace amp::runtime

@@ -3,15 +3,12 @@
 #include <string>
 
 #include "graph/ir/limits.h"
+#include "graph/ir/node_label.h"
 #include "graph/ops/control_flow.h"
 #include "graph/ops/op_schema.h"
 
 namespace amp::graph {
 namespace {
-
-std::string node_context(const Node& n) {
-  return "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
-}
 
 // A previously recorded shape (value_info) that contradicts inference on a static dim.
 bool contradicts(const Shape& recorded, const Shape& inferred) {
@@ -35,35 +32,35 @@ Status infer_node(Graph& g, NodeId id) {
     return std::to_string(min) + (max == kAnyCount ? " or more" : " to " + std::to_string(max));
   };
   if (nin < schema.min_inputs || nin > schema.max_inputs)
-    return invalid_model(node_context(n) + ": has " + std::to_string(nin) + " inputs, expected " +
+    return invalid_model(node_label(n) + ": has " + std::to_string(nin) + " inputs, expected " +
                          expected(schema.min_inputs, schema.max_inputs));
   if (nout < schema.min_outputs || nout > schema.max_outputs)
-    return invalid_model(node_context(n) + ": has " + std::to_string(nout) + " outputs, expected " +
+    return invalid_model(node_label(n) + ": has " + std::to_string(nout) + " outputs, expected " +
                          expected(schema.min_outputs, schema.max_outputs));
-  if (schema.infer == nullptr) return internal_error(node_context(n) + ": no shape inference rule");
+  if (schema.infer == nullptr) return internal_error(node_label(n) + ": no shape inference rule");
 
   std::vector<const Value*> inputs;
   inputs.reserve(n.inputs.size());
   for (ValueId v : n.inputs) inputs.push_back(v == kNoValue ? nullptr : &g.value(v));
   std::vector<OutputInfo> outs(n.outputs.size());
   OpAttrs resolved;
-  AMP_RETURN_IF_ERROR(schema.infer(n, inputs, outs, resolved).with_context(node_context(n)));
+  AMP_RETURN_IF_ERROR(schema.infer(n, inputs, outs, resolved).with_context(node_label(n)));
 
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k] == kNoValue) continue;
     Value& v = g.value(n.outputs[k]);
     if (outs[k].dtype == DType::kUndefined)
-      return internal_error(node_context(n) + ": inference left output " + std::to_string(k) +
+      return internal_error(node_label(n) + ": inference left output " + std::to_string(k) +
                             " without a dtype");
     if (v.shape && outs[k].shape && v.dtype != DType::kUndefined &&
         contradicts(*v.shape, *outs[k].shape))
-      return invalid_model(node_context(n) + ": output '" + v.name + "' is declared " +
+      return invalid_model(node_label(n) + ": output '" + v.name + "' is declared " +
                            v.shape->to_string() + " but inferred " + outs[k].shape->to_string());
     v.dtype = outs[k].dtype;
     if (outs[k].shape) v.shape = outs[k].shape;
     // An inferred shape obeys the caps a recorded one does (Expand, Tile, Range and
     // ConstantOfShape can make huge outputs from small constants).
-    AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_context(n)));
+    AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_label(n)));
   }
   n.resolved = std::move(resolved);
   // Control flow: the rule typed and inferred copies of the bodies; they replace the node's.

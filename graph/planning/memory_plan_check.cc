@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "graph/ir/node_label.h"
+
 namespace amp::graph {
 namespace {
 
@@ -157,23 +159,19 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     return static_cast<uint64_t>(plan.value_offset[static_cast<size_t>(v)]);
   };
   auto name = [&](ValueId v) { return "'" + g.value(v).name + "'"; };
-  auto label = [&](size_t node) {
-    const Node& n = g.nodes[node];
-    return "node '" + n.name + "' (" + std::string(op_name(n.op)) + ")";
-  };
+  auto label = [&](size_t node) { return node_label(g.nodes[node]); };
 
   // Expected contents. A constant (read by a copy) is its own origin.
   std::vector<Content> want(nv);
+  // What a value's pieces add up to: its bytes (none where it is not in the arena).
+  auto content_bytes = [&](ValueId v) -> uint64_t {
+    const Value& val = g.value(v);
+    return val.is_constant() ? static_cast<uint64_t>(val.constant->byte_size()) : size_of(v);
+  };
   auto content = [&](ValueId v) -> Content& {
     Content& c = want[static_cast<size_t>(v)];
-    if (c.empty() && g.value(v).is_constant())
-      c = {{v, 0, static_cast<uint64_t>(g.value(v).constant->byte_size())}};
+    if (c.empty() && g.value(v).is_constant()) c = {{v, 0, content_bytes(v)}};
     return c;
-  };
-  auto content_bytes = [&](ValueId v) {
-    uint64_t total = 0;
-    for (const Piece& p : content(v)) total += p.length;
-    return total;
   };
 
   ArenaTags arena(plan.arena_bytes);

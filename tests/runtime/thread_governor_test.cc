@@ -92,17 +92,21 @@ TEST(ThreadGovernor, StallsEveryFewRunsChooseOneThread) {
   EXPECT_LE(stalls, 6 + 1000 / ThreadGovernor::kProbeInterval + 1);
 }
 
+// A machine whose two-thread runs lose a neighbour's whole time slice (25 ms) once in 150.
+std::function<double(int)> rare_stalls(double one_thread_ms, double two_thread_ms) {
+  return [=, two_thread_runs = 0](int t) mutable {
+    if (t == 1) return one_thread_ms;
+    return ++two_thread_runs % 150 == 0 ? 25.0 : two_thread_ms;
+  };
+}
+
 // A rare stall: a neighbour's whole time slice (25 ms) once in 150 runs of a 20 us model,
 // which two threads do not make faster. Every 5-run window drops it, but it costs more than
 // all the runs: the periodic probe compares one thread with the mean of all runs since
 // the last probe and chooses one thread, which it keeps.
 TEST(ThreadGovernor, RareStallsOfATinyModelChooseOneThread) {
   ThreadGovernor g(2);
-  int two_thread_runs = 0;
-  const Played p = play(g, 2000, [&](int t) {
-    if (t == 1) return 0.021;
-    return ++two_thread_runs % 150 == 0 ? 25.0 : 0.020;
-  });
+  const Played p = play(g, 2000, rare_stalls(0.021, 0.020));
   EXPECT_EQ(p.last_threads, 1);
   EXPECT_GE(p.single_runs, 1500);
 }
@@ -111,11 +115,7 @@ TEST(ThreadGovernor, RareStallsOfATinyModelChooseOneThread) {
 // run on average, less than the thread gains; two threads stay.
 TEST(ThreadGovernor, RareStallsKeepAllThreadsWhereTheyPay) {
   ThreadGovernor g(2);
-  int two_thread_runs = 0;
-  const Played p = play(g, 2000, [&](int t) {
-    if (t == 1) return 2.0;
-    return ++two_thread_runs % 150 == 0 ? 25.0 : 1.0;
-  });
+  const Played p = play(g, 2000, rare_stalls(2.0, 1.0));
   EXPECT_EQ(p.last_threads, 2);
   EXPECT_LE(p.single_runs,
             1 + ThreadGovernor::kProbeRuns * (2000 / ThreadGovernor::kProbeInterval + 1));

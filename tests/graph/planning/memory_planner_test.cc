@@ -236,6 +236,13 @@ MemoryPlanOptions parts_in_place_options(const Graph& g) {
   return opt;
 }
 
+// plan_memory with parts in place, then check_memory_plan: whether it checked the plan.
+Result<bool> plan_then_check(const Graph& g) {
+  const MemoryPlanOptions opt = parts_in_place_options(g);
+  AMP_ASSIGN_OR_RETURN(MemoryPlan plan, plan_memory(g, opt));
+  return check_memory_plan(g, plan, opt);
+}
+
 void set_f32(Graph& g, ValueId v, std::vector<int64_t> dims) {
   g.value(v).dtype = DType::kF32;
   g.value(v).shape = Shape::from_static(dims);
@@ -621,10 +628,7 @@ TEST(ValueMemoryPlan, CheckGivesUpOnSelfConcatsDoublingTheirPieces) {
     Graph g = b.build();
     for (size_t k = 0; k < made.size(); ++k) set_f32(g, made[k], {int64_t{1} << k, 16});
     set_f32(g, g.outputs[0], {int64_t{1} << depth, 16});
-    const MemoryPlanOptions opt = parts_in_place_options(g);
-    auto plan = plan_memory(g, opt);
-    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-    const Result<bool> checked = check_memory_plan(g, *plan, opt);
+    const Result<bool> checked = plan_then_check(g);
     ASSERT_TRUE(checked.is_ok()) << checked.status().to_string();
     EXPECT_EQ(*checked, depth == 10) << "depth " << depth;
   }
@@ -647,10 +651,7 @@ TEST(ValueMemoryPlan, CheckCountsTheSegmentsItReads) {
     for (ValueId v : rows) set_f32(g, v, {1, 16});
     for (ValueId v : views) set_f32(g, v, {k, 16});
     set_f32(g, g.outputs[0], {k, 16});
-    const MemoryPlanOptions opt = parts_in_place_options(g);
-    auto plan = plan_memory(g, opt);
-    ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-    const Result<bool> checked = check_memory_plan(g, *plan, opt);
+    const Result<bool> checked = plan_then_check(g);
     ASSERT_TRUE(checked.is_ok()) << checked.status().to_string();
     EXPECT_EQ(*checked, k == 64) << "K = M = " << k;
   }
