@@ -8,25 +8,39 @@
 //   - fp32 compute on a CPU with AVX2 and FMA (head_strips): query rows in strips of up to
 //     6, the strip's scores S = Q K^T and outputs O = P V as register-blocked products
 //     (gemm_strip_avx2.h, the packed GEMM's micro-kernel), each row's softmax between them:
-//     scale and mask in one vectorized pass, max and sum in 8 lanes, exp by exp_f32. The
+//     scale and mask in one vectorized pass, max in 64 lanes, sum in 8, exp by exp_f32. The
 //     6-layer encoder at 128 tokens (demo_bert6_fused_128, Intel Xeon model 167 as
 //     AVX2-only, one thread): attention 5.7 -> 2.7 ms of 33 -> 30; ONNX Runtime, whose
 //     attention is unfused MatMuls and a Softmax, took 31-33 ms.
+//     On a CPU with AVX-512 the copies go into panels of 16 columns (zero-padded) and both
+//     products run the AVX-512 micro-kernel (gemm_strip_avx512.h): 6 rows times 48 columns
+//     a step, bit for bit what the AVX2 kernel computes. With the softmax's passes
+//     vectorized per ISA (they ran 4 floats a step in this file's baseline code), a
+//     Whisper-tiny-style encoder's attention (6 heads of 64 over 500 frames, Intel Xeon
+//     model 167, one thread) went from 6.0 to 3.5 ms a node, the encoder from 77 to 64 ms
+//     (ONNX Runtime 74).
 //   - otherwise (f64, or no AVX2) one query row at a time: its scores are D axpy steps over
 //     a contiguous row of K^T and its output T axpy steps over rows of V, inner loops the
 //     compiler vectorizes per ISA (AMP_ISA_CLONES), though without FMA: the build is ISO
 //     C++, so GCC does not contract a * b + c.
-// When K^T and V would not fit in kMaxBlockElements per thread (very long keys), each row
-// reads K and V in place instead (row_direct: one dot product per key).
+// When there are fewer (batch, head) pairs than threads, or a number that does not divide
+// among them, each pair's query rows are split into as many parts as make the tasks divide
+// evenly (each part copies K^T and V again: (D + Dv) T against its rows' (D + Dv) T
+// multiply-adds each). A ViT-tiny's 3 heads on 2 threads: the encoder 14.1 -> 11.9 ms with
+// the AVX-512 kernel (ONNX Runtime 14.2). When K^T and V would not fit in kMaxBlockElements
+// per thread (very long keys), each row reads K and V in place instead (row_direct: one dot
+// product per key).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "kernels/common/attention_plan.h"
 #include "kernels/common/checked_kernel.h"
 #include "kernels/common/reduction_family.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/reduce_util.h"
 #include "kernels/cpu/vector_exp.h"
 
@@ -58,18 +72,45 @@ AMP_ISA_CLONES void attention_weighted_sum(const C* __restrict__ p, const C* __r
 }
 
 // The largest of s[0, n) (NaN ignored, as std::max does: a NaN score still makes its row
-// NaN through exp), and the sum of s[0, n): tree_reduce's 8 lanes, which vectorize where a
-// left fold waits on each step's latency (a NaN-propagating max did not vectorize there:
-// 1.2 ns an element, more than the products at 128 keys).
+// NaN through exp), and the sum of s[0, n): lanes, which vectorize where a left fold waits
+// on each step's latency (a NaN-propagating max did not vectorize there: 1.2 ns an element,
+// more than the products at 128 keys); the sum through tree_reduce's 8.
+// The max runs 64 lanes (four AVX-512 registers; a max is exact in any order): with
+// tree_reduce's 8 each step waited on the last and took 8% of a 500-key attention.
 template <typename C>
 AMP_ISA_CLONES C row_max(const C* __restrict__ s, int64_t n) {
-  return tree_reduce<C>(
-      0, n, -C(INFINITY), [](C a, C b) { return b > a ? b : a; }, [s](int64_t j) { return s[j]; });
+  constexpr int64_t kLanes = 64;
+  C lane[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) lane[l] = -C(INFINITY);
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
+  for (int64_t l = 0; j + l < n; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
+  for (int64_t half = kLanes / 2; half >= 1; half /= 2)  // halving: no 64-step chain
+    for (int64_t l = 0; l < half; ++l)
+      lane[l] = lane[l + half] > lane[l] ? lane[l + half] : lane[l];
+  return lane[0];
 }
 template <typename C>
 AMP_ISA_CLONES C row_sum(const C* __restrict__ s, int64_t n) {
   return tree_reduce<C>(
       0, n, C(0), [](C a, C b) { return a + b; }, [s](int64_t j) { return s[j]; });
+}
+
+// The softmax's elementwise passes over a row of scores, vectorized per ISA: in the kernel's
+// own (baseline) code they ran 4 floats a step and took 15% of a 500-key attention.
+template <typename C>
+AMP_ISA_CLONES void scale_row(C* __restrict__ s, int64_t n, C factor) {
+  for (int64_t j = 0; j < n; ++j) s[j] *= factor;
+}
+template <typename C>
+AMP_ISA_CLONES void scale_add_row(C* __restrict__ s, const float* __restrict__ add, int64_t n,
+                                  C factor) {
+  for (int64_t j = 0; j < n; ++j) s[j] = s[j] * factor + static_cast<C>(add[j]);
+}
+template <typename C>
+AMP_ISA_CLONES void subtract_row(C* __restrict__ s, int64_t n, C value) {
+  for (int64_t j = 0; j < n; ++j) s[j] -= value;
 }
 
 // A row of storage values widened to the compute type, or narrowed back: fp16 / bf16 through
@@ -100,6 +141,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   Status prepare_params(const KernelConfig& cfg) override {
     threads_ = std::max(1, cfg.num_threads);
     strips_ = std::is_same_v<C, float> && cpu_has_avx2_fma();
+    panels_ = strips_ && cpu_has_avx512f();
     return Status::ok();
   }
 
@@ -121,9 +163,12 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     }
     T* y = a.output<T>(0);
     T* qk = setup_.want_qk ? a.output<T>(3) : nullptr;
-    // Tasks: (batch, query head) pairs when blocked, else single query rows.
+    // Tasks: (batch, query head) pairs, their query rows in `splits` parts (header), when
+    // blocked, else single query rows.
     const int64_t pairs = setup_.batch * setup_.q_heads;
-    const int64_t tasks = blocked() ? pairs : pairs * setup_.q_len;
+    const int64_t splits =
+        blocked() ? row_splits(pairs, std::min<int64_t>(threads_, a.num_threads)) : 1;
+    const int64_t tasks = blocked() ? pairs * splits : pairs * setup_.q_len;
     const int chunks = static_cast<int>(std::min<int64_t>({threads_, a.num_threads, tasks}));
     C* scratch = static_cast<C*>(a.workspace);
     parallel_for(
@@ -133,7 +178,8 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
             C* s = scratch + c * thread_scratch();
             for (int64_t t = tasks * c / chunks; t < tasks * (c + 1) / chunks; ++t) {
               if (blocked()) {
-                head_block(t, q, k, v, past_k, past_v, mask, nonpad, y, qk, s);
+                head_block(t / splits, t % splits, splits, q, k, v, past_k, past_v, mask, nonpad, y,
+                           qk, s);
               } else {
                 row_direct(t, q, k, v, past_k, past_v, mask, nonpad, y, qk, s);
               }
@@ -147,8 +193,25 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
  private:
   static constexpr int64_t kMaxBlockElements = int64_t{1} << 22;  // 16 MiB of fp32 per thread
 
-  int64_t block_elements() const { return (setup_.head_size + setup_.v_head_size) * setup_.total; }
+  // K^T and V in a task's workspace: [D, T] and [T, Dv] row-major, or with panels_ in
+  // panels of 16 columns, zero-padded: K^T's panel p holds keys [16 p, 16 p + 16), V's value
+  // columns [16 p, 16 p + 16), each a row of 16 per d or key.
+  static int64_t padded(int64_t n) { return (n + 15) / 16 * 16; }
+  int64_t kt_elements() const {
+    return setup_.head_size * (panels_ ? padded(setup_.total) : setup_.total);
+  }
+  int64_t v_elements() const {
+    return setup_.total * (panels_ ? padded(setup_.v_head_size) : setup_.v_head_size);
+  }
+  int64_t block_elements() const { return kt_elements() + v_elements(); }
   bool blocked() const { return block_elements() <= kMaxBlockElements; }
+
+  // Parts to split each pair's query rows into so that pairs x parts tasks divide evenly
+  // among `threads` (header); 1 where the parts would be shorter than two strips.
+  int64_t row_splits(int64_t pairs, int64_t threads) const {
+    const int64_t parts = threads / std::gcd(pairs, threads);
+    return parts > 1 && setup_.q_len >= parts * 2 * kStripRows ? parts : 1;
+  }
 
   // Per thread: K^T and V when blocked, then the scores, output accumulators and query of
   // one row (of a strip of rows with strips_).
@@ -175,10 +238,9 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     const int64_t mask_step = setup_.mask_strides[3];
     const bool plain = setup_.softcap <= 0.0f && qk_row == nullptr;
     if (plain && mask_row && mask_step == 1 && setup_.total <= setup_.mask_len) {
-      // A BERT padding mask: one loop the compiler vectorizes.
-      for (int64_t j = 0; j < setup_.total; ++j) s[j] = s[j] * scale + static_cast<C>(mask_row[j]);
+      scale_add_row(s, mask_row, setup_.total, scale);  // a BERT padding mask
     } else if (plain && !biased) {
-      for (int64_t j = 0; j < setup_.total; ++j) s[j] *= scale;
+      scale_row(s, setup_.total, scale);
     } else {
       for (int64_t j = 0; j < setup_.total; ++j) {
         C sj = attention_softcap(s[j] * scale, setup_.softcap);
@@ -196,38 +258,45 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     if (none) {
       std::fill(s, s + setup_.total, C(0));
     } else if constexpr (std::is_same_v<C, float>) {
-      for (int64_t j = 0; j < setup_.total; ++j) s[j] -= max;
+      subtract_row(s, setup_.total, max);
       exp_f32(s, s, setup_.total);  // vectorized, within 2 ulp of std::exp
     } else {
       for (int64_t j = 0; j < setup_.total; ++j) s[j] = std::exp(s[j] - max);
     }
     const C sum = row_sum(s, setup_.total);
     const C inv = none ? C(0) : C(1) / sum;
-    for (int64_t j = 0; j < setup_.total; ++j) s[j] *= inv;
+    scale_row(s, setup_.total, inv);
     if (qk_row && setup_.qk_output_mode == 3)
       for (int64_t j = 0; j < setup_.total; ++j) qk_row[j] = from_compute<T>(s[j]);
   }
 
-  // Every query row of (batch, query head) task t over K^T and V copied into `w`.
-  void head_block(int64_t t, const T* q, const T* k, const T* v, const T* past_k, const T* past_v,
-                  const void* mask, const int64_t* nonpad, T* y, T* qk, C* w) const {
-    const int64_t h = t % setup_.q_heads, b = t / setup_.q_heads, kvh = h / setup_.group();
+  // Part `part` of `parts` of the query rows of (batch, query head) pair `pair`, over K^T
+  // and V copied into `w`.
+  void head_block(int64_t pair, int64_t part, int64_t parts, const T* q, const T* k, const T* v,
+                  const T* past_k, const T* past_v, const void* mask, const int64_t* nonpad, T* y,
+                  T* qk, C* w) const {
+    const int64_t h = pair % setup_.q_heads, b = pair / setup_.q_heads, kvh = h / setup_.group();
     const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
-    C* kt = w;                // [D, T]
-    C* vc = kt + dk * total;  // [T, Dv]
+    const int64_t i0 = setup_.q_len * part / parts, i1 = setup_.q_len * (part + 1) / parts;
+    C* kt = w;                   // K^T
+    C* vc = kt + kt_elements();  // V
     const int64_t rows = strips_ ? kStripRows : 1;
-    C* s = vc + total * dv;     // [rows, T]
+    C* s = vc + v_elements();   // [rows, T]
     C* acc = s + rows * total;  // [rows, Dv]
     C* qc = acc + rows * dv;    // [rows, D]
-    for (int64_t j = 0; j < total; ++j) {
-      widen_row(kv_row(past_k, k, setup_.k, dk, b, kvh, j), qc, dk);  // qc: a row's room
-      for (int64_t d = 0; d < dk; ++d) kt[d * total + j] = qc[d];
-      widen_row(kv_row(past_v, v, setup_.v, dv, b, kvh, j), vc + j * dv, dv);
+    if (panels_) {
+      copy_into_panels(b, kvh, k, v, past_k, past_v, kt, vc, qc);
+    } else {
+      for (int64_t j = 0; j < total; ++j) {
+        widen_row(kv_row(past_k, k, setup_.k, dk, b, kvh, j), qc, dk);  // qc: a row's room
+        for (int64_t d = 0; d < dk; ++d) kt[d * total + j] = qc[d];
+        widen_row(kv_row(past_v, v, setup_.v, dv, b, kvh, j), vc + j * dv, dv);
+      }
     }
     if constexpr (std::is_same_v<C, float>) {
-      if (strips_) return head_strips(b, h, q, mask, nonpad, y, qk, kt, vc, s, acc, qc);
+      if (strips_) return head_strips(b, h, i0, i1, q, mask, nonpad, y, qk, kt, vc, s, acc, qc);
     }
-    for (int64_t i = 0; i < setup_.q_len; ++i) {
+    for (int64_t i = i0; i < i1; ++i) {
       widen_row(q + setup_.q.at(b, h, i), qc, dk);
       attention_scores(qc, kt, dk, total, s);
       const int64_t r = (b * setup_.q_heads + h) * setup_.q_len + i;
@@ -237,29 +306,75 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     }
   }
 
-  // head_block's rows in strips of up to kStripRows query rows: the strip's scores
-  // S = Q K^T and outputs O = P V as register-blocked products (gemm_strip_avx2.h), each
-  // row's softmax between them. s: [rows, T], acc: [rows, Dv], qc: [rows, D].
-  void head_strips(int64_t b, int64_t h, const T* q, const void* mask, const int64_t* nonpad, T* y,
-                   T* qk, const float* kt, const float* vc, float* s, float* acc, float* qc) const {
+  // K^T and V of (b, kv head kvh) into panels of 16 columns (panels_; see kt_elements).
+  // `row`: room for one row of D or Dv.
+  void copy_into_panels(int64_t b, int64_t kvh, const T* k, const T* v, const T* past_k,
+                        const T* past_v, C* kt, C* vc, C* row) const {
     const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
-    const int64_t strips = strip_count(setup_.q_len);
+    if (total % 16 != 0)  // the last panel's keys past T
+      std::fill(kt + dk * (padded(total) - 16), kt + kt_elements(), C(0));
+    for (int64_t j = 0; j < total; ++j) {
+      widen_row(kv_row(past_k, k, setup_.k, dk, b, kvh, j), row, dk);
+      C* panel = kt + j / 16 * dk * 16 + j % 16;
+      for (int64_t d = 0; d < dk; ++d) panel[d * 16] = row[d];
+    }
+    if (dv % 16 != 0) std::fill(vc + (padded(dv) - 16) * total, vc + v_elements(), C(0));
+    for (int64_t j = 0; j < total; ++j) {
+      widen_row(kv_row(past_v, v, setup_.v, dv, b, kvh, j), row, dv);
+      for (int64_t d = 0; d < dv; d += 16)
+        std::copy(row + d, row + std::min(d + 16, dv), vc + d * total + j * 16);
+    }
+  }
+
+  // head_block's rows [i0, i1) in strips of up to kStripRows query rows: the strip's scores
+  // S = Q K^T and outputs O = P V as register-blocked products (gemm_strip_avx2.h, or
+  // gemm_strip_avx512.h over panels), each row's softmax between them. s: [rows, T],
+  // acc: [rows, Dv], qc: [rows, D].
+  void head_strips(int64_t b, int64_t h, int64_t i0, int64_t i1, const T* q, const void* mask,
+                   const int64_t* nonpad, T* y, T* qk, const float* kt, const float* vc, float* s,
+                   float* acc, float* qc) const {
+    const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
+    const int64_t strips = strip_count(i1 - i0);
+    // Columns per AVX-512 step: 48, or for the outputs, Dv's panels in even groups (Dv = 64
+    // as 2 + 2 panels: 12 FMA chains each, where 3 + 1 left the last step 6, too few to
+    // hide the FMA latency).
+    constexpr int64_t kPanelsWidth = 16 * kAvx512StripPanels;
+    const int64_t v_panels = padded(dv) / 16;
+    const int64_t v_steps = (v_panels + kAvx512StripPanels - 1) / kAvx512StripPanels;
+    const int64_t v_width = 16 * ((v_panels + v_steps - 1) / v_steps);
+    auto panels_of = [](int64_t width) { return static_cast<int>((width + 15) / 16); };
     for (int64_t st = 0; st < strips; ++st) {
-      const int64_t i0 = strip_begin(setup_.q_len, strips, st);
-      const int64_t rows = strip_begin(setup_.q_len, strips, st + 1) - i0;
-      for (int64_t r = 0; r < rows; ++r) widen_row(q + setup_.q.at(b, h, i0 + r), qc + r * dk, dk);
-      for (int64_t j = 0; j < total; j += kStripColumns)
-        gemm_strip_avx2(rows, qc, dk, kt + j, total, dk, s + j, total, nullptr, /*first=*/true,
-                        std::min(kStripColumns, total - j));
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t row = (b * setup_.q_heads + h) * setup_.q_len + i0 + r;
-        softmax_row(b, h, i0 + r, mask, nonpad, qk ? qk + row * total : nullptr, s + r * total);
+      const int64_t r0 = i0 + strip_begin(i1 - i0, strips, st);
+      const int64_t rows = i0 + strip_begin(i1 - i0, strips, st + 1) - r0;
+      for (int64_t r = 0; r < rows; ++r) widen_row(q + setup_.q.at(b, h, r0 + r), qc + r * dk, dk);
+      if (panels_) {
+        for (int64_t j = 0; j < total; j += kPanelsWidth) {
+          const int64_t width = std::min(kPanelsWidth, total - j);
+          gemm_strip_avx512(rows, qc, dk, kt + j * dk, dk * 16, panels_of(width), dk, s + j, total,
+                            nullptr, /*first=*/true, width);
+        }
+      } else {
+        for (int64_t j = 0; j < total; j += kStripColumns)
+          gemm_strip_avx2(rows, qc, dk, kt + j, total, dk, s + j, total, nullptr, /*first=*/true,
+                          std::min(kStripColumns, total - j));
       }
-      for (int64_t d = 0; d < dv; d += kStripColumns)
-        gemm_strip_avx2(rows, s, total, vc + d, dv, total, acc + d, dv, nullptr, /*first=*/true,
-                        std::min(kStripColumns, dv - d));
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t row = (b * setup_.q_heads + h) * setup_.q_len + r0 + r;
+        softmax_row(b, h, r0 + r, mask, nonpad, qk ? qk + row * total : nullptr, s + r * total);
+      }
+      if (panels_) {
+        for (int64_t d = 0; d < dv; d += v_width) {
+          const int64_t width = std::min(v_width, dv - d);
+          gemm_strip_avx512(rows, s, total, vc + d * total, total * 16, panels_of(width), total,
+                            acc + d, dv, nullptr, /*first=*/true, width);
+        }
+      } else {
+        for (int64_t d = 0; d < dv; d += kStripColumns)
+          gemm_strip_avx2(rows, s, total, vc + d, dv, total, acc + d, dv, nullptr, /*first=*/true,
+                          std::min(kStripColumns, dv - d));
+      }
       for (int64_t r = 0; r < rows; ++r)
-        narrow_row(acc + r * dv, y + setup_.y.at(b, h, i0 + r), dv);
+        narrow_row(acc + r * dv, y + setup_.y.at(b, h, r0 + r), dv);
     }
   }
 
@@ -313,6 +428,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
 
   int64_t threads_ = 1;
   bool strips_ = false;  // blocked heads run head_strips (f32 compute on an AVX2 + FMA CPU)
+  bool panels_ = false;  // ... over K^T and V in panels, on the AVX-512 kernel (header)
 };
 
 }  // namespace

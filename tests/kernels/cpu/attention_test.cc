@@ -4,9 +4,10 @@
 // ONNX node tests hold to their references, so any difference in masking, causal rows,
 // grouped heads, softcap, the qk output or an edge of the blocking shows here. The shapes
 // reach every edge: query rows that fill no strip (1, 5, 7, 13, 37), key counts and head
-// sizes that fill no 16-column tile or exactly 8 (1, 9, 16, 17, 70; Dv 8, 9, 24, 48), a
-// fully masked row, one and two threads. Under tests/tools/run_as_avx2_cpu.sh the same runs
-// as on an AVX2-only CPU.
+// sizes that fill no 16-column tile or exactly 8 (1, 9, 16, 17, 61, 70; Dv 8, 9, 24, 48,
+// 80), a fully masked row, heads split between threads, one and two threads. On a CPU with
+// AVX-512, f32 runs the AVX-512 kernel over K^T and V in panels. Under
+// tests/tools/run_as_avx2_cpu.sh the same runs as on an AVX2-only CPU.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -61,6 +62,12 @@ std::vector<AttentionCase> cases() {
        false,
        30.0f},
   };
+  // Keys and value columns past the AVX-512 kernel's 48-column step and 16-column panels
+  // (61 keys, Dv 80); heads that do not divide among two threads, so each head's query rows
+  // are split between them (3 heads; 1 head, causal).
+  all.push_back({"4-D 3 heads 61 keys Dv 80", {1, 3, 29, 64}, {1, 3, 61, 64}, {1, 3, 61, 80}});
+  all.push_back(
+      {"4-D 1 head causal", {1, 1, 40, 16}, {1, 1, 40, 16}, {1, 1, 40, 16}, 0, 0, "", {}, true});
   // Causal and bottom-right aligned by each batch entry's key count: entry 0 has all 45 keys
   // (offset 32: row i sees keys 0 .. i + 32), entry 1 only 9 (offset -4: its first 4 rows
   // attend to nothing).
