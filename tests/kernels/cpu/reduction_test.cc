@@ -827,8 +827,9 @@ TEST(ReductionGlobalAveragePool, TypesAndShapes) {
 
 // An input in the convolutions' layout (runtime/layout_plan.h: channels-last here, 8-channel
 // blocks under ONEDNN_MAX_CPU_ISA=AVX2, the ctest variant) gives the plain layout's result
-// bit for bit: tree_reduce_columns sums in tree_reduce's order. 291 positions take the
-// pairwise split above 256; 200 channels span four column groups of at most 64.
+// bit for bit: tree_reduce_columns sums in tree_reduce's order, and two threads split the
+// positions where tree_reduce does. 291 positions take the pairwise split above 256; 200
+// channels span four column groups of at most 64.
 TEST(ReductionGlobalAveragePool, ConvLayoutInputGivesThePlainResultBitForBit) {
   const std::vector<int64_t> dims = {2, 200, 3, 97};
   const int64_t n_count = dims[0], c = dims[1], s = dims[2] * dims[3];
@@ -864,12 +865,16 @@ TEST(ReductionGlobalAveragePool, ConvLayoutInputGivesThePlainResultBitForBit) {
         cfg.outputs = {out};
         auto kernel = test::cpu_registry().find(op, Backend::kCpu, DType::kF32)->create();
         EXPECT_TRUE(kernel->prepare(cfg).is_ok());
+        // Two threads split the conv layout's positions in halves, through a workspace.
+        EXPECT_EQ(kernel->workspace_bytes() > 0, conv_layout && threads == 2);
+        std::vector<double> workspace(kernel->workspace_bytes() / sizeof(double) + 1);
         std::vector<float> y(static_cast<size_t>(n_count * c));
         const void* ins[] = {x.data()};
         void* outs[] = {y.data()};
         kernels::KernelArgs args;
         args.inputs = ins;
         args.outputs = outs;
+        args.workspace = workspace.data();
         args.num_threads = threads;
         EXPECT_TRUE(kernel->run(args).is_ok());
         return y;
