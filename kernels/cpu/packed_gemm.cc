@@ -1,5 +1,7 @@
 #include "kernels/cpu/packed_gemm.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 
 #include "kernels/cpu/cpu_common.h"
@@ -44,7 +46,28 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
         const float* bp = packed + k0 * padded_n + p * kc * kNr;
         const float* bias_j = bias != nullptr ? bias + j : nullptr;
         const int64_t strips = strip_count(m1 - m0);
+        // The slice of B the strips take next, prefetched a part per strip (packed_gemm.h):
+        // the next panels of this K slice, else the first of the next K slice, else of the
+        // next block of rows.
+        const float* next = nullptr;
+        int64_t next_floats = 0;
+        if (!avx512 && m1 - m0 >= 2 * kStripRows) {
+          if (p + panels < p1) {
+            next = bp + panels * kc * kNr;
+            next_floats = kc * kNr;
+          } else {
+            const int64_t k_next = k0 + kKc < k ? k0 + kKc : 0;
+            const int64_t kc_next = std::min(kKc, k - k_next);
+            if (k0 + kKc < k || m1 < rows) {
+              next = packed + k_next * padded_n + p0 * kc_next * kNr;
+              next_floats = kc_next * kNr;
+            }
+          }
+        }
+        const int64_t next_lines = next_floats * static_cast<int64_t>(sizeof(float)) / 64;
         for (int64_t s = 0; s < strips; ++s) {
+          for (int64_t l = next_lines * s / strips; l < next_lines * (s + 1) / strips; ++l)
+            _mm_prefetch(reinterpret_cast<const char*>(next) + l * 64, _MM_HINT_T0);
           const int64_t m = m0 + strip_begin(m1 - m0, strips, s);
           const int64_t mr = m0 + strip_begin(m1 - m0, strips, s + 1) - m;
           if (avx512)

@@ -22,6 +22,12 @@
 //     L1 while every strip of up to 6 rows of the block multiplies it, and the block's rows
 //     of x (96 KiB) stay in L2 across the thread's panels. Strips are as even as can be (32
 //     rows as 5+5+6+5+5+6, not 6+6+6+6+6+2: a strip of under 4 rows waits on FMA latency).
+//   - While the strips of a block multiply one slice, they prefetch the next slice into L1,
+//     a 1/strips part each (blocks of 12 rows or more on AVX2). B is 4 MiB for a 512 x 2048
+//     layer, more than L2, and the hardware prefetcher left the first strip of every slice
+//     waiting on it: as AVX2-only (Intel Xeon model 167, one thread) a GPT-2-style decoder
+//     at 128 tokens 57.3 -> 52-53 ms (ONNX Runtime 49.5), the 6-layer encoder at 16 tokens
+//     5.2-5.6 -> 4.4-4.5 ms, at 128 tokens 34.2 -> 31.6-32.2 ms; recurrent layers unchanged.
 //   - The micro-kernel (gemm_strip_avx2.h, shared with the attention kernel) keeps a strip
 //     x 16 tile of y in up to 12 AVX2 registers for a kKc slice. The first slice starts
 //     from the bias (or 0), later ones from the tile stored by the slice before. A last
