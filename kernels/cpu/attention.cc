@@ -8,14 +8,14 @@
 //   - fp32 compute on a CPU with AVX2 and FMA (head_strips): query rows in strips of up to
 //     6, the strip's scores S = Q K^T and outputs O = P V as register-blocked products
 //     (gemm_strip_avx2.h, the packed GEMM's micro-kernel), each row's softmax between them:
-//     scale and mask in one vectorized pass, max in 64 lanes, sum in 8, exp by exp_f32. The
+//     scale and mask in one vectorized pass, max and sum by softmax_rows.h, exp by exp_f32. The
 //     6-layer encoder at 128 tokens (demo_bert6_fused_128, Intel Xeon model 167 as
 //     AVX2-only, one thread): attention 5.7 -> 2.7 ms of 33 -> 30; ONNX Runtime, whose
 //     attention is unfused MatMuls and a Softmax, took 31-33 ms.
 //     On a CPU with AVX-512 the copies go into panels of 16 columns (zero-padded) and both
 //     products run the AVX-512 micro-kernel (gemm_strip_avx512.h): 6 rows times 48 columns
 //     a step, bit for bit what the AVX2 kernel computes. With the softmax's passes
-//     vectorized per ISA (they ran 4 floats a step in this file's baseline code), a
+//     vectorized per ISA (softmax_rows.h; 4 floats a step before), a
 //     Whisper-tiny-style encoder's attention (6 heads of 64 over 500 frames, Intel Xeon
 //     model 167, one thread) went from 6.0 to 3.5 ms a node, the encoder from 77 to 64 ms
 //     (ONNX Runtime 74).
@@ -42,6 +42,7 @@
 #include "kernels/cpu/gemm_strip_avx2.h"
 #include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/reduce_util.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/cpu/vector_exp.h"
 
 namespace amp::kernels::cpu {
@@ -69,48 +70,6 @@ AMP_ISA_CLONES void attention_weighted_sum(const C* __restrict__ p, const C* __r
     const C* __restrict__ row = v + j * dv;
     for (int64_t d = 0; d < dv; ++d) acc[d] += w * row[d];
   }
-}
-
-// The largest of s[0, n) (NaN ignored, as std::max does: a NaN score still makes its row
-// NaN through exp), and the sum of s[0, n): lanes, which vectorize where a left fold waits
-// on each step's latency (a NaN-propagating max did not vectorize there: 1.2 ns an element,
-// more than the products at 128 keys); the sum through tree_reduce's 8.
-// The max runs 64 lanes (four AVX-512 registers; a max is exact in any order): with
-// tree_reduce's 8 each step waited on the last and took 8% of a 500-key attention.
-template <typename C>
-AMP_ISA_CLONES C row_max(const C* __restrict__ s, int64_t n) {
-  constexpr int64_t kLanes = 64;
-  C lane[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) lane[l] = -C(INFINITY);
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
-  for (int64_t l = 0; j + l < n; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
-  for (int64_t half = kLanes / 2; half >= 1; half /= 2)  // halving: no 64-step chain
-    for (int64_t l = 0; l < half; ++l)
-      lane[l] = lane[l + half] > lane[l] ? lane[l + half] : lane[l];
-  return lane[0];
-}
-template <typename C>
-AMP_ISA_CLONES C row_sum(const C* __restrict__ s, int64_t n) {
-  return tree_reduce<C>(
-      0, n, C(0), [](C a, C b) { return a + b; }, [s](int64_t j) { return s[j]; });
-}
-
-// The softmax's elementwise passes over a row of scores, vectorized per ISA: in the kernel's
-// own (baseline) code they ran 4 floats a step and took 15% of a 500-key attention.
-template <typename C>
-AMP_ISA_CLONES void scale_row(C* __restrict__ s, int64_t n, C factor) {
-  for (int64_t j = 0; j < n; ++j) s[j] *= factor;
-}
-template <typename C>
-AMP_ISA_CLONES void scale_add_row(C* __restrict__ s, const float* __restrict__ add, int64_t n,
-                                  C factor) {
-  for (int64_t j = 0; j < n; ++j) s[j] = s[j] * factor + static_cast<C>(add[j]);
-}
-template <typename C>
-AMP_ISA_CLONES void subtract_row(C* __restrict__ s, int64_t n, C value) {
-  for (int64_t j = 0; j < n; ++j) s[j] -= value;
 }
 
 // A row of storage values widened to the compute type, or narrowed back: fp16 / bf16 through
@@ -258,7 +217,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     if (none) {
       std::fill(s, s + setup_.total, C(0));
     } else if constexpr (std::is_same_v<C, float>) {
-      subtract_row(s, setup_.total, max);
+      subtract_row(s, s, setup_.total, max);
       exp_f32(s, s, setup_.total);  // vectorized, within 2 ulp of std::exp
     } else {
       for (int64_t j = 0; j < setup_.total; ++j) s[j] = std::exp(s[j] - max);

@@ -7,7 +7,8 @@
 // rounded to the storage type before the final store. f32 Softmax over contiguous rows takes
 // its exps vectorized (kernels/cpu/vector_exp.h) over batches of rows: each row's x - max
 // is stored, one exp_f32 call covers the batch (short rows, e.g. a detector's two class
-// scores, cost one call per batch, not per row), then each row is summed and scaled. Over
+// scores, cost one call per batch, not per row), then each row is summed and scaled (the
+// passes of rows of 16 or more vectorized per ISA: kernels/cpu/softmax_rows.h). Over
 // a strided axis (inner > 1: a YOLOv8 DFL's Softmax over 16 bins of 8400 anchors) the f32
 // exps run vectorized over each row of a tile of up to 256 columns (0.31 -> 0.12 ms, YOLOv8n
 // at 320x320, one thread, as on AVX2).
@@ -20,6 +21,7 @@
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
+#include "kernels/cpu/softmax_rows.h"
 #include "kernels/cpu/vector_exp.h"
 
 namespace amp::kernels::cpu {
@@ -99,7 +101,10 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
   }
 
   // run_rows for f32 Softmax (header): the same values as the generic path but for exp,
-  // which is exp_f32's (within 1-2 ulp of std::exp).
+  // which is exp_f32's (within 1-2 ulp of std::exp). Rows of kVectorRow or more take the
+  // passes of softmax_rows.h, compiled per ISA; shorter ones (a detector's 2 class scores)
+  // stay inline, where a call per row would cost more than the row.
+  static constexpr int64_t kVectorRow = 16;
   void run_rows_f32(const float* x, float* y, int threads) const {
     const int64_t len = this->shape_.len;
     constexpr int64_t kBatchElements = 4096;
@@ -114,16 +119,24 @@ class SoftmaxKernel : public CheckedKernel<T, graph::AxisGeometry, check_softmax
             for (int64_t o = o0; o < o0 + rows; ++o) {
               const float* xr = x + o * len;
               float* yr = y + o * len;
-              const float m = row_reduce(len, reduce_identity_max<float>(), max_op,
-                                         [xr](int64_t i) { return xr[i]; });
-              for (int64_t i = 0; i < len; ++i) yr[i] = xr[i] - m;
+              if (len >= kVectorRow) {
+                subtract_row(xr, yr, len, row_max(xr, len));
+              } else {
+                const float m = row_reduce(len, reduce_identity_max<float>(), max_op,
+                                           [xr](int64_t i) { return xr[i]; });
+                for (int64_t i = 0; i < len; ++i) yr[i] = xr[i] - m;
+              }
             }
             exp_f32(y + o0 * len, y + o0 * len, rows * len);
             for (int64_t o = o0; o < o0 + rows; ++o) {
               float* yr = y + o * len;
-              const float sum = row_reduce(len, 0.0f, add, [yr](int64_t i) { return yr[i]; });
-              const float inv = 1.0f / sum;
-              for (int64_t i = 0; i < len; ++i) yr[i] = yr[i] * inv;
+              if (len >= kVectorRow) {
+                scale_row(yr, len, 1.0f / row_sum(yr, len));
+              } else {
+                const float sum = row_reduce(len, 0.0f, add, [yr](int64_t i) { return yr[i]; });
+                const float inv = 1.0f / sum;
+                for (int64_t i = 0; i < len; ++i) yr[i] = yr[i] * inv;
+              }
             }
             o0 += rows;
           }
