@@ -1,5 +1,6 @@
 #include "graph/passes/fuse_decomposed_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -403,7 +404,41 @@ std::optional<HeadSplit> keys_transposed(const Matcher& m, ValueId v, std::vecto
 //               [B, S, H*Dv])
 // becomes y = Attention(q, k, v[, mask]; q_num_heads = kv_num_heads = H, scale = 1/c or c
 // or 1). The mask must be as long as the keys in its last dim (Attention masks the keys
-// beyond a shorter mask, where Add would broadcast it).
+// beyond a shorter mask, where Add would broadcast it). In place of the Add, a
+// Where(mask, scores, fill) with a constant bool mask (GPT-2's causal mask as exported)
+// becomes the bool mask, or is_causal = 1 when the mask is exactly the causal one.
+// A Where mask's fill: at or below it a masked score's exp(fill - max) is 0 in fp32 for
+// any unmasked score above fill + 104 (GPT-2's exports use -1e4 or the dtype's lowest).
+constexpr double kMaskedFill = -1e4;
+
+// Whether every row (last axis) of a bool mask holds a True: with none, Where would give a
+// row of equal weights where Attention gives zeros.
+bool every_row_attends(const TensorData& mask) {
+  const int64_t len = mask.dims().empty() ? 1 : mask.dims().back();
+  if (len == 0) return false;
+  const uint8_t* b = mask.bytes();
+  for (int64_t r = 0; r < mask.numel() / len; ++r)
+    if (std::none_of(b + r * len, b + (r + 1) * len, [](uint8_t v) { return v != 0; }))
+      return false;
+  return true;
+}
+
+// Whether a bool mask is the causal one of a square score matrix: [..., S, S] with every
+// leading dim 1 and element (i, j) true exactly where j <= i. Attention's is_causal says
+// the same without a mask, and its kernels skip the keys past each row.
+bool causal_mask(const TensorData& mask) {
+  const std::vector<int64_t>& d = mask.dims();
+  if (d.size() < 2 || d[d.size() - 1] != d[d.size() - 2]) return false;
+  for (size_t a = 0; a + 2 < d.size(); ++a)
+    if (d[a] != 1) return false;
+  const int64_t n = d.back();
+  const uint8_t* b = mask.bytes();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      if ((b[i * n + j] != 0) != (j <= i)) return false;
+  return true;
+}
+
 std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   const Graph& g = m.graph();
   const Value& probs = g.value(softmax.outputs[0]);
@@ -446,7 +481,27 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   };
   std::optional<Scores> sc;
   ValueId mask = kNoValue;
-  if (const Node* add = m.def(softmax.inputs[0], OpType::kAdd); add && add->inputs.size() == 2) {
+  bool causal = false;
+  if (const Node* where = m.def(softmax.inputs[0], OpType::kWhere);
+      where && where->inputs.size() == 3) {
+    // Where(mask, scores, fill): a constant bool mask (True: attend) of the keys' length
+    // with a key in every row, and a fill so negative that exp(fill - max) is 0: the masked
+    // keys get no weight either way.
+    const Value& cv = g.value(where->inputs[0]);
+    const Value& sv = g.value(where->outputs[0]);
+    const std::optional<double> fill = m.scalar_value(where->inputs[2]);
+    if (!cv.is_constant() || cv.dtype != DType::kBool || !cv.shape || !sv.shape ||
+        cv.shape->rank() == 0 || cv.shape->rank() > 4 ||
+        !same_dim(cv.shape->dims.back(), sv.shape->dims.back()) || !fill || *fill > kMaskedFill ||
+        !every_row_attends(*cv.constant))
+      return std::nullopt;
+    sc = scores_from(where->inputs[1]);
+    if (!sc) return std::nullopt;
+    causal = causal_mask(*cv.constant);
+    if (!causal) mask = where->inputs[0];
+    sc->nodes.push_back(m.id(where));
+  } else if (const Node* add = m.def(softmax.inputs[0], OpType::kAdd);
+             add && add->inputs.size() == 2) {
     // Either operand may be the scores (HF's mask is itself a Mul); the mask is the other
     // and must already be as long as the keys.
     for (int side = 0; side < 2 && !sc; ++side) {
@@ -506,6 +561,7 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   f.attrs.set("q_num_heads", q->heads);
   f.attrs.set("kv_num_heads", k->heads);
   f.attrs.set("scale", static_cast<float>(sc->scale));
+  if (causal) f.attrs.set("is_causal", int64_t{1});
   return f;
 }
 

@@ -16,7 +16,11 @@
 //                       3-D q, k, v: Transpose(Reshape(x, [B, S, H, D]), 0213), K^T by
 //                       perm 0231 or by 0213 then 0132 (PyTorch's permute + transpose);
 //                       becomes Attention(q, k, v[, mask]) with q/kv_num_heads H and scale
-//                       1/c, c or 1 (the mask as long as the keys in its last axis)
+//                       1/c, c or 1 (the mask as long as the keys in its last axis); in
+//                       place of "+ mask", Where(mask, scores, fill) with a constant bool
+//                       mask holding a True in every row and fill <= -1e4 (GPT-2's causal
+//                       mask) becomes the bool mask, or is_causal = 1 when it is exactly
+//                       the lower triangle of square scores
 // The trailing "* 0.5" of Gelu may come first or last: (x * 0.5) * (1 + ...) and
 // (x * (1 + ...)) * 0.5 both match; every Add and Mul matches with its operands swapped.
 //

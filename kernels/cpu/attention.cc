@@ -23,6 +23,10 @@
 //     a contiguous row of K^T and its output T axpy steps over rows of V, inner loops the
 //     compiler vectorizes per ISA (AMP_ISA_CLONES), though without FMA: the build is ISO
 //     C++, so GCC does not contract a * b + c.
+// Causal masking alone (causal_only: no mask, padding, softcap or qk output): a strip
+// computes the scores, and multiplies the values, only up to the last key its last row sees,
+// and each row's softmax masks its own keys past that (a GPT-2-style decoder's attention at
+// 128 tokens: half the multiply-adds).
 // When there are fewer (batch, head) pairs than threads, or a number that does not divide
 // among them, each pair's query rows are split into as many parts as make the tasks divide
 // evenly (each part copies K^T and V again: (D + Dv) T against its rows' (D + Dv) T
@@ -165,6 +169,16 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   int64_t block_elements() const { return kt_elements() + v_elements(); }
   bool blocked() const { return block_elements() <= kMaxBlockElements; }
 
+  // Causal masking and nothing else (no mask, padding, softcap or qk output): row i's
+  // scores past keys_for(i) are masked, so they are neither computed nor read.
+  bool causal_only() const {
+    return setup_.causal && !setup_.has_mask && !setup_.has_nonpad && setup_.softcap <= 0.0f &&
+           !setup_.want_qk;
+  }
+  int64_t keys_for(int64_t i) const {
+    return causal_only() ? std::min(setup_.total, i + setup_.past_len + 1) : setup_.total;
+  }
+
   // Parts to split each pair's query rows into so that pairs x parts tasks divide evenly
   // among `threads` (header); 1 where the parts would be shorter than two strips.
   int64_t row_splits(int64_t pairs, int64_t threads) const {
@@ -183,7 +197,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   // Scores and bias of query row (b, h, i), softmax-normalized in s[0, T); writes the
   // requested qk_matmul_output row. `s` holds the raw dot products on entry.
   void softmax_row(int64_t b, int64_t h, int64_t i, const void* mask, const int64_t* nonpad,
-                   T* qk_row, C* s) const {
+                   T* qk_row, C* s, int64_t n) const {
     const C scale = static_cast<C>(setup_.scale);
     const bool biased = setup_.has_mask || setup_.causal || setup_.has_nonpad;
     // The common mask, an fp32 additive one and nothing else (a BERT padding mask): read
@@ -196,7 +210,11 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
                  h * setup_.mask_strides[1] + i * setup_.mask_strides[2];
     const int64_t mask_step = setup_.mask_strides[3];
     const bool plain = setup_.softcap <= 0.0f && qk_row == nullptr;
-    if (plain && mask_row && mask_step == 1 && setup_.total <= setup_.mask_len) {
+    if (causal_only()) {
+      const int64_t keys = keys_for(i);
+      scale_row(s, keys, scale);
+      std::fill(s + keys, s + n, -C(INFINITY));
+    } else if (plain && mask_row && mask_step == 1 && setup_.total <= setup_.mask_len) {
       scale_add_row(s, mask_row, setup_.total, scale);  // a BERT padding mask
     } else if (plain && !biased) {
       scale_row(s, setup_.total, scale);
@@ -212,21 +230,21 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
         s[j] = sj;
       }
     }
-    const C max = row_max(s, setup_.total);
+    const C max = row_max(s, n);
     const bool none = max == -C(INFINITY);  // every key masked: the row attends to nothing
     if (none) {
-      std::fill(s, s + setup_.total, C(0));
+      std::fill(s, s + n, C(0));
     } else if constexpr (std::is_same_v<C, float>) {
-      subtract_row(s, s, setup_.total, max);
-      exp_f32(s, s, setup_.total);  // vectorized, within 2 ulp of std::exp
+      subtract_row(s, s, n, max);
+      exp_f32(s, s, n);  // vectorized, within 2 ulp of std::exp
     } else {
-      for (int64_t j = 0; j < setup_.total; ++j) s[j] = std::exp(s[j] - max);
+      for (int64_t j = 0; j < n; ++j) s[j] = std::exp(s[j] - max);
     }
-    const C sum = row_sum(s, setup_.total);
+    const C sum = row_sum(s, n);
     const C inv = none ? C(0) : C(1) / sum;
-    scale_row(s, setup_.total, inv);
+    scale_row(s, n, inv);
     if (qk_row && setup_.qk_output_mode == 3)
-      for (int64_t j = 0; j < setup_.total; ++j) qk_row[j] = from_compute<T>(s[j]);
+      for (int64_t j = 0; j < n; ++j) qk_row[j] = from_compute<T>(s[j]);
   }
 
   // Part `part` of `parts` of the query rows of (batch, query head) pair `pair`, over K^T
@@ -259,7 +277,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       widen_row(q + setup_.q.at(b, h, i), qc, dk);
       attention_scores(qc, kt, dk, total, s);
       const int64_t r = (b * setup_.q_heads + h) * setup_.q_len + i;
-      softmax_row(b, h, i, mask, nonpad, qk ? qk + r * total : nullptr, s);
+      softmax_row(b, h, i, mask, nonpad, qk ? qk + r * total : nullptr, s, total);
       attention_weighted_sum(s, vc, total, dv, acc);
       narrow_row(acc, y + setup_.y.at(b, h, i), dv);
     }
@@ -306,30 +324,31 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       const int64_t r0 = i0 + strip_begin(i1 - i0, strips, st);
       const int64_t rows = i0 + strip_begin(i1 - i0, strips, st + 1) - r0;
       for (int64_t r = 0; r < rows; ++r) widen_row(q + setup_.q.at(b, h, r0 + r), qc + r * dk, dk);
+      const int64_t n = keys_for(r0 + rows - 1);  // the keys any row of the strip sees
       if (panels_) {
-        for (int64_t j = 0; j < total; j += kPanelsWidth) {
-          const int64_t width = std::min(kPanelsWidth, total - j);
+        for (int64_t j = 0; j < n; j += kPanelsWidth) {
+          const int64_t width = std::min(kPanelsWidth, n - j);
           gemm_strip_avx512(rows, qc, dk, kt + j * dk, dk * 16, panels_of(width), dk, s + j, total,
                             nullptr, /*first=*/true, width);
         }
       } else {
-        for (int64_t j = 0; j < total; j += kStripColumns)
+        for (int64_t j = 0; j < n; j += kStripColumns)
           gemm_strip_avx2(rows, qc, dk, kt + j, total, dk, s + j, total, nullptr, /*first=*/true,
-                          std::min(kStripColumns, total - j));
+                          std::min(kStripColumns, n - j));
       }
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t row = (b * setup_.q_heads + h) * setup_.q_len + r0 + r;
-        softmax_row(b, h, r0 + r, mask, nonpad, qk ? qk + row * total : nullptr, s + r * total);
+        softmax_row(b, h, r0 + r, mask, nonpad, qk ? qk + row * total : nullptr, s + r * total, n);
       }
       if (panels_) {
         for (int64_t d = 0; d < dv; d += v_width) {
           const int64_t width = std::min(v_width, dv - d);
-          gemm_strip_avx512(rows, s, total, vc + d * total, total * 16, panels_of(width), total,
+          gemm_strip_avx512(rows, s, total, vc + d * total, total * 16, panels_of(width), n,
                             acc + d, dv, nullptr, /*first=*/true, width);
         }
       } else {
         for (int64_t d = 0; d < dv; d += kStripColumns)
-          gemm_strip_avx2(rows, s, total, vc + d, dv, total, acc + d, dv, nullptr, /*first=*/true,
+          gemm_strip_avx2(rows, s, total, vc + d, dv, n, acc + d, dv, nullptr, /*first=*/true,
                           std::min(kStripColumns, dv - d));
       }
       for (int64_t r = 0; r < rows; ++r)
@@ -373,7 +392,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       for (int64_t d = 0; d < setup_.head_size; ++d) dot += to_compute(qr[d]) * to_compute(kr[d]);
       s[j] = dot;
     }
-    softmax_row(b, h, i, mask, nonpad, qk ? qk + r * setup_.total : nullptr, s);
+    softmax_row(b, h, i, mask, nonpad, qk ? qk + r * setup_.total : nullptr, s, setup_.total);
     C* acc = s + setup_.total;
     std::fill(acc, acc + setup_.v_head_size, C(0));
     for (int64_t j = 0; j < setup_.total; ++j) {

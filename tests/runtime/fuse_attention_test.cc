@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "graph/ir/graph_builder.h"
 #include "graph/ops/shape_inference.h"
@@ -23,7 +25,20 @@ struct AttentionSpelling {
   bool mask = true;                 // + HF's extended mask, (1 - m) * -3.4e38
   int64_t mask_len = kSeq;          // the mask's key axis (1: broadcast)
   bool probs_is_output = false;     // the probabilities are also a graph output
+  // GPT-2's spelling: Where(constant bool [1, 1, S, S], scores, fill) instead of the Add.
+  // "causal" (key j <= query i), "band" (i - 1 <= j <= i), "empty row" (causal, row 0 none).
+  std::string where_mask;
+  float where_fill = -3.4028234663852886e38f;
 };
+
+TensorData where_mask_of(const std::string& kind) {
+  std::vector<uint8_t> m(static_cast<size_t>(kSeq * kSeq));
+  for (int64_t i = 0; i < kSeq; ++i)
+    for (int64_t j = 0; j < kSeq; ++j)
+      m[static_cast<size_t>(i * kSeq + j)] =
+          j <= i && (kind != "band" || j >= i - 1) && (kind != "empty row" || i > 0);
+  return TensorData::from_vector<uint8_t>(DType::kBool, {1, 1, kSeq, kSeq}, m);
+}
 
 Attributes perm(std::vector<int64_t> p) {
   Attributes a;
@@ -59,6 +74,9 @@ Graph attention_graph(const AttentionSpelling& s) {
     ValueId bias = scale_of(b, inv, "min", -3.4028234663852886e38f);
     scores = b.node(OpType::kAdd, {bias, scores});  // the mask first, as HF adds it
   }
+  if (!s.where_mask.empty())
+    scores = b.node(OpType::kWhere, {b.constant("causal", where_mask_of(s.where_mask)), scores,
+                                     b.constant("fill", TensorData::scalar_f32(s.where_fill))});
   Attributes last;
   last.set("axis", int64_t{-1});
   ValueId probs = b.node(OpType::kSoftmax, {scores}, last);
@@ -141,6 +159,32 @@ TEST(FuseAttention, ProbabilitiesUsedElsewhereStayUnfused) {
   const Graph g = fuse_and_compare({.probs_is_output = true});
   EXPECT_EQ(count(g, OpType::kAttention), 0u);
   EXPECT_EQ(count(g, OpType::kSoftmax), 1u);
+}
+
+// GPT-2 as exported: the causal mask as a constant of Where becomes is_causal; another bool
+// mask becomes Attention's mask; a mask with a row of no keys (Where gives that row equal
+// weights, Attention zeros) or a fill that exp does not take to 0 stays unfused.
+TEST(FuseAttention, WhereMaskedScores) {
+  auto attention = [](const Graph& g) -> const Node* {
+    for (const Node& n : g.nodes)
+      if (n.op == OpType::kAttention) return &n;
+    return nullptr;
+  };
+  const Graph causal = fuse_and_compare({.mask = false, .where_mask = "causal"});
+  const Node* a = attention(causal);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->inputs.size(), 3u);
+  EXPECT_EQ(*a->attrs.get_int("is_causal", 0), 1);
+  EXPECT_EQ(count(causal, OpType::kWhere), 0u);
+  const Graph band = fuse_and_compare({.mask = false, .where_mask = "band"});
+  a = attention(band);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->inputs.size(), 4u);
+  EXPECT_EQ(*a->attrs.get_int("is_causal", 0), 0);
+  EXPECT_EQ(attention(fuse_and_compare({.mask = false, .where_mask = "empty row"})), nullptr);
+  EXPECT_EQ(
+      attention(fuse_and_compare({.mask = false, .where_mask = "causal", .where_fill = -1.0f})),
+      nullptr);
 }
 
 TEST(FuseAttention, BroadcastMaskOfOneKeyStaysUnfused) {
