@@ -92,12 +92,13 @@ bool WinogradConv::suits(const graph::ConvAttrs& conv, ChannelLayout input) {
   if (conv.n * tiles < kMinTiles ||
       win.out_spatial[0] * win.out_spatial[1] < kMinOutputsPerTile * tiles)
     return false;
-  if (!cpu_has_avx512f()) return true;
-  // Against AVX-512's brgconv (header): enough channels, and U reused over enough tiles.
+  // U reused over enough tiles (header), on both ISAs; against AVX-512's brgconv also
+  // enough channels.
   const double u_bytes = static_cast<double>(kPoints * sizeof(float)) * conv.c * conv.m;
-  return conv.c >= kAvx512MinChannels &&
-         (conv.n * tiles >= kAvx512ManyTiles ||
-          u_bytes <= static_cast<double>(kAvx512UBytesPerTile * conv.n * tiles));
+  const bool u_pays = conv.n * tiles >= kManyTiles ||
+                      u_bytes <= static_cast<double>(kUBytesPerTile * conv.n * tiles);
+  if (!cpu_has_avx512f()) return u_pays;
+  return conv.c >= kAvx512MinChannels && u_pays;
 }
 
 void WinogradConv::prepare(const graph::ConvAttrs& conv, const float* w,

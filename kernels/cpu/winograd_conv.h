@@ -103,14 +103,21 @@ class WinogradConv {
   //     tiles, and few tiles cannot pay for it: 256 -> 256 at 7x7 0.30 -> 0.37, 10x10
   //     0.56 -> 0.75, 14x14 1.06 -> 1.14, 128 -> 128 at 10x10 0.13 -> 0.15 lose; 20x20 wins
   //     for both (256: 2.18 -> 1.90 / 1.12 -> 0.90), 28x28 (256: 4.22 -> 3.42). Hence at
-  //     least kAvx512ManyTiles tiles, or at most kAvx512UBytesPerTile bytes of U per tile
+  //     least kManyTiles tiles, or at most kUBytesPerTile bytes of U per tile
   //     (64 -> 64 at 20x20, 23 KiB a tile: 0.14 -> 0.07).
+  // The same rule holds against AVX2's jit:avx2 inside a model, where every layer's U
+  // streams from L3 or memory (a ResNet-18 at 224x224 as AVX2-only, ms at 1 / 2 threads,
+  // Winograd -> direct): 512 -> 512 at 7x7 (4 tiles, 9.4 MiB of U a tile) 3.59 -> 2.63 /
+  // 3.29 -> 1.26 and 256 -> 256 at 14x14 (16 tiles) 2.94 -> 2.06 / 1.21 -> 1.00 lose,
+  // 128 -> 128 at 28x28 (49 tiles: 1.98 -> 1.11 / 0.95 -> 0.65) and 64 -> 64 at 56x56
+  // (1.95 -> 0.88 / 0.95 -> 0.49) win. (A single layer timed alone, its U staying in L3,
+  // had let 256 -> 256 win at 7x7.)
   static bool suits(const graph::ConvAttrs& conv, ChannelLayout input);
   static constexpr int64_t kMinTiles = 4;
   static constexpr int64_t kMinOutputsPerTile = 10;
   static constexpr int64_t kAvx512MinChannels = 16;
-  static constexpr int64_t kAvx512ManyTiles = 25;
-  static constexpr int64_t kAvx512UBytesPerTile = 128 * 1024;
+  static constexpr int64_t kManyTiles = 25;
+  static constexpr int64_t kUBytesPerTile = 128 * 1024;
 
   // w: [M, C, 3, 3]; `w_owner` what keeps w alive when it is a model constant (its
   // transform is then shared), else null; bias: [M] or null. `input`: x's layout (8-channel

@@ -308,10 +308,10 @@ TEST(WinogradConv, TakesOnlyWhatItComputes) {
   }));
 }
 
-// Against AVX-512's brgconv (WinogradConv::suits' measurements): at least 16 input
-// channels; fewer than 25 tiles only with at most 128 KiB of U a tile.
-// As on AVX2 (no AVX-512, amp_kernel_tests.AsOnAnAvx2Cpu) these all take it.
-TEST(WinogradConv, OnAvx512TakesWhatBeatsBrgconv) {
+// WinogradConv::suits' measurements: fewer than 25 tiles only with at most 128 KiB of U a
+// tile, on both ISAs; against AVX-512's brgconv also at least 16 input channels (as on AVX2,
+// amp_kernel_tests.AsOnAnAvx2Cpu, 8 channels take it).
+TEST(WinogradConv, TakesWhatBeatsTheDirectConvolution) {
   if (!cpu_has_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   const bool avx2_rules = !cpu_has_avx512f();
   auto takes = [](int64_t c, int64_t m, int64_t side) {
@@ -324,11 +324,13 @@ TEST(WinogradConv, OnAvx512TakesWhatBeatsBrgconv) {
   EXPECT_TRUE(takes(16, 8, 224));
   EXPECT_EQ(takes(8, 8, 224), avx2_rules);  // 8 channels: 8-lane transforms
   EXPECT_EQ(takes(8, 64, 80), avx2_rules);
-  EXPECT_TRUE(takes(64, 64, 20));              // 25 tiles
-  EXPECT_TRUE(takes(64, 64, 10));              // 9 tiles, 64 KiB of U each
-  EXPECT_TRUE(takes(256, 256, 20));            // 25 tiles
-  EXPECT_EQ(takes(128, 128, 14), avx2_rules);  // 16 tiles, 144 KiB of U each
-  EXPECT_EQ(takes(256, 256, 7), avx2_rules);   // 4 tiles, 2.3 MiB each
+  EXPECT_TRUE(takes(64, 64, 20));     // 25 tiles
+  EXPECT_TRUE(takes(64, 64, 10));     // 9 tiles, 64 KiB of U each
+  EXPECT_TRUE(takes(256, 256, 20));   // 25 tiles
+  EXPECT_TRUE(takes(128, 128, 28));   // 49 tiles (a ResNet's)
+  EXPECT_FALSE(takes(128, 128, 14));  // 16 tiles, 144 KiB of U each
+  EXPECT_FALSE(takes(256, 256, 7));   // 4 tiles, 2.3 MiB each
+  EXPECT_FALSE(takes(512, 512, 7));   // 4 tiles, 9 MiB each
 }
 
 }  // namespace
