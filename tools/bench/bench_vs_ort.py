@@ -8,7 +8,9 @@ also at 2 x 128 tokens), its three detectors (a ShuffleNetV2 YOLO at 352x352, a 
 detector at 640x640, YOLOv8n at 320x320; tools/demo/bench_detectors.h) and its four
 speech-style recurrent models (two LSTM or GRU layers of 256 units over one stream, one
 bidirectional LSTM layer of 256 over a batch of 4, two bidirectional LSTM layers of 512 over
-one stream; 200 frames; tools/demo/bench_speech.h): seeded
+one stream; 200 frames; tools/demo/bench_speech.h), and a GPT-2-style decoder at 128 tokens,
+a 4-block Conformer over 250 frames, ViT-Tiny/16 and EfficientNet-B0 at 224x224
+(tools/demo/bench_exports.h): seeded
 random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
 folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
@@ -291,7 +293,8 @@ def main():
                        stdout=subprocess.DEVNULL)
         for name in ("demo_bert6_pytorch", "demo_bert6_fused", "demo_bert6_fused_128",
                      "demo_shuffle_yolo", "demo_db_text_det", "demo_yolov8n", "demo_speech_lstm",
-                     "demo_speech_gru", "demo_speech_bilstm", "demo_speech_bilstm512"):
+                     "demo_speech_gru", "demo_speech_bilstm", "demo_speech_bilstm512",
+                     "demo_gpt2", "demo_conformer", "demo_vit", "demo_efficientnet"):
             models.append((name, os.path.join(demo_dir.name, name + ".onnx")))
     if not models:
         sys.exit(f"no models under {args.models} and none given with --model")

@@ -20,7 +20,8 @@
 //     demo_bert6_fused_128.onnx, the fused form at 128 tokens (BERT's usual length, where
 //     attention is a fifth of the products, not a fiftieth); and that script's detectors,
 //     demo_shuffle_yolo.onnx, demo_db_text_det.onnx and demo_yolov8n.onnx (bench_detectors.h);
-//     and its recurrent models, demo_speech_{lstm,gru,bilstm,bilstm512}.onnx (bench_speech.h).
+//     its recurrent models, demo_speech_{lstm,gru,bilstm,bilstm512}.onnx (bench_speech.h);
+//     and demo_{gpt2,conformer,vit,efficientnet}.onnx (bench_exports.h).
 //   With --search-model, only demo_bert14_pytorch.onnx: the PyTorch form at 14 layers of
 //     that width (728 nodes), the size the accuracy search's "700-node transformer in under
 //     10 seconds" goal is measured on (runtime/accuracy_search.h).
@@ -48,6 +49,7 @@
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
 #include "tools/demo/bench_detectors.h"
+#include "tools/demo/bench_exports.h"
 #include "tools/demo/bench_speech.h"
 #include "tools/demo/model_builder.h"
 
@@ -398,7 +400,7 @@ int main(int argc, char** argv) {
   if (attention) return write(attention_only(), dir / "demo_attention.amp");
   if (search)  // 98 MB: written only when asked for
     return write(bert(/*fused=*/false, kSearchBert), dir / "demo_bert14_pytorch.onnx");
-  if (bench)  // 3 x 44 MB, 35 MB and 6 x 1-13 MB: written only when asked for
+  if (bench)  // 3 x 44 MB, 35 MB, 6 x 1-13 MB and 4 x 8-67 MB: written only when asked for
     return write(bert(/*fused=*/false, kBenchBert), dir / "demo_bert6_pytorch.onnx") |
            write(bert(/*fused=*/true, kBenchBert), dir / "demo_bert6_fused.onnx") |
            write(bert(/*fused=*/true, kBenchBert128), dir / "demo_bert6_fused_128.onnx") |
@@ -408,7 +410,11 @@ int main(int argc, char** argv) {
            write(amp::demo::speech_lstm(), dir / "demo_speech_lstm.onnx") |
            write(amp::demo::speech_gru(), dir / "demo_speech_gru.onnx") |
            write(amp::demo::speech_bilstm(), dir / "demo_speech_bilstm.onnx") |
-           write(amp::demo::speech_bilstm512(), dir / "demo_speech_bilstm512.onnx");
+           write(amp::demo::speech_bilstm512(), dir / "demo_speech_bilstm512.onnx") |
+           write(amp::demo::gpt2_decoder(), dir / "demo_gpt2.onnx") |
+           write(amp::demo::conformer(), dir / "demo_conformer.onnx") |
+           write(amp::demo::vit_tiny(), dir / "demo_vit.onnx") |
+           write(amp::demo::efficientnet_b0(), dir / "demo_efficientnet.onnx");
   return write(resnet(), dir / "demo_resnet.amp") |
          write(transformer(), dir / "demo_transformer.amp") |
          write(bert(/*fused=*/false), dir / "demo_bert_pytorch.amp") |
