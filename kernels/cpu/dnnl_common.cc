@@ -70,12 +70,15 @@ memory::desc channels_last_desc(const memory::dims& dims, memory::data_type dt) 
   return memory::desc(dims, dt, strides);
 }
 
-bool conv_layout_blocked8(const std::vector<int64_t>& dims) {
+bool dnnl_isa_avx512() {
   using isa = dnnl::cpu_isa;
   const isa cpu = dnnl::get_effective_cpu_isa();
-  const bool avx512 = cpu == isa::avx512_core || cpu == isa::avx512_core_vnni ||
-                      cpu == isa::avx512_core_bf16 || cpu == isa::avx512_core_amx;
-  return !avx512 && dims.size() >= 3 && dims.size() <= 5 && dims[1] % 8 == 0;
+  return cpu == isa::avx512_core || cpu == isa::avx512_core_vnni || cpu == isa::avx512_core_bf16 ||
+         cpu == isa::avx512_core_amx;
+}
+
+bool conv_layout_blocked8(const std::vector<int64_t>& dims) {
+  return !dnnl_isa_avx512() && dims.size() >= 3 && dims.size() <= 5 && dims[1] % 8 == 0;
 }
 
 memory::desc conv_activation_desc(const memory::dims& dims, memory::data_type dt) {

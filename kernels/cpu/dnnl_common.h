@@ -71,6 +71,9 @@ dnnl::memory::desc conv_activation_desc(const dnnl::memory::dims& dims, dnnl::me
 // Whether conv_activation_desc stores these logical dims in 8-channel blocks (else
 // channels-last): the one rule the kernels that read such a tensor without oneDNN share.
 bool conv_layout_blocked8(const std::vector<int64_t>& dims);
+// Whether oneDNN runs AVX-512 code on this CPU (its effective ISA: ONEDNN_MAX_CPU_ISA and
+// the CPUID mask of tools/bench/as_avx2_cpu.cc apply).
+bool dnnl_isa_avx512();
 
 // Status for a failed oneDNN call: backend_failure naming `what` and oneDNN's message.
 Status dnnl_failure(const std::string& what, const dnnl::error& e);

@@ -41,12 +41,16 @@
 // faster than its brgconv where WinogradConv::suits takes it (channels, tiles).
 //
 // A 1-D convolution (Conv1d: speech models' feature extractors, a Conformer's depthwise
-// kernel of 31) is handed to oneDNN as a 2-D one of height 1 (lift_to_2d): oneDNN 2.6 has
-// no jit implementation for 1-D depthwise convolutions and ran them on its im2col GEMM,
-// 1.42 ms for a 256-channel k = 31 depthwise conv over 250 frames where the same
-// convolution as 1 x 31 takes 0.10 ms (brdgmm_dw; Intel Xeon model 167, one thread). The
-// bytes of every layout are the same with the extra axis of 1 (ncw / nchw, nwc / nhwc,
-// nCw8c / nChw8c), so the caller's tensors need no change.
+// kernel of 31) is handed to oneDNN as a 2-D one (lift_to_2d): oneDNN 2.6 has no jit
+// implementation for 1-D depthwise convolutions and ran them on its im2col GEMM, 1.42 ms for
+// a 256-channel k = 31 depthwise conv over 250 frames (Intel Xeon model 167, one thread).
+// The window becomes 1 x k (brdgmm_dw: 0.08 ms; as k x 1, 0.28), except for a depthwise
+// window of more than 9 taps on a CPU without AVX-512: jit_dw:avx2 takes a wide window of up
+// to 9 and a tall one of any height, so that one becomes k x 1 (0.16 ms at 31 taps; as
+// 1 x k the GEMM's 1.0; at 9 taps 1 x k 0.036, k x 1 0.10). Dense 1-D convolutions run as
+// 1 x k on both ISAs (256 -> 256 channels, 5 taps, 500 frames as AVX2-only: 3.0 ms, as
+// k x 1 9.5). The bytes of every layout are the same with the extra axis of 1 (ncw / nchw,
+// nwc / nhwc, nCw8c / nChw8c), so the caller's tensors need no change.
 //
 // A ConvTranspose whose windows tile the output (kernel = stride, no pads, dilation 1, one
 // group; f32, constant weights) runs as a 1x1 convolution to K M channels and a
@@ -115,7 +119,8 @@ class ConvKernel final : public Kernel {
   bool stage_dst_ = false;          // plain f32 dst in the workspace; the store rounds
   bool shifted_ = false;            // ConvTranspose with a negative begin pad (header comment)
   bool depth_to_space_ = false;     // ConvTranspose run as a 1x1 conv + depth-to-space (header)
-  bool lifted_ = false;             // a 1-D window handed to oneDNN as 1 x k (header)
+  bool lifted_ = false;             // a 1-D window handed to oneDNN as 2-D (header)
+  bool lifted_tall_ = false;        // ... as k x 1, else 1 x k
   std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
   std::optional<WinogradConv> winograd_;  // set: our Winograd runs this 3x3 conv (header)
   size_t off_winograd_ = WorkspaceLayout::kNone;
@@ -164,18 +169,23 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
   return x.conv_layout && positions != 1 ? 0 : window;
 }
 
-// The window of a 1-D convolution as a 2-D one of height 1 (header).
-void lift_to_2d(graph::ConvAttrs& conv) {
+// The widest depthwise window oneDNN 2.6's jit_dw:avx2 takes (header).
+constexpr int64_t kMaxWideDepthwiseAvx2 = 9;
+
+// The window of a 1-D convolution as a 2-D one of width 1 (`tall`) or height 1 (header).
+void lift_to_2d(graph::ConvAttrs& conv, bool tall) {
   graph::Window& w = conv.window;
-  auto prepend = [](std::vector<int64_t>& v, int64_t value) { v.insert(v.begin(), value); };
-  prepend(w.kernel, 1);
-  prepend(w.strides, 1);
-  prepend(w.dilations, 1);
-  prepend(w.pad_begin, 0);
-  prepend(w.pad_end, 0);
-  prepend(w.in_spatial, 1);
-  prepend(w.out_spatial, 1);
-  if (!conv.output_padding.empty()) prepend(conv.output_padding, 0);
+  auto add = [tall](std::vector<int64_t>& v, int64_t value) {
+    v.insert(tall ? v.end() : v.begin(), value);
+  };
+  add(w.kernel, 1);
+  add(w.strides, 1);
+  add(w.dilations, 1);
+  add(w.pad_begin, 0);
+  add(w.pad_end, 0);
+  add(w.in_spatial, 1);
+  add(w.out_spatial, 1);
+  if (!conv.output_padding.empty()) add(conv.output_padding, 0);
 }
 
 // Which of the layouts a conv's tensor is in: plain, or the convolutions' own on this CPU
@@ -275,7 +285,9 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   conv_ = *p;
   lifted_ = conv_.window.resolved() && conv_.window.rank() == 1;
-  if (lifted_) lift_to_2d(conv_);
+  lifted_tall_ = lifted_ && conv_.group > 1 && conv_.group == conv_.c &&
+                 conv_.window.kernel[0] > kMaxWideDepthwiseAvx2 && !dnnl_isa_avx512();
+  if (lifted_) lift_to_2d(conv_, lifted_tall_);
   dtype_ = cfg.inputs[0].dtype;
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
@@ -411,7 +423,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
   };
   memory::dims src_dims = to_dnnl_dims(x.dims);
-  if (lifted_) src_dims.insert(src_dims.begin() + 2, 1);
+  if (lifted_) src_dims.insert(lifted_tall_ ? src_dims.end() : src_dims.begin() + 2, 1);
   src_reorder_.prepare(caller_desc(src_dims, src_md_.data_type(), x.conv_layout), src_md_, ws_,
                        cfg.num_threads);
   if (depth_to_space_) {

@@ -31,7 +31,6 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
-#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/packed_gemm.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
@@ -330,14 +329,15 @@ void check_conv(const ConvCase& c, DType dt, const ActCase& a, bool const_w, int
 
 std::vector<ConvCase> conv_cases() {
   return {
-      {{1, 3, 7}, 4, {3}},                                                // 1-D
-      {{2, 4, 9}, 6, {3}, 2, {2}, {2}, {1, 2}},                           // 1-D grouped
-      {{1, 8, 40}, 8, {31}, 8, {1}, {}, {15, 15}},                        // 1-D depthwise, k 31
-      {{1, 6, 23}, 6, {5}, 6, {2}, {2}, {}, "SAME_UPPER"},                // 1-D strided dilated
-      {{1, 3, 6, 7}, 5, {3, 3}},                                          // 2-D
-      {{2, 4, 8, 9}, 8, {3, 2}, 1, {2, 1}, {1, 2}, {1, 0, 2, 1}},         // strided dilated
-      {{1, 6, 7, 7}, 6, {3, 3}, 6, {1, 1}, {}, {1, 1, 1, 1}},             // depthwise
-      {{1, 8, 10, 10}, 12, {3, 3}, 4, {2, 2}, {}, {}, "SAME_UPPER"},      // grouped SAME_UPPER
+      {{1, 3, 7}, 4, {3}},                                            // 1-D
+      {{2, 4, 9}, 6, {3}, 2, {2}, {2}, {1, 2}},                       // 1-D grouped
+      {{1, 8, 40}, 8, {31}, 8, {1}, {}, {15, 15}},                    // 1-D depthwise, k 31
+      {{1, 6, 23}, 6, {5}, 6, {2}, {2}, {}, "SAME_UPPER"},            // 1-D strided dilated
+      {{1, 8, 60}, 8, {11}, 8, {2}, {2}, {}, "SAME_UPPER"},           // ... 11 taps (AVX2: 11 x 1)
+      {{1, 3, 6, 7}, 5, {3, 3}},                                      // 2-D
+      {{2, 4, 8, 9}, 8, {3, 2}, 1, {2, 1}, {1, 2}, {1, 0, 2, 1}},     // strided dilated
+      {{1, 6, 7, 7}, 6, {3, 3}, 6, {1, 1}, {}, {1, 1, 1, 1}},         // depthwise
+      {{1, 8, 10, 10}, 12, {3, 3}, 4, {2, 2}, {}, {}, "SAME_UPPER"},  // grouped SAME_UPPER
       {{1, 3, 9, 8}, 4, {4, 3}, 1, {3, 2}, {}, {}, "SAME_LOWER", false},  // SAME_LOWER
       {{1, 2, 9, 9}, 3, {3, 3}, 1, {2, 2}, {}, {}, "VALID"},              // VALID
       {{1, 2, 5, 6, 7}, 4, {3, 2, 3}},                                    // 3-D
@@ -407,8 +407,8 @@ TEST(DnnlConv, WholeWindowRunsOwnLoop) {
   check_conv({{2, 64, 1, 1}, 1024, {1, 1}}, DType::kF32, act_cases()[1], true, 2, ++seed);
 }
 
-// 1-D convolutions go to oneDNN as 1 x k (dnnl_conv.cc): its depthwise jit kernels take
-// them, where a 1-D depthwise convolution ran on the im2col GEMM (14x slower at k = 31).
+// 1-D convolutions go to oneDNN as 2-D ones (dnnl_conv.cc): its depthwise jit kernels take
+// them, where a 1-D depthwise convolution ran on the im2col GEMM (6-14x slower at k = 31).
 TEST(DnnlConv, OneDimensionalDepthwiseRunsJitKernels) {
   auto implementation = [](const ConvCase& c) {
     Rng rng(9);
@@ -424,12 +424,10 @@ TEST(DnnlConv, OneDimensionalDepthwiseRunsJitKernels) {
   if (!kernels::cpu::cpu_has_avx2_fma()) GTEST_SKIP() << "oneDNN's depthwise jit kernels need AVX2";
   const std::string k3 = implementation({{1, 64, 200}, 64, {3}, 64, {1}, {}, {1, 1}});
   EXPECT_EQ(k3.find("gemm"), std::string::npos) << k3;
-  // AVX2's jit_dw does not take a kernel of 31 (it stays on the GEMM there); AVX-512's
-  // brdgmm_dw does.
-  if (kernels::cpu::cpu_has_avx512f()) {
-    const std::string k31 = implementation({{1, 64, 200}, 64, {31}, 64, {1}, {}, {15, 15}});
-    EXPECT_EQ(k31.find("gemm"), std::string::npos) << k31;
-  }
+  // A kernel of 31: 1 x 31 on AVX-512 (brdgmm_dw), 31 x 1 on AVX2 (jit_dw:avx2 takes no
+  // wide window past 9).
+  const std::string k31 = implementation({{1, 64, 200}, 64, {31}, 64, {1}, {}, {15, 15}});
+  EXPECT_EQ(k31.find("gemm"), std::string::npos) << k31;
   uint32_t seed = 5100;
   for (DType dt : kFloatTypes)
     check_conv({{2, 32, 50}, 32, {31}, 32, {1}, {}, {15, 15}}, dt, act_cases()[1], true, 2, ++seed);
@@ -620,6 +618,7 @@ std::vector<DeconvCase> deconv_cases() {
       {{1, 3, 5}, 2, {3}},                                                      // 1-D
       {{1, 2, 4}, 3, {3}, 1, {2}, {}, {}, {1}},                                 // 1-D out pad
       {{1, 2, 3}, 2, {3}, 1, {3}, {}, {}, {}, {10}, "SAME_UPPER"},              // 1-D neg pad
+      {{1, 4, 9}, 4, {11}, 4, {2}, {}, {1, 2}, {1}},                            // 1-D depthwise 11
       {{1, 2, 4, 5}, 3, {3, 3}},                                                // 2-D
       {{2, 4, 3, 4}, 6, {3, 2}, 2, {2, 3}, {}, {1, 0, 0, 1}},                   // grouped, pads
       {{1, 2, 3, 3}, 2, {3, 3}, 1, {3, 2}, {}, {}, {1, 1}},                     // output_padding
