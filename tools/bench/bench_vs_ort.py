@@ -286,7 +286,20 @@ def main():
             path = os.path.join(args.models, name, "model.onnx")
             if os.path.isfile(path):
                 models.append((name, path))
-    models += [(os.path.splitext(os.path.basename(m))[0], m) for m in args.model]
+    def extra_name(path):
+        # A folder's model.onnx goes by the folder's name, as --models names them; a name
+        # given twice gets a number (each model's inputs live in a folder of its name).
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name == "model":
+            name = os.path.basename(os.path.dirname(os.path.abspath(path))) or name
+        taken = {n for n, _ in models}
+        unique, k = name, 2
+        while unique in taken:
+            unique, k = f"{name}_{k}", k + 1
+        return unique
+
+    for m in args.model:
+        models.append((extra_name(m), m))
     demo_dir = tempfile.TemporaryDirectory() if args.demo else None
     if demo_dir:
         subprocess.run([args.demo, demo_dir.name, "--bench-models"], check=True,

@@ -101,6 +101,19 @@ ValueId add(ModelBuilder& m, ValueId a, ValueId b, const std::string& name) {
   return node(m, OpType::kAdd, {a, b}, name);
 }
 
+// A pre-LayerNorm transformer layer over x [1, S, d] (GPT-2, ViT): x + attention(LN(x)),
+// then x + fc2(GELU(fc1(LN(x)))), GELU in its tanh form (GPT-2) or erf form (ViT).
+ValueId pre_ln_layer(ModelBuilder& m, ValueId x, const std::string& p, int64_t seq, int64_t d,
+                     int64_t heads, bool c_attn, ValueId causal, bool tanh_gelu) {
+  x = add(m, x,
+          self_attention(m, m.layer_norm(x, p + ".ln_1", d), p + ".attn", seq, d, heads, c_attn,
+                         causal),
+          p + ".attn_residual");
+  ValueId h = m.linear(m.layer_norm(x, p + ".ln_2", d), p + ".fc1", d, 4 * d);
+  h = tanh_gelu ? gelu_tanh(m, h, p + ".gelu") : gelu_erf(m, h, p + ".gelu");
+  return add(m, x, m.linear(h, p + ".fc2", 4 * d, d), p + ".mlp_residual");
+}
+
 // Conv1d over [1, C, T] (pad k / 2), with bias.
 ValueId conv1d(ModelBuilder& m, ValueId x, const std::string& name, int64_t cin, int64_t cout,
                int64_t k, int64_t groups = 1) {
@@ -157,16 +170,9 @@ graph::Graph gpt2_decoder() {
     for (int64_t j = 0; j <= i; ++j) tri[static_cast<size_t>(i * kSeq + j)] = 1;
   ValueId causal = b.constant(
       "causal_mask", TensorData::from_vector<uint8_t>(DType::kBool, {1, 1, kSeq, kSeq}, tri));
-  for (int64_t l = 0; l < kLayers; ++l) {
-    const std::string p = "h" + std::to_string(l);
-    x = add(m, x,
-            self_attention(m, m.layer_norm(x, p + ".ln_1", kWidth), p + ".attn", kSeq, kWidth,
-                           kHeads, /*c_attn=*/true, causal),
-            p + ".attn_residual");
-    ValueId h = m.linear(m.layer_norm(x, p + ".ln_2", kWidth), p + ".c_fc", kWidth, 4 * kWidth);
-    h = m.linear(gelu_tanh(m, h, p + ".gelu"), p + ".c_proj", 4 * kWidth, kWidth);
-    x = add(m, x, h, p + ".mlp_residual");
-  }
+  for (int64_t l = 0; l < kLayers; ++l)
+    x = pre_ln_layer(m, x, "h" + std::to_string(l), kSeq, kWidth, kHeads, /*c_attn=*/true, causal,
+                     /*tanh_gelu=*/true);
   x = m.layer_norm(x, "ln_f", kWidth);
   ValueId logits = node(m, OpType::kMatMul, {x, transpose(m, emb, "wte.t", {1, 0})}, "lm_head");
   b.rename(logits, "logits");
@@ -220,16 +226,9 @@ graph::Graph vit_tiny() {
                 {0, 2, 1});
   x = m.concat({m.weight("cls_token", {1, 1, kWidth}, 0.02f), x}, "with_cls", 1);
   x = add(m, x, m.weight("pos_embed", {1, kTokens, kWidth}, 0.02f), "embed");
-  for (int64_t l = 0; l < kLayers; ++l) {
-    const std::string p = "blocks" + std::to_string(l);
-    x = add(m, x,
-            self_attention(m, m.layer_norm(x, p + ".norm1", kWidth), p + ".attn", kTokens, kWidth,
-                           kHeads, /*c_attn=*/false),
-            p + ".attn_residual");
-    ValueId h = m.linear(m.layer_norm(x, p + ".norm2", kWidth), p + ".fc1", kWidth, 4 * kWidth);
-    h = m.linear(gelu_erf(m, h, p + ".gelu"), p + ".fc2", 4 * kWidth, kWidth);
-    x = add(m, x, h, p + ".mlp_residual");
-  }
+  for (int64_t l = 0; l < kLayers; ++l)
+    x = pre_ln_layer(m, x, "blocks" + std::to_string(l), kTokens, kWidth, kHeads,
+                     /*c_attn=*/false, graph::kNoValue, /*tanh_gelu=*/false);
   x = m.layer_norm(x, "norm", kWidth);
   Attributes axis1;
   axis1.set("axis", int64_t{1});
