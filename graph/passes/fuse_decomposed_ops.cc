@@ -397,19 +397,19 @@ std::optional<HeadSplit> keys_transposed(const Matcher& m, ValueId v, std::vecto
   return s;
 }
 
-// Scaled dot-product attention as exporters write it (BERT-style, anchored at Softmax):
-//   Q = Transpose(Reshape(q, [B,S,H,D]), 0213)   K^T = Transpose(Reshape(k), 0231)
-//   V = Transpose(Reshape(v), 0213)
-//   y = Reshape(Transpose(MatMul(Softmax(MatMul(Q, K^T) [/ c | * c] [+ mask]), V), 0213),
-//               [B, S, H*Dv])
-// becomes y = Attention(q, k, v[, mask]; q_num_heads = kv_num_heads = H, scale = 1/c or c
-// or 1). The mask must be as long as the keys in its last dim (Attention masks the keys
-// beyond a shorter mask, where Add would broadcast it). In place of the Add, a
-// Where(mask, scores, fill) with a constant bool mask (GPT-2's causal mask as exported)
-// becomes the bool mask, or is_causal = 1 when the mask is exactly the causal one.
 // A Where mask's fill: at or below it a masked score's exp(fill - max) is 0 in fp32 for
 // any unmasked score above fill + 104 (GPT-2's exports use -1e4 or the dtype's lowest).
 constexpr double kMaskedFill = -1e4;
+
+// Whether `small` broadcasts into `big` without growing it (right-aligned, each dim 1 or
+// equal), as Attention's mask must into [B, H, Sq, T].
+bool broadcasts_into(const Shape& small, const Shape& big) {
+  if (small.rank() > big.rank()) return false;
+  const size_t off = big.rank() - small.rank();
+  for (size_t i = 0; i < small.rank(); ++i)
+    if (!(small.dims[i] == Dim(1)) && !same_dim(small.dims[i], big.dims[off + i])) return false;
+  return true;
+}
 
 // Whether every row (last axis) of a bool mask holds a True: with none, Where would give a
 // row of equal weights where Attention gives zeros.
@@ -439,6 +439,16 @@ bool causal_mask(const TensorData& mask) {
   return true;
 }
 
+// Scaled dot-product attention as exporters write it (BERT-style, anchored at Softmax):
+//   Q = Transpose(Reshape(q, [B,S,H,D]), 0213)   K^T = Transpose(Reshape(k), 0231)
+//   V = Transpose(Reshape(v), 0213)
+//   y = Reshape(Transpose(MatMul(Softmax(MatMul(Q, K^T) [/ c | * c] [+ mask]), V), 0213),
+//               [B, S, H*Dv])
+// becomes y = Attention(q, k, v[, mask]; q_num_heads = kv_num_heads = H, scale = 1/c or c
+// or 1). The mask must be as long as the keys in its last dim (Attention masks the keys
+// beyond a shorter mask, where Add would broadcast it). In place of the Add, a
+// Where(mask, scores, fill) with a constant bool mask (GPT-2's causal mask as exported)
+// becomes the bool mask, or is_causal = 1 when the mask is exactly the causal one.
 std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   const Graph& g = m.graph();
   const Value& probs = g.value(softmax.outputs[0]);
@@ -491,9 +501,8 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
     const Value& sv = g.value(where->outputs[0]);
     const std::optional<double> fill = m.scalar_value(where->inputs[2]);
     if (!cv.is_constant() || cv.dtype != DType::kBool || !cv.shape || !sv.shape ||
-        cv.shape->rank() == 0 || cv.shape->rank() > 4 ||
-        !same_dim(cv.shape->dims.back(), sv.shape->dims.back()) || !fill || *fill > kMaskedFill ||
-        !every_row_attends(*cv.constant))
+        cv.shape->rank() == 0 || cv.shape->rank() > 4 || !broadcasts_into(*cv.shape, *sv.shape) ||
+        !fill || *fill > kMaskedFill || !every_row_attends(*cv.constant))
       return std::nullopt;
     sc = scores_from(where->inputs[1]);
     if (!sc) return std::nullopt;
