@@ -119,8 +119,6 @@ class ConvKernel final : public Kernel {
   bool stage_dst_ = false;          // plain f32 dst in the workspace; the store rounds
   bool shifted_ = false;            // ConvTranspose with a negative begin pad (header comment)
   bool depth_to_space_ = false;     // ConvTranspose run as a 1x1 conv + depth-to-space (header)
-  bool lifted_ = false;             // a 1-D window handed to oneDNN as 2-D (header)
-  bool lifted_tall_ = false;        // ... as k x 1, else 1 x k
   std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
   std::optional<WinogradConv> winograd_;  // set: our Winograd runs this 3x3 conv (header)
   size_t off_winograd_ = WorkspaceLayout::kNone;
@@ -284,10 +282,11 @@ dnnl::primitive_desc ConvKernel::create_pd(dt compute, dt dst_type) const {
 Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(const graph::ConvAttrs* p, check_conv_io(cfg));
   conv_ = *p;
-  lifted_ = conv_.window.resolved() && conv_.window.rank() == 1;
-  lifted_tall_ = lifted_ && conv_.group > 1 && conv_.group == conv_.c &&
-                 conv_.window.kernel[0] > kMaxWideDepthwiseAvx2 && !dnnl_isa_avx512();
-  if (lifted_) lift_to_2d(conv_, lifted_tall_);
+  // A 1-D window goes to oneDNN as 2-D: k x 1 (tall) or 1 x k (header).
+  const bool lifted = conv_.window.resolved() && conv_.window.rank() == 1;
+  const bool tall = lifted && conv_.group > 1 && conv_.group == conv_.c &&
+                    conv_.window.kernel[0] > kMaxWideDepthwiseAvx2 && !dnnl_isa_avx512();
+  if (lifted) lift_to_2d(conv_, tall);
   dtype_ = cfg.inputs[0].dtype;
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
@@ -423,7 +422,7 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
   };
   memory::dims src_dims = to_dnnl_dims(x.dims);
-  if (lifted_) src_dims.insert(lifted_tall_ ? src_dims.end() : src_dims.begin() + 2, 1);
+  if (lifted) src_dims.insert(tall ? src_dims.end() : src_dims.begin() + 2, 1);
   src_reorder_.prepare(caller_desc(src_dims, src_md_.data_type(), x.conv_layout), src_md_, ws_,
                        cfg.num_threads);
   if (depth_to_space_) {

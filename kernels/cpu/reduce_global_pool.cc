@@ -60,7 +60,7 @@ class GlobalPoolKernel : public CheckedKernel<T, GlobalPoolShape, check_global_p
     const int64_t width = blocked8_ ? 8 : kColumns;
     const int64_t per_n = (c + width - 1) / width, groups = n_count * per_n;
     // Halves of the positions (header): partial results in the workspace, [2, N C].
-    const bool halves = a.num_threads >= 2 && s > 256 && a.workspace != nullptr;
+    const bool halves = in_halves(a.num_threads) && a.workspace != nullptr;
     const int64_t mid = halves ? (s / 2) & ~int64_t{7} : s;
     C* partial = static_cast<C*>(a.workspace);
     parallel_for(
@@ -113,11 +113,16 @@ class GlobalPoolKernel : public CheckedKernel<T, GlobalPoolShape, check_global_p
 
  public:
   size_t workspace_bytes() const override {
-    const bool halves = conv_layout_ && threads_ >= 2 && this->shape_.spatial > 256;
-    return halves ? 2 * static_cast<size_t>(this->shape_.planes) * sizeof(compute_t<T>) : 0;
+    return in_halves(threads_) ? 2 * static_cast<size_t>(this->shape_.planes) * sizeof(compute_t<T>)
+                               : 0;
   }
 
  private:
+  // Whether `threads` split the conv layout's positions in halves (header).
+  bool in_halves(int threads) const {
+    return conv_layout_ && threads >= 2 && this->shape_.spatial > 256;
+  }
+
   int threads_ = 1;
   bool conv_layout_ = false, blocked8_ = false;
   int64_t channels_ = 1;
