@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "kernels/cpu/cache_size.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
 #include "kernels/cpu/gemm_strip_avx512.h"
@@ -16,11 +17,21 @@ namespace {
 constexpr int64_t kNr = PackedGemm::kColumns;
 static_assert(kNr == kStripColumns, "a panel is one strip kernel's width");
 constexpr int64_t kKc = 256;
-constexpr int64_t kMc = 16 * kStripRows;
+// Rows of x in a block (packed_gemm.h): at least 96, at most 256.
+constexpr int64_t kMinBlockRows = 16 * kStripRows, kMaxBlockRows = 256;
 
 // Panels of kNr columns for N columns, the last zero-padded.
 int64_t panel_count(int64_t n) {
   return (n + kNr - 1) / kNr;
+}
+
+// Blocks of x's rows for `rows` rows: as few as fit a K slice of each in half of L2, cut as
+// evenly as can be (block b starts at rows * b / blocks).
+int64_t row_blocks(int64_t rows) {
+  static const int64_t most =
+      std::clamp<int64_t>(cpu_l2_cache_bytes() / 2 / (kKc * static_cast<int64_t>(sizeof(float))),
+                          kMinBlockRows, kMaxBlockRows);
+  return std::max<int64_t>(1, (rows + most - 1) / most);
 }
 
 // Rows [0, rows) of y (rows ldy apart) for panels [p0, p1), then the activation over
@@ -34,8 +45,9 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
   static const bool avx512 = cpu_has_avx512f();
   // Panels a strip covers at once: the AVX-512 kernel takes up to three.
   const int64_t step = avx512 ? kAvx512StripPanels : 1;
-  for (int64_t m0 = 0; m0 < rows; m0 += kMc) {
-    const int64_t m1 = std::min(rows, m0 + kMc);
+  const int64_t blocks = row_blocks(rows);
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int64_t m0 = rows * block / blocks, m1 = rows * (block + 1) / blocks;
     for (int64_t k0 = 0; k0 < k; k0 += kKc) {
       const int64_t kc = std::min(kKc, k - k0);
       const bool first = k0 == 0 && !accumulate;  // the first K slice starts from the bias

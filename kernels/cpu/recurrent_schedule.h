@@ -32,6 +32,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "kernels/cpu/cache_size.h"
+
 namespace amp::kernels::cpu {
 
 struct RecurrentSchedule {
@@ -55,9 +57,6 @@ struct RecurrentLayerSize {
   int64_t unit_blocks = 1;  // the most threads a team can use
   int64_t r_bytes = 0;      // R's bytes per direction, as the products read it
 };
-
-// One core's L2 in bytes, as the C library reads it from CPUID; 1 MiB where it cannot tell.
-int64_t cpu_l2_cache_bytes();
 
 inline constexpr int64_t kMinRows = 4;
 // R "fits" in this share of one core's L2: the input projection's panels and the gates'

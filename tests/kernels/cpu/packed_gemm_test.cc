@@ -1,6 +1,6 @@
 // kernels/cpu/packed_gemm.h and its epilogue (kernels/cpu/vector_activation.h): the AVX2
 // kernel against a double-precision product on shapes that reach every edge of its
-// blocking (strips of 1-6 rows, more rows than one 96-row block, K slices of 256, panels
+// blocking (strips of 1-6 rows, rows in several blocks, K slices of 256, panels
 // narrower than 16 columns, of 8 or fewer), with and without a bias, each activation, one and two
 // threads. The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks
 // it where AVX-512 is absent, dnnl_test.cc); where AVX-512 is visible its strips are the
@@ -92,10 +92,13 @@ TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
       {9, 256, 40},
       {9, 257, 40},
       {8, 600, 24},
-      // More rows than a 96-row block; narrow N (one masked panel).
+      // Rows in one block or several (blocks of 96 to 256 rows, by L2: 300 rows are two or
+      // more, cut evenly), with K slices; narrow N (one masked panel).
       {100, 50, 20},
       {197, 64, 3},
       {40, 12, 1},
+      {300, 270, 40},
+      {520, 20, 17, true, false, 2},
       // A last panel of exactly 8 columns, or fewer, runs one register column (NV = 1).
       {7, 40, 24},
       {5, 33, 8},

@@ -1,4 +1,4 @@
-#include "kernels/cpu/recurrent_schedule.h"
+#include "kernels/cpu/cache_size.h"
 
 #include <unistd.h>
 
