@@ -19,10 +19,8 @@ using graph::ValueId;
 // torchvision's channel_shuffle(x, 2): view [N, 2, C/2, H, W], transpose(1, 2), view back.
 ValueId channel_shuffle(ModelBuilder& m, ValueId x, const std::string& name, int64_t c,
                         int64_t hw) {
-  Attributes perm;
-  perm.set("perm", std::vector<int64_t>{0, 2, 1, 3, 4});
   ValueId r = m.reshape(x, name + ".reshape", {1, 2, c / 2, hw, hw});
-  r = m.b().node(OpType::kTranspose, {r}, perm, name + ".transpose");
+  r = m.transpose(r, name + ".transpose", {0, 2, 1, 3, 4});
   return m.reshape(r, name + ".merge", {1, c, hw, hw});
 }
 

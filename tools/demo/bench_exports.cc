@@ -20,12 +20,6 @@ ValueId node(ModelBuilder& m, OpType op, std::vector<ValueId> in, const std::str
   return m.b().node(op, std::move(in), a, name);
 }
 
-ValueId transpose(ModelBuilder& m, ValueId x, const std::string& name, std::vector<int64_t> perm) {
-  Attributes a;
-  a.set("perm", std::move(perm));
-  return node(m, OpType::kTranspose, {x}, name, a);
-}
-
 // x * 0.5 * (1 + Erf(x / sqrt 2)), as torch.nn.GELU() exports.
 ValueId gelu_erf(ModelBuilder& m, ValueId x, const std::string& name) {
   ValueId e =
@@ -59,7 +53,7 @@ ValueId gelu_tanh(ModelBuilder& m, ValueId x, const std::string& name) {
 // [1, S, H * D] -> heads [1, H, S, D].
 ValueId heads(ModelBuilder& m, ValueId t, const std::string& name, int64_t seq, int64_t h,
               int64_t d) {
-  return transpose(m, m.reshape(t, name + ".split", {1, seq, h, d}), name, {0, 2, 1, 3});
+  return m.transpose(m.reshape(t, name + ".split", {1, seq, h, d}), name, {0, 2, 1, 3});
 }
 
 // Multi-head self-attention over x [1, S, d] as PyTorch modules export it: q, k, v (from
@@ -80,7 +74,7 @@ ValueId self_attention(ModelBuilder& m, ValueId x, const std::string& name, int6
     v = m.linear(x, name + ".v", d, d);
   }
   q = heads(m, q, name + ".q_heads", seq, h, hd);
-  ValueId kt = transpose(m, heads(m, k, name + ".k_heads", seq, h, hd), name + ".kt", {0, 1, 3, 2});
+  ValueId kt = m.transpose(heads(m, k, name + ".k_heads", seq, h, hd), name + ".kt", {0, 1, 3, 2});
   v = heads(m, v, name + ".v_heads", seq, h, hd);
   ValueId s = node(m, OpType::kDiv,
                    {node(m, OpType::kMatMul, {q, kt}, name + ".qk"),
@@ -93,7 +87,7 @@ ValueId self_attention(ModelBuilder& m, ValueId x, const std::string& name, int6
   last.set("axis", int64_t{-1});
   ValueId p = node(m, OpType::kSoftmax, {s}, name + ".softmax", last);
   ValueId o =
-      transpose(m, node(m, OpType::kMatMul, {p, v}, name + ".pv"), name + ".merge", {0, 2, 1, 3});
+      m.transpose(node(m, OpType::kMatMul, {p, v}, name + ".pv"), name + ".merge", {0, 2, 1, 3});
   return m.linear(m.reshape(o, name + ".merged", {1, seq, d}), name + ".proj", d, d);
 }
 
@@ -174,7 +168,7 @@ graph::Graph gpt2_decoder() {
     x = pre_ln_layer(m, x, "h" + std::to_string(l), kSeq, kWidth, kHeads, /*c_attn=*/true, causal,
                      /*tanh_gelu=*/true);
   x = m.layer_norm(x, "ln_f", kWidth);
-  ValueId logits = node(m, OpType::kMatMul, {x, transpose(m, emb, "wte.t", {1, 0})}, "lm_head");
+  ValueId logits = node(m, OpType::kMatMul, {x, m.transpose(emb, "wte.t", {1, 0})}, "lm_head");
   b.rename(logits, "logits");
   b.output(logits);
   return b.build();
@@ -193,8 +187,7 @@ graph::Graph conformer() {
                            kHeads, /*c_attn=*/false),
             p + ".att_residual");
     // Convolution module, channels first: pointwise to 2d, GLU, depthwise, BN, SiLU, pointwise.
-    ValueId c =
-        transpose(m, m.layer_norm(x, p + ".ln_conv", kWidth), p + ".to_channels", {0, 2, 1});
+    ValueId c = m.transpose(m.layer_norm(x, p + ".ln_conv", kWidth), p + ".to_channels", {0, 2, 1});
     c = conv1d(m, c, p + ".pw1", kWidth, 2 * kWidth, 1);
     const std::vector<ValueId> glu = m.split(c, p + ".glu", {kWidth, kWidth}, 1);
     c = node(m, OpType::kMul, {glu[0], node(m, OpType::kSigmoid, {glu[1]}, p + ".glu.gate")},
@@ -202,7 +195,7 @@ graph::Graph conformer() {
     c = conv1d(m, c, p + ".dw", kWidth, kWidth, kTaps, kWidth);
     c = m.activation(m.batch_norm(c, p + ".bn", kWidth), p + ".conv_act", Act::kSiLU);
     c = conv1d(m, c, p + ".pw2", kWidth, kWidth, 1);
-    x = add(m, x, transpose(m, c, p + ".to_time", {0, 2, 1}), p + ".conv_residual");
+    x = add(m, x, m.transpose(c, p + ".to_time", {0, 2, 1}), p + ".conv_residual");
     x = m.layer_norm(half_step_ffn(m, x, p + ".ffn2", kWidth), p + ".ln_out", kWidth);
   }
   b.rename(x, "encoded");
@@ -222,8 +215,8 @@ graph::Graph vit_tiny() {
                    {image, m.weight("patch.weight", {kWidth, 3, kPatch, kPatch}, 0.036f),
                     m.weight("patch.bias", {kWidth}, 0.02f)},
                    "patch", patch);
-  x = transpose(m, m.reshape(x, "patch.flatten", {1, kWidth, kTokens - 1}), "patch.tokens",
-                {0, 2, 1});
+  x = m.transpose(m.reshape(x, "patch.flatten", {1, kWidth, kTokens - 1}), "patch.tokens",
+                  {0, 2, 1});
   x = m.concat({m.weight("cls_token", {1, 1, kWidth}, 0.02f), x}, "with_cls", 1);
   x = add(m, x, m.weight("pos_embed", {1, kTokens, kWidth}, 0.02f), "embed");
   for (int64_t l = 0; l < kLayers; ++l)

@@ -18,19 +18,12 @@ using graph::ValueId;
 constexpr int64_t kFeatures = 80, kHidden = 256, kClasses = 32;
 constexpr int64_t kLargeHidden = 512;  // demo_speech_bilstm512's layers
 
-// Transpose x by `perm`.
-ValueId transpose(ModelBuilder& m, ValueId x, const std::string& name, std::vector<int64_t> perm) {
-  Attributes a;
-  a.set("perm", std::move(perm));
-  return m.b().node(OpType::kTranspose, {x}, a, name);
-}
-
 // "features" [batch, T, 80], time-major for the recurrent layers.
 ValueId features(ModelBuilder& m, int64_t batch) {
   m.b().set_opset(14);
   ValueId x =
       m.b().input("features", DType::kF32, Shape({Dim(batch), Dim::symbolic("T"), Dim(kFeatures)}));
-  return transpose(m, x, "to_time_major", {1, 0, 2});
+  return m.transpose(x, "to_time_major", {1, 0, 2});
 }
 
 // One recurrent layer (`gates` of them: LSTM 4, GRU 3) of `hidden` units over x [T, batch,
@@ -58,7 +51,7 @@ ValueId squeeze_direction(ModelBuilder& m, ValueId y, const std::string& name) {
 
 // y [T, batch, width] -> "logits" [batch, T, 32].
 graph::Graph head(ModelBuilder& m, ValueId y, int64_t width) {
-  y = transpose(m, y, "to_batch_major", {1, 0, 2});
+  y = m.transpose(y, "to_batch_major", {1, 0, 2});
   ValueId logits = m.linear(y, "head", width, kClasses);
   m.b().rename(logits, "logits");
   m.b().output(logits);
@@ -88,7 +81,7 @@ ValueId bilstm_layer(ModelBuilder& m, ValueId x, const std::string& name, int64_
                      int64_t hidden) {
   ValueId y = recurrent_layer(m, OpType::kLSTM, x, name, input, 2, hidden);
   // [T, 2, batch, H] -> [T, batch, 2, H] -> [T, batch, 2H]: forward and backward side by side.
-  y = transpose(m, y, name + ".directions_last", {0, 2, 1, 3});
+  y = m.transpose(y, name + ".directions_last", {0, 2, 1, 3});
   return m.reshape(y, name + ".concat_directions", {0, 0, -1});
 }
 

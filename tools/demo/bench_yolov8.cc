@@ -94,12 +94,10 @@ ValueId detect(ModelBuilder& m, const std::vector<ValueId>& features,
 
   // DFL: view [1, 4, 16, A], transpose to [1, 16, 4, A], softmax over the bins, 1x1 conv
   // with weights 0..15.
-  Attributes perm;
-  perm.set("perm", std::vector<int64_t>{0, 2, 1, 3});
   Attributes softmax;
   softmax.set("axis", int64_t{1});
   ValueId d = m.reshape(box_cls[0], "dfl.view", {1, 4, kRegMax, anchors});
-  d = m.b().node(OpType::kTranspose, {d}, perm, "dfl.transpose");
+  d = m.transpose(d, "dfl.transpose", {0, 2, 1, 3});
   d = m.b().node(OpType::kSoftmax, {d}, softmax, "dfl.softmax");
   std::vector<float> bins(kRegMax);
   for (int64_t i = 0; i < kRegMax; ++i) bins[static_cast<size_t>(i)] = static_cast<float>(i);

@@ -112,6 +112,13 @@ class ModelBuilder {
     return b_.node(graph::OpType::kReshape, {x, ints(name + ".shape", dims)}, {}, name);
   }
 
+  // Transpose by `perm`.
+  graph::ValueId transpose(graph::ValueId x, const std::string& name, std::vector<int64_t> perm) {
+    graph::Attributes a;
+    a.set("perm", std::move(perm));
+    return b_.node(graph::OpType::kTranspose, {x}, a, name);
+  }
+
   // Split along `axis` into parts of the given sizes (opset 13+: sizes as an input).
   std::vector<graph::ValueId> split(graph::ValueId x, const std::string& name,
                                     const std::vector<int64_t>& sizes, int64_t axis = 1) {
