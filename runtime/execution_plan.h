@@ -94,6 +94,16 @@ struct ExecutionPlan {
   graph::MemoryPlan memory;
   size_t max_step_inputs = 0;
   size_t max_step_outputs = 0;
+  // Per graph output: whether a host executor may hand the producing step the returned
+  // tensor's memory instead of the arena's (no copy out). True where the value is written
+  // by a step into a buffer no other value shares (no view, Split part or Concat part lies
+  // in it), has a static size, and is not a graph input or listed twice.
+  std::vector<char> output_direct;
+  // Per graph input: whether a host executor may let the steps read the caller's tensor in
+  // place (no copy in) when its memory is aligned like the arena's. True where the input is
+  // in the arena and no other value shares its buffer (a view or Split part of it would
+  // lie in the arena copy).
+  std::vector<char> input_direct;
   // Device copies of constants this plan alone has (folded for its shapes); set by
   // Backend::place_constants and freed with the plan.
   std::shared_ptr<const void> device_constants;

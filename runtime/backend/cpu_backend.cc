@@ -12,6 +12,9 @@
 namespace amp::runtime {
 namespace {
 
+// The arena's alignment, and what an input's memory needs to be read in place.
+constexpr size_t kArenaAlignment = 64;
+
 using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -26,6 +29,7 @@ class CpuExecutor : public Executor {
 
  private:
   uint8_t* address(const ExecutionPlan& plan, graph::ValueId v) const {
+    if (uint8_t* direct = direct_[static_cast<size_t>(v)]) return direct;
     const ValueRef& ref = plan.values[static_cast<size_t>(v)];
     if (ref.constant) return const_cast<uint8_t*>(ref.constant);
     if (ref.offset == graph::kNotInArena) return nullptr;
@@ -39,6 +43,9 @@ class CpuExecutor : public Executor {
   Arena arena_;
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
+  // Per value of the bound plan: where a graph input or output is read or written instead of
+  // the arena (ExecutionPlan::input_direct / output_direct), else null.
+  std::vector<uint8_t*> direct_;
   RunTimings timings_;
 };
 
@@ -65,14 +72,32 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
     out_ptrs_.assign(plan.max_step_outputs, nullptr);
     bound_ = plan_ptr;
   }
+  direct_.assign(plan.values.size(), nullptr);
   const graph::Graph& g = plan.graph;
   const auto t0 = Clock::now();
 
-  // Inputs that decide shapes were turned into plan constants; only arena inputs are copied.
+  // The steps that write graph outputs write the tensors this run returns (no copy out);
+  // the other outputs are copied from the arena after the steps.
+  std::vector<Tensor> outs(g.outputs.size());
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    if (!plan.output_direct[k]) continue;
+    const graph::Value& val = g.value(g.outputs[k]);
+    outs[k] = Tensor::empty(val.dtype, val.shape->static_dims());
+    direct_[static_cast<size_t>(g.outputs[k])] = static_cast<uint8_t*>(outs[k].raw_data());
+  }
+  const auto allocated = Clock::now();
+
+  // Inputs that decide shapes were turned into plan constants; only arena inputs are read.
+  // The steps read an input where the caller keeps it when the plan allows and its memory
+  // is aligned like the arena's (kernels may load whole 64-byte lines); else it is copied.
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueRef& ref = plan.values[static_cast<size_t>(g.inputs[i])];
     if (ref.constant || ref.offset == graph::kNotInArena || !inputs[i]->byte_size()) continue;
-    std::memcpy(arena_.data() + ref.offset, inputs[i]->raw_data(), inputs[i]->byte_size());
+    const void* data = inputs[i]->raw_data();
+    if (plan.input_direct[i] && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0)
+      direct_[static_cast<size_t>(g.inputs[i])] = static_cast<uint8_t*>(const_cast<void*>(data));
+    else
+      std::memcpy(arena_.data() + ref.offset, data, inputs[i]->byte_size());
   }
   const auto t1 = Clock::now();
 
@@ -106,19 +131,18 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   }
   const auto t2 = Clock::now();
 
-  std::vector<Tensor> outs;
-  outs.reserve(g.outputs.size());
-  for (graph::ValueId v : g.outputs) {
-    const graph::Value& val = g.value(v);
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    const graph::ValueId v = g.outputs[k];
+    if (plan.output_direct[k]) continue;
     AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, v, dynamic_size));
-    Tensor t = Tensor::empty(val.dtype, std::move(dims));
+    Tensor t = Tensor::empty(g.value(v).dtype, std::move(dims));
     const uint8_t* src = address(plan, v);
     if (src && t.byte_size()) std::memcpy(t.raw_data(), src, t.byte_size());
-    outs.push_back(std::move(t));
+    outs[k] = std::move(t);
   }
   const auto t3 = Clock::now();
-  timings_ = RunTimings{ms_between(t0, t3), ms_between(t0, t1), ms_between(t1, t2),
-                        ms_between(t2, t3), false};
+  timings_ = RunTimings{ms_between(t0, t3), ms_between(allocated, t1), ms_between(t1, t2),
+                        ms_between(t0, allocated) + ms_between(t2, t3), false};
   return outs;
 }
 
@@ -126,7 +150,7 @@ class CpuBackend : public Backend {
  public:
   kernels::Backend kind() const override { return kernels::Backend::kCpu; }
   const kernels::KernelRegistry& registry() const override { return cpu_kernel_registry(); }
-  size_t alignment() const override { return 64; }
+  size_t alignment() const override { return kArenaAlignment; }
   std::string device_name() const override {
     return cpu_device_name() + ", oneDNN ISA " + kernels::cpu_dnnl_isa_name();
   }

@@ -57,8 +57,9 @@ struct LoadTimings {  // milliseconds
 
 // Where the time of one run went (ExecutionContext::last_run_timings), milliseconds. On
 // CUDA measured with events on the context's stream (h2d: inputs to the device, compute:
-// every node, d2h: outputs back); on the CPU with the host clock (h2d/d2h: the copies in
-// and out of the arena).
+// every node, d2h: outputs back); on the CPU with the host clock (h2d: the copies into the
+// arena; d2h: allocating the returned tensors and copying out those the steps did not write
+// directly).
 struct RunTimings {
   double total = 0, h2d = 0, compute = 0, d2h = 0;
   bool cuda_graph = false;  // the run replayed a captured CUDA graph
