@@ -157,9 +157,10 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   static constexpr int64_t kMaxBlockElements = int64_t{1} << 22;  // 16 MiB of fp32 per thread
 
   // K^T and V in a task's workspace: [D, T] and [T, Dv] row-major, or with panels_ in
-  // panels of 16 columns, zero-padded: K^T's panel p holds keys [16 p, 16 p + 16), V's value
-  // columns [16 p, 16 p + 16), each a row of 16 per d or key.
-  static int64_t padded(int64_t n) { return (n + 15) / 16 * 16; }
+  // panels of kPanel = 16 columns, zero-padded: K^T's panel p holds keys [16 p, 16 p + 16),
+  // V's value columns [16 p, 16 p + 16), each a row of 16 per d or key.
+  static constexpr int64_t kPanel = kAvx512PanelWidth;
+  static int64_t padded(int64_t n) { return (n + kPanel - 1) / kPanel * kPanel; }
   int64_t kt_elements() const {
     return setup_.head_size * (panels_ ? padded(setup_.total) : setup_.total);
   }
@@ -283,23 +284,23 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     }
   }
 
-  // K^T and V of (b, kv head kvh) into panels of 16 columns (panels_; see kt_elements).
+  // K^T and V of (b, kv head kvh) into panels of kPanel columns (panels_; see kt_elements).
   // `row`: room for one row of D or Dv.
   void copy_into_panels(int64_t b, int64_t kvh, const T* k, const T* v, const T* past_k,
                         const T* past_v, C* kt, C* vc, C* row) const {
     const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
-    if (total % 16 != 0)  // the last panel's keys past T
-      std::fill(kt + dk * (padded(total) - 16), kt + kt_elements(), C(0));
+    if (total % kPanel != 0)  // the last panel's keys past T
+      std::fill(kt + dk * (padded(total) - kPanel), kt + kt_elements(), C(0));
     for (int64_t j = 0; j < total; ++j) {
       widen_row(kv_row(past_k, k, setup_.k, dk, b, kvh, j), row, dk);
-      C* panel = kt + j / 16 * dk * 16 + j % 16;
-      for (int64_t d = 0; d < dk; ++d) panel[d * 16] = row[d];
+      C* panel = kt + j / kPanel * dk * kPanel + j % kPanel;
+      for (int64_t d = 0; d < dk; ++d) panel[d * kPanel] = row[d];
     }
-    if (dv % 16 != 0) std::fill(vc + (padded(dv) - 16) * total, vc + v_elements(), C(0));
+    if (dv % kPanel != 0) std::fill(vc + (padded(dv) - kPanel) * total, vc + v_elements(), C(0));
     for (int64_t j = 0; j < total; ++j) {
       widen_row(kv_row(past_v, v, setup_.v, dv, b, kvh, j), row, dv);
-      for (int64_t d = 0; d < dv; d += 16)
-        std::copy(row + d, row + std::min(d + 16, dv), vc + d * total + j * 16);
+      for (int64_t d = 0; d < dv; d += kPanel)
+        std::copy(row + d, row + std::min(d + kPanel, dv), vc + d * total + j * kPanel);
     }
   }
 
@@ -315,11 +316,11 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     // Columns per AVX-512 step: 48, or for the outputs, Dv's panels in even groups (Dv = 64
     // as 2 + 2 panels: 12 FMA chains each, where 3 + 1 left the last step 6, too few to
     // hide the FMA latency).
-    constexpr int64_t kPanelsWidth = 16 * kAvx512StripPanels;
-    const int64_t v_panels = padded(dv) / 16;
+    constexpr int64_t kPanelsWidth = kPanel * kAvx512StripPanels;
+    const int64_t v_panels = padded(dv) / kPanel;
     const int64_t v_steps = (v_panels + kAvx512StripPanels - 1) / kAvx512StripPanels;
-    const int64_t v_width = 16 * ((v_panels + v_steps - 1) / v_steps);
-    auto panels_of = [](int64_t width) { return static_cast<int>((width + 15) / 16); };
+    const int64_t v_width = kPanel * ((v_panels + v_steps - 1) / v_steps);
+    auto panels_of = [](int64_t width) { return static_cast<int>((width + kPanel - 1) / kPanel); };
     for (int64_t st = 0; st < strips; ++st) {
       const int64_t r0 = i0 + strip_begin(i1 - i0, strips, st);
       const int64_t rows = i0 + strip_begin(i1 - i0, strips, st + 1) - r0;
@@ -328,8 +329,8 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       if (panels_) {
         for (int64_t j = 0; j < n; j += kPanelsWidth) {
           const int64_t width = std::min(kPanelsWidth, n - j);
-          gemm_strip_avx512(rows, qc, dk, kt + j * dk, dk * 16, panels_of(width), dk, s + j, total,
-                            nullptr, /*first=*/true, width);
+          gemm_strip_avx512(rows, qc, dk, kt + j * dk, dk * kPanel, panels_of(width), dk, s + j,
+                            total, nullptr, /*first=*/true, width);
         }
       } else {
         for (int64_t j = 0; j < n; j += kStripColumns)
@@ -343,7 +344,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       if (panels_) {
         for (int64_t d = 0; d < dv; d += v_width) {
           const int64_t width = std::min(v_width, dv - d);
-          gemm_strip_avx512(rows, s, total, vc + d * total, total * 16, panels_of(width), n,
+          gemm_strip_avx512(rows, s, total, vc + d * total, total * kPanel, panels_of(width), n,
                             acc + d, dv, nullptr, /*first=*/true, width);
         }
       } else {

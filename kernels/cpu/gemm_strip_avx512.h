@@ -33,6 +33,8 @@
 namespace amp::kernels::cpu {
 
 inline constexpr int64_t kAvx512StripPanels = 3;
+// Columns of one panel of B: 16 fp32, one zmm register.
+inline constexpr int64_t kAvx512PanelWidth = 16;
 
 // Lanes [0, width) of a register of 16: all of them for a width of 16 or more, none for 0
 // or less. The AVX-512 kernels' masks for the columns past a row's end.
