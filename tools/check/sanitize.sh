@@ -28,5 +28,9 @@ cmake --build "$BUILD_DIR" -j"$JOBS"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$ROOT/tools/check/lsan.supp:print_suppressions=0"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS"
-echo "sanitize: whole suite clean under ASan + UBSan + LSan"
+# Not the Python package's two tests: installing it reuses this build folder with the
+# package's own settings (pyproject.toml: Release), so it reconfigured build-asan and rebuilt
+# it whole, past the fixture's 900 s on an AMD EPYC VM; and a Python without libasan
+# preloaded cannot import a sanitized extension anyway. Where the venv is missing they skip.
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$JOBS" -E '^python_package_'
+echo "sanitize: whole suite clean under ASan + UBSan + LSan (Python package tests excluded)"
