@@ -44,46 +44,34 @@ Status check_value_sizes(const Graph& g) {
   return Status::ok();
 }
 
-// Per value: how many arena values lie in its buffer (itself included) when it is a root.
-std::vector<int> buffer_sharers(const Graph& g, const graph::MemoryPlan& memory) {
-  std::vector<int> sharers(g.values.size(), 0);
+// ExecutionPlan::input_direct and output_direct. Both need a buffer of the value's own: in
+// the arena, its own root, and no other value lying in it. The memory planner never lets a
+// graph output alias, run in place or become a Concat's part, and pins graph inputs (the
+// steps only read them), but a view or Split part of either may still lie in its buffer:
+// such values stay in the arena and are copied.
+void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPlan& plan) {
+  std::vector<int> sharers(g.values.size(), 0);  // per root: the arena values in its buffer
   for (size_t i = 0; i < g.values.size(); ++i)
     if (memory.value_offset[i] != graph::kNotInArena)
       ++sharers[static_cast<size_t>(memory.buffer_root[i])];
-  return sharers;
-}
-
-// ExecutionPlan::output_direct. The memory planner never lets a graph output alias, run in
-// place or become a Concat's part, but a Split of it may still lie in its buffer: such
-// outputs stay in the arena and are copied out.
-std::vector<char> direct_outputs(const Graph& g, const graph::MemoryPlan& memory,
-                                 ValueId dynamic_value) {
-  const std::vector<int> sharers = buffer_sharers(g, memory);
+  auto own_buffer = [&](ValueId v) {
+    const auto i = static_cast<size_t>(v);
+    return memory.value_offset[i] != graph::kNotInArena && memory.buffer_root[i] == v &&
+           sharers[i] == 1;
+  };
   std::vector<char> is_input(g.values.size(), 0), listed(g.values.size(), 0);
-  for (ValueId v : g.inputs) is_input[static_cast<size_t>(v)] = 1;
-  std::vector<char> direct(g.outputs.size(), 0);
-  for (size_t k = 0; k < g.outputs.size(); ++k) {
-    const auto v = static_cast<size_t>(g.outputs[k]);
-    direct[k] = memory.value_offset[v] != graph::kNotInArena &&
-                memory.buffer_root[v] == g.outputs[k] && sharers[v] == 1 && !is_input[v] &&
-                !listed[v] && g.outputs[k] != dynamic_value;
-    listed[v] = 1;
-  }
-  return direct;
-}
-
-// ExecutionPlan::input_direct. Graph inputs are never overwritten in place (the memory
-// planner pins them), so the steps only read them; views and Split parts of an input share
-// its buffer and keep it in the arena.
-std::vector<char> direct_inputs(const Graph& g, const graph::MemoryPlan& memory) {
-  const std::vector<int> sharers = buffer_sharers(g, memory);
-  std::vector<char> direct(g.inputs.size(), 0);
+  plan.input_direct.assign(g.inputs.size(), 0);
   for (size_t k = 0; k < g.inputs.size(); ++k) {
-    const auto v = static_cast<size_t>(g.inputs[k]);
-    direct[k] = memory.value_offset[v] != graph::kNotInArena &&
-                memory.buffer_root[v] == g.inputs[k] && sharers[v] == 1;
+    plan.input_direct[k] = own_buffer(g.inputs[k]);
+    is_input[static_cast<size_t>(g.inputs[k])] = 1;
   }
-  return direct;
+  plan.output_direct.assign(g.outputs.size(), 0);
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    const ValueId v = g.outputs[k];
+    const auto i = static_cast<size_t>(v);
+    plan.output_direct[k] = own_buffer(v) && !is_input[i] && !listed[i] && v != plan.dynamic_value;
+    listed[i] = 1;
+  }
 }
 
 }  // namespace
@@ -205,8 +193,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     else
       plan->values[i].offset = plan->memory.value_offset[i];
   }
-  plan->output_direct = direct_outputs(g, plan->memory, plan->dynamic_value);
-  plan->input_direct = direct_inputs(g, plan->memory);
+  mark_direct_io(g, plan->memory, *plan);
   AMP_RETURN_IF_ERROR(opt.backend->place_constants(*plan));
   return std::shared_ptr<const ExecutionPlan>(std::move(plan));
 }
