@@ -475,12 +475,13 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
   popt.threads = threads;
   AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
   if (options.memory_limit_bytes) {
-    const size_t need =
-        plan->memory.arena_bytes + plan->memory.weights_bytes + packed_weights_bytes(plan.get());
+    // Outputs outside the arena are memory the run allocates all the same.
+    const size_t need = plan->memory.arena_bytes + plan->memory.outside_bytes +
+                        plan->memory.weights_bytes + packed_weights_bytes(plan.get());
     if (need > options.memory_limit_bytes)
       return out_of_memory("the model needs " + std::to_string(need) +
-                           " bytes (weights, their packed copies and the activation arena) for "
-                           "these input shapes, over the memory limit of " +
+                           " bytes (weights, their packed copies, the activation arena and the "
+                           "outputs) for these input shapes, over the memory limit of " +
                            std::to_string(options.memory_limit_bytes));
   }
   // A bounded cache: dynamic-shape servers see few distinct shapes; drop the oldest-keyed.
@@ -568,6 +569,7 @@ MemoryReport EngineImpl::memory_report() const {
     r.weights_bytes = last_plan_->memory.weights_bytes;
     r.arena_bytes = last_plan_->memory.arena_bytes;
     r.lower_bound_bytes = last_plan_->memory.lower_bound_bytes;
+    r.outputs_outside_arena_bytes = last_plan_->memory.outside_bytes;
     for (const auto& s : last_plan_->steps)
       r.workspace_bytes = std::max(r.workspace_bytes, s.kernel->workspace_bytes());
     r.packed_weights_bytes = packed_weights_bytes(last_plan_.get());

@@ -94,10 +94,11 @@ struct ExecutionPlan {
   graph::MemoryPlan memory;
   size_t max_step_inputs = 0;
   size_t max_step_outputs = 0;
-  // Per graph output: whether a host executor may hand the producing step the returned
-  // tensor's memory instead of the arena's (no copy out). True where the value is written
-  // by a step into a buffer no other value shares (no view, Split part or Concat part lies
-  // in it), has a static size, and is not a graph input or listed twice.
+  // Per graph output: whether the executor hands the producing step the returned tensor's
+  // memory (no copy out). True for the first listing of each output the memory planner put
+  // outside the arena (MemoryPlanOptions::outside_arena, on a backend that
+  // writes_outputs_in_place(): a buffer no view or Split part shares, a static size, not a
+  // graph input); a second listing is copied from the first.
   std::vector<char> output_direct;
   // Per graph input: whether a host executor may let the steps read the caller's tensor in
   // place (no copy in) when its memory is aligned like the arena's. True where the input is

@@ -131,6 +131,12 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   const Status gave_up = internal_error("memory plan check: over its budget");
   const size_t nv = g.values.size();
   std::vector<uint64_t> bytes(nv, 0);
+  // Where each placed value is: its arena offset, or for a graph output outside the arena a
+  // region of its own past the arena's end (so no other value can reach it).
+  std::vector<uint64_t> where(nv, 0);
+  uint64_t regions_end = plan.arena_bytes;
+  std::vector<char> is_output(nv, 0);
+  for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;
   std::vector<char> in_arena(nv, 0);
   std::vector<NodeId> producer(nv, -1);
   std::vector<ValueId> defined(g.inputs.begin(), g.inputs.end());
@@ -148,16 +154,23 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     if (bytes[i] == 0) continue;
     if (plan.value_offset[i] == kNotInArena)
       return internal_error("memory plan: value '" + val.name + "' has no place in the arena");
+    in_arena[i] = 1;
+    if (plan.value_offset[i] == kOutsideArena) {
+      if (!is_output[i] || plan.buffer_root[i] != v)
+        return internal_error("memory plan: value '" + val.name +
+                              "' is outside the arena but not a graph output of its own");
+      where[i] = regions_end;
+      regions_end += bytes[i];
+      continue;
+    }
     if (plan.value_offset[i] < 0 || bytes[i] > plan.arena_bytes ||
         static_cast<uint64_t>(plan.value_offset[i]) > plan.arena_bytes - bytes[i])
       return internal_error("memory plan: value '" + val.name + "' lies outside the arena");
-    in_arena[i] = 1;
+    where[i] = static_cast<uint64_t>(plan.value_offset[i]);
   }
   auto placed = [&](ValueId v) { return v != kNoValue && in_arena[static_cast<size_t>(v)]; };
   auto size_of = [&](ValueId v) { return bytes[static_cast<size_t>(v)]; };
-  auto at = [&](ValueId v) {
-    return static_cast<uint64_t>(plan.value_offset[static_cast<size_t>(v)]);
-  };
+  auto at = [&](ValueId v) { return where[static_cast<size_t>(v)]; };
   auto name = [&](ValueId v) { return "'" + g.value(v).name + "'"; };
   auto label = [&](size_t node) { return node_label(g.nodes[node]); };
 
@@ -174,7 +187,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     return c;
   };
 
-  ArenaTags arena(plan.arena_bytes);
+  ArenaTags arena(regions_end);
   auto holds = [&](ValueId v, const std::string& reader) -> Status {
     if (!placed(v)) return Status::ok();
     size_t visited = 0;

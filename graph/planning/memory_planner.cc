@@ -219,11 +219,21 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
     last[r] = std::max(last[r], last[i]);
   }
   // Each value points at its root, at its offset there (plan.buffer_root is `parent`).
-  for (size_t i = 0; i < nv; ++i) root_of(static_cast<ValueId>(i));
+  std::vector<int> members(nv, 0);  // per root: the defined values in its buffer
+  for (size_t i = 0; i < nv; ++i) {
+    root_of(static_cast<ValueId>(i));
+    if (first[i] >= 0) ++members[static_cast<size_t>(plan.buffer_root[i])];
+  }
   std::vector<BufferRequest> reqs;
   std::vector<ValueId> req_value;
   for (size_t i = 0; i < nv; ++i) {
     if (first[i] < 0 || plan.buffer_root[i] != static_cast<ValueId>(i)) continue;
+    if (opt.outside_arena && is_graph_output[i] && !is_graph_input[i] && members[i] == 1 &&
+        opt.outside_arena(static_cast<ValueId>(i))) {
+      plan.value_offset[i] = kOutsideArena;
+      plan.outside_bytes += bytes[i];
+      continue;
+    }
     reqs.push_back({bytes[i], first[i], std::max(first[i], last[i])});
     req_value.push_back(static_cast<ValueId>(i));
   }

@@ -29,7 +29,13 @@
 //      the whole or any part is still read.
 //   5. One BufferRequest per root, live from the first write of any value in it to the last
 //      read, plus one per node workspace (live for that step only), placed by plan_arena
-//      (greedy by size, best fit; arena_planner.h).
+//      (greedy by size, best fit; arena_planner.h). Except a graph output that the executor
+//      writes where it returns it (`outside_arena`: a host executor's returned tensors) and
+//      whose buffer holds no other value (no view or Split part of it): it takes no arena
+//      space, offset kOutsideArena. It saves where an output is live at the arena's peak:
+//      an output written early (held to the last step) or a large last one. The bundled
+//      GPT-2-style decoder's logits (3.9 MiB, its largest tensor) took its arena from 4.16
+//      to 1.75 MiB; the CNNs we measured keep theirs (their peaks lie elsewhere).
 // Constants never take arena space: they live in the weights pool (weights_bytes).
 // Every value needs a static shape here: bind symbolic dims first.
 // check_memory_plan (memory_plan_check.h) verifies a plan independently, by simulation.
@@ -53,18 +59,25 @@ struct MemoryPlanOptions {
   // Of a Concat (Split): the byte offset of each input (output) within the whole tensor
   // when each is one contiguous block of it; empty when they interleave. Null: none.
   std::function<std::vector<size_t>(const Node&)> part_offsets;
+  // Whether the executor may write graph output v into memory of its own, the tensor it
+  // returns (step 5). Asked of graph outputs that are not graph inputs. Null: none.
+  std::function<bool(ValueId)> outside_arena;
 };
 
 inline constexpr int64_t kNotInArena = -1;
+// A graph output in memory the executor provides (MemoryPlanOptions::outside_arena).
+inline constexpr int64_t kOutsideArena = -2;
 
 struct MemoryPlan {
-  std::vector<int64_t> value_offset;      // per value; kNotInArena for constants/absent
+  // Per value; kNotInArena for constants/absent, kOutsideArena (graph outputs only).
+  std::vector<int64_t> value_offset;
   std::vector<ValueId> buffer_root;       // per value: the value whose buffer it lies in
   std::vector<int64_t> workspace_offset;  // per node; kNotInArena when none
   size_t arena_bytes = 0;
   size_t lower_bound_bytes = 0;
   size_t weights_bytes = 0;
   size_t activation_bytes = 0;  // sum of all activation buffers without any sharing
+  size_t outside_bytes = 0;     // the kOutsideArena values' bytes
 };
 
 Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& options);

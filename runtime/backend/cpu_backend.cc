@@ -32,7 +32,8 @@ class CpuExecutor : public Executor {
     if (uint8_t* direct = direct_[static_cast<size_t>(v)]) return direct;
     const ValueRef& ref = plan.values[static_cast<size_t>(v)];
     if (ref.constant) return const_cast<uint8_t*>(ref.constant);
-    if (ref.offset == graph::kNotInArena) return nullptr;
+    // Not in the arena: nothing to read, or a graph output whose direct_ entry is set.
+    if (ref.offset < 0) return nullptr;
     return arena_.data() + ref.offset;
   }
   // Host views of a step's tensors (in the arena or constants), for the numerics check.
@@ -76,8 +77,8 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   const graph::Graph& g = plan.graph;
   const auto t0 = Clock::now();
 
-  // The steps that write graph outputs write the tensors this run returns (no copy out);
-  // the other outputs are copied from the arena after the steps.
+  // The steps that write graph outputs write the tensors this run returns (no copy out; the
+  // plan leaves them out of the arena); the other outputs are copied after the steps.
   std::vector<Tensor> outs(g.outputs.size());
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     if (!plan.output_direct[k]) continue;
@@ -92,7 +93,7 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   // is aligned like the arena's (kernels may load whole 64-byte lines); else it is copied.
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueRef& ref = plan.values[static_cast<size_t>(g.inputs[i])];
-    if (ref.constant || ref.offset == graph::kNotInArena || !inputs[i]->byte_size()) continue;
+    if (ref.constant || ref.offset < 0 || !inputs[i]->byte_size()) continue;
     const void* data = inputs[i]->raw_data();
     if (plan.input_direct[i] && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0)
       direct_[static_cast<size_t>(g.inputs[i])] = static_cast<uint8_t*>(const_cast<void*>(data));
@@ -162,6 +163,7 @@ class CpuBackend : public Backend {
   Result<std::unique_ptr<Executor>> create_executor() const override {
     return std::unique_ptr<Executor>(std::make_unique<CpuExecutor>());
   }
+  bool writes_outputs_in_place() const override { return true; }
   std::string low_precision_slower(DType low) const override {
     return kernels::cpu_low_precision_slower(low);
   }

@@ -1,8 +1,8 @@
 // The CPU executor's direct inputs and outputs (ExecutionPlan::input_direct /
 // output_direct): steps read an aligned input where the caller keeps it and write a graph
-// output into the tensor the run returns. Checked on a graph with every case that must
-// stay a copy: an output a Split cuts up in place, one listed twice, a graph input passed
-// through, and an input whose memory is not aligned.
+// output into the tensor the run returns, which takes no arena space. Checked on a graph with every
+// case that must stay a copy: an output a Split cuts up in place, one listed twice, a graph input
+// passed through, and an input whose memory is not aligned.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -86,6 +86,13 @@ TEST(DirectIo, PlanWritesOnlyUnsharedOutputsAndReadsUnsharedInputsInPlace) {
   // a: the Split's parts lie in its buffer; the second r: listed before; x: a graph input.
   EXPECT_EQ((*plan)->output_direct, (std::vector<char>{0, 1, 1, 0, 0, 1}));
   EXPECT_EQ((*plan)->input_direct, (std::vector<char>{1}));
+  // The outputs written in place take no arena space: q (16 floats), r and t (32 each).
+  const graph::MemoryPlan& memory = (*plan)->memory;
+  EXPECT_EQ(memory.outside_bytes, (16u + 32u + 32u) * sizeof(float));
+  for (size_t k : {1, 2, 5})
+    EXPECT_EQ(memory.value_offset[static_cast<size_t>((*plan)->graph.outputs[k])],
+              graph::kOutsideArena)
+        << "output " << k;
 }
 
 TEST(DirectIo, OutputsAreTheCallersAndInputsAreOnlyRead) {

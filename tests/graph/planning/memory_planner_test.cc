@@ -363,16 +363,27 @@ TEST(ValueMemoryPlan, PartsThatCannotMoveAreCopied) {
 // Add make new ids (in place or not), Identity copies unless at its input's place, a Concat
 // or Split copies only the parts it does not find where they belong (axis 0: the running
 // offsets). Returns why an input or graph output did not hold what it should, or "".
+// Graph outputs outside the arena (kOutsideArena) each get memory of their own after it.
 std::string misread(const Graph& g, const MemoryPlan& plan, int* placed_parts) {
   std::vector<std::vector<int64_t>> want(g.values.size());
-  std::vector<int64_t> arena(plan.arena_bytes / 4, -1);
+  std::vector<size_t> outside_at(g.values.size(), 0);
+  size_t floats = plan.arena_bytes / 4;
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (plan.value_offset[v] == kOutsideArena) {
+      outside_at[v] = floats;
+      floats += static_cast<size_t>(*g.values[v].shape->numel());
+    }
+  std::vector<int64_t> arena(floats, -1);
   int64_t next_id = 0;
   auto fresh = [&](size_t count) {
     std::vector<int64_t> ids(count);
     for (int64_t& id : ids) id = next_id++;
     return ids;
   };
-  auto at = [&](ValueId v) { return static_cast<size_t>(plan.value_offset[v]) / 4; };
+  auto at = [&](ValueId v) {
+    return plan.value_offset[v] == kOutsideArena ? outside_at[v]
+                                                 : static_cast<size_t>(plan.value_offset[v]) / 4;
+  };
   auto write = [&](ValueId v) {
     std::copy(want[v].begin(), want[v].end(), arena.begin() + static_cast<ptrdiff_t>(at(v)));
   };
@@ -497,19 +508,98 @@ Graph random_parts_graph(std::mt19937& rng) {
 // Random graphs with parts placed in place: the kernels, run on element ids, read at every
 // step the contents each input should have, and the graph outputs hold theirs at the end;
 // check_memory_plan agrees.
+// Every other trial puts the graph outputs it may outside the arena (a host executor's
+// returned tensors).
 TEST(ValueMemoryPlan, RandomGraphsWithPartsInPlaceReadWhatWasWritten) {
   std::mt19937 rng(11);
-  int placed_parts = 0;
+  int placed_parts = 0, outside = 0;
   for (int trial = 0; trial < 300; ++trial) {
     Graph g = random_parts_graph(rng);
-    const MemoryPlanOptions opt = parts_in_place_options(g);
+    MemoryPlanOptions opt = parts_in_place_options(g);
+    if (trial % 2) opt.outside_arena = [](ValueId) { return true; };
     auto plan = plan_memory(g, opt);
     ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
     ASSERT_TRUE(plan_checks(g, *plan, opt)) << "trial " << trial;
     const std::string why = misread(g, *plan, &placed_parts);
     ASSERT_EQ(why, "") << "trial " << trial;
+    outside += static_cast<int>(
+        std::count(plan->value_offset.begin(), plan->value_offset.end(), kOutsideArena));
   }
   EXPECT_GT(placed_parts, 100);  // the rule is exercised, not only the copies
+  EXPECT_GT(outside, 100);
+}
+
+// x -> early = Relu(x) (output, done at step 1), then a chain to late (output); a Split of
+// `shared` (an output) lies in its buffer, and x is also an output. Outside the arena: early
+// and late, not shared (its parts are in its buffer) nor x (a graph input). Early no longer
+// holds its bytes through the chain, so the arena shrinks.
+TEST(ValueMemoryPlan, GraphOutputsOfTheirOwnLeaveTheArena) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, {2, 16});
+  const ValueId early = b.node(OpType::kRelu, {x});
+  const ValueId n1 = b.node(OpType::kNeg, {x});
+  const ValueId n2 = b.node(OpType::kAbs, {n1});
+  const ValueId shared = b.node(OpType::kNeg, {n2});
+  const std::vector<ValueId> halves = b.node_multi(OpType::kSplit, {shared}, 2);
+  const ValueId late = b.node(OpType::kAdd, {halves[0], halves[1]});
+  for (ValueId v : {early, shared, late, x}) b.output(v);
+  Graph g = b.build();
+  for (ValueId v : {early, n1, n2, shared}) set_f32(g, v, {2, 16});
+  for (ValueId v : {halves[0], halves[1], late}) set_f32(g, v, {1, 16});
+  MemoryPlanOptions opt = parts_in_place_options(g);
+  auto inside = plan_memory(g, opt);
+  ASSERT_TRUE(inside.is_ok()) << inside.status().to_string();
+  std::vector<ValueId> asked;
+  opt.outside_arena = [&asked](ValueId v) {
+    asked.push_back(v);
+    return true;
+  };
+  auto plan = plan_memory(g, opt);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
+  ASSERT_TRUE(plan_checks(g, *plan, opt));
+  int unused = 0;
+  EXPECT_EQ(misread(g, *plan, &unused), "");
+  EXPECT_EQ(plan->value_offset[early], kOutsideArena);
+  EXPECT_EQ(plan->value_offset[late], kOutsideArena);
+  EXPECT_GE(plan->value_offset[shared], 0);
+  EXPECT_EQ(plan->buffer_root[halves[0]], shared);
+  EXPECT_GE(plan->value_offset[x], 0);
+  EXPECT_EQ(plan->outside_bytes, 128u + 64u);
+  EXPECT_LT(plan->arena_bytes, inside->arena_bytes);
+  EXPECT_EQ(plan->lower_bound_bytes, inside->lower_bound_bytes - 128u);
+  // Asked only of outputs that could leave: not x, not shared.
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<ValueId>{early, late}));
+
+  // An executor that cannot take `late` there: it stays in the arena.
+  opt.outside_arena = [late](ValueId v) { return v != late; };
+  auto kept = plan_memory(g, opt);
+  ASSERT_TRUE(kept.is_ok());
+  EXPECT_EQ(kept->value_offset[early], kOutsideArena);
+  EXPECT_GE(kept->value_offset[late], 0);
+  EXPECT_TRUE(plan_checks(g, *kept, opt));
+}
+
+// The check refuses a value outside the arena that is not a graph output of its own.
+TEST(ValueMemoryPlan, CheckRefusesANonOutputOutsideTheArena) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, {1, 16});
+  const ValueId a = b.node(OpType::kRelu, {x});
+  const ValueId y = b.node(OpType::kNeg, {a});
+  b.output(y);
+  Graph g = b.build();
+  for (ValueId v : {a, y}) set_f32(g, v, {1, 16});
+  MemoryPlanOptions opt;
+  opt.outside_arena = [](ValueId) { return true; };
+  auto plan = plan_memory(g, opt);
+  ASSERT_TRUE(plan.is_ok());
+  ASSERT_TRUE(plan_checks(g, *plan, opt));
+  MemoryPlan bad = *plan;
+  bad.value_offset[a] = kOutsideArena;
+  const Result<bool> check = check_memory_plan(g, bad, opt);
+  ASSERT_FALSE(check.is_ok());
+  EXPECT_NE(check.status().to_string().find("not a graph output"), std::string::npos)
+      << check.status().to_string();
 }
 
 // The same plans with one value moved (by a multiple of 64 bytes, inside the arena): where
