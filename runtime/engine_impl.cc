@@ -569,7 +569,7 @@ MemoryReport EngineImpl::memory_report() const {
     r.weights_bytes = last_plan_->memory.weights_bytes;
     r.arena_bytes = last_plan_->memory.arena_bytes;
     r.lower_bound_bytes = last_plan_->memory.lower_bound_bytes;
-    r.outputs_outside_arena_bytes = last_plan_->memory.outside_bytes;
+    r.io_outside_arena_bytes = last_plan_->memory.outside_bytes;
     for (const auto& s : last_plan_->steps)
       r.workspace_bytes = std::max(r.workspace_bytes, s.kernel->workspace_bytes());
     r.packed_weights_bytes = packed_weights_bytes(last_plan_.get());

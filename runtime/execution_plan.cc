@@ -44,28 +44,25 @@ Status check_value_sizes(const Graph& g) {
   return Status::ok();
 }
 
-// ExecutionPlan::input_direct and output_direct. An input needs a buffer of its own: in the
-// arena (where it is copied when not aligned), its own root, and no other value lying in it.
-// The memory planner pins graph inputs (the steps only read them), but a view or Split part
-// may still lie in an input's buffer: such inputs are copied. Outputs: the planner put those
-// the executor may write in place outside the arena (a graph output never aliases, runs in
-// place or becomes a Concat's part; one that a view or Split part shares stays in it).
+// ExecutionPlan::input_direct and output_direct: the inputs and outputs the memory planner
+// put outside the arena (a buffer of their own: a graph output never aliases, runs in place
+// or becomes a Concat's part, and graph inputs are only read, but a view or Split part of
+// either may lie in its buffer, and then it stays in the arena and is copied). An output
+// listed twice is written once, at its first listing; an input passed through is copied.
 void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPlan& plan) {
-  std::vector<int> sharers(g.values.size(), 0);  // per root: the arena values in its buffer
-  for (size_t i = 0; i < g.values.size(); ++i)
-    if (memory.value_offset[i] >= 0) ++sharers[static_cast<size_t>(memory.buffer_root[i])];
-  auto own_buffer = [&](ValueId v) {
-    const auto i = static_cast<size_t>(v);
-    return memory.value_offset[i] >= 0 && memory.buffer_root[i] == v && sharers[i] == 1;
+  auto outside = [&](ValueId v) {
+    return memory.value_offset[static_cast<size_t>(v)] == graph::kOutsideArena;
   };
-  std::vector<char> listed(g.values.size(), 0);
+  std::vector<char> listed(g.values.size(), 0);  // inputs, and outputs listed before
   plan.input_direct.assign(g.inputs.size(), 0);
-  for (size_t k = 0; k < g.inputs.size(); ++k) plan.input_direct[k] = own_buffer(g.inputs[k]);
+  for (size_t k = 0; k < g.inputs.size(); ++k) {
+    plan.input_direct[k] = outside(g.inputs[k]);
+    listed[static_cast<size_t>(g.inputs[k])] = 1;
+  }
   plan.output_direct.assign(g.outputs.size(), 0);
   for (size_t k = 0; k < g.outputs.size(); ++k) {
-    const ValueId v = g.outputs[k];
-    const auto i = static_cast<size_t>(v);
-    plan.output_direct[k] = memory.value_offset[i] == graph::kOutsideArena && !listed[i];
+    const auto i = static_cast<size_t>(g.outputs[k]);
+    plan.output_direct[k] = outside(g.outputs[k]) && !listed[i];
     listed[i] = 1;
   }
 }
@@ -172,8 +169,9 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
 
   // Memory.
   graph::MemoryPlanOptions mopt = kernel_memory_options(*plan, opt.backend->alignment());
-  // A data-dependent output is written at its bound and returned at its real size: a copy.
-  if (opt.backend->writes_outputs_in_place())
+  // The executor keeps graph inputs and outputs in memory of their own, but for a
+  // data-dependent output, written at its bound and returned at its real size: a copy.
+  if (opt.backend->keeps_io_outside_arena())
     mopt.outside_arena = [dynamic = plan->dynamic_value](ValueId v) { return v != dynamic; };
   AMP_ASSIGN_OR_RETURN(plan->memory, graph::plan_memory(g, mopt));
   // Every plan is checked by simulating its kernels on tags (graph/planning/

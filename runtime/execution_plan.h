@@ -94,16 +94,15 @@ struct ExecutionPlan {
   graph::MemoryPlan memory;
   size_t max_step_inputs = 0;
   size_t max_step_outputs = 0;
+  // On a backend that keeps_io_outside_arena(), the graph inputs and outputs the memory
+  // planner put outside the arena (MemoryPlanOptions::outside_arena: a buffer no view or
+  // Split part shares; an output of static size).
   // Per graph output: whether the executor hands the producing step the returned tensor's
-  // memory (no copy out). True for the first listing of each output the memory planner put
-  // outside the arena (MemoryPlanOptions::outside_arena, on a backend that
-  // writes_outputs_in_place(): a buffer no view or Split part shares, a static size, not a
-  // graph input); a second listing is copied from the first.
+  // memory (no copy out): the first listing of such an output; a second is copied from it,
+  // and so is a graph input passed through.
   std::vector<char> output_direct;
-  // Per graph input: whether a host executor may let the steps read the caller's tensor in
-  // place (no copy in) when its memory is aligned like the arena's. True where the input is
-  // in the arena and no other value shares its buffer (a view or Split part of it would
-  // lie in the arena copy).
+  // Per graph input: whether the steps read it where the caller keeps it when its memory is
+  // aligned like the arena's (no copy in), else from a copy of the executor's own.
   std::vector<char> input_direct;
   // Device copies of constants this plan alone has (folded for its shapes); set by
   // Backend::place_constants and freed with the plan.

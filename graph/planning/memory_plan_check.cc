@@ -131,12 +131,13 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   const Status gave_up = internal_error("memory plan check: over its budget");
   const size_t nv = g.values.size();
   std::vector<uint64_t> bytes(nv, 0);
-  // Where each placed value is: its arena offset, or for a graph output outside the arena a
-  // region of its own past the arena's end (so no other value can reach it).
+  // Where each placed value is: its arena offset, or for a graph input or output outside the
+  // arena a region of its own past the arena's end (so no other value can reach it).
   std::vector<uint64_t> where(nv, 0);
   uint64_t regions_end = plan.arena_bytes;
-  std::vector<char> is_output(nv, 0);
-  for (ValueId v : g.outputs) is_output[static_cast<size_t>(v)] = 1;
+  std::vector<char> is_io(nv, 0);
+  for (ValueId v : g.inputs) is_io[static_cast<size_t>(v)] = 1;
+  for (ValueId v : g.outputs) is_io[static_cast<size_t>(v)] = 1;
   std::vector<char> in_arena(nv, 0);
   std::vector<NodeId> producer(nv, -1);
   std::vector<ValueId> defined(g.inputs.begin(), g.inputs.end());
@@ -156,9 +157,9 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
       return internal_error("memory plan: value '" + val.name + "' has no place in the arena");
     in_arena[i] = 1;
     if (plan.value_offset[i] == kOutsideArena) {
-      if (!is_output[i] || plan.buffer_root[i] != v)
+      if (!is_io[i] || plan.buffer_root[i] != v)
         return internal_error("memory plan: value '" + val.name +
-                              "' is outside the arena but not a graph output of its own");
+                              "' is outside the arena but not a graph input or output of its own");
       where[i] = regions_end;
       regions_end += bytes[i];
       continue;

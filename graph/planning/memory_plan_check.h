@@ -10,8 +10,8 @@
 //     Where the kernel reports part offsets (`MemoryPlanOptions::part_offsets`), a
 //     Concat's output holds its inputs' pieces at those offsets and each Split output the
 //     slice of its input's pieces there.
-//   - A graph output outside the arena (kOutsideArena) gets a region of its own past the
-//     arena's end: only its own step writes there, and the caller reads it at the end.
+//   - A graph input or output outside the arena (kOutsideArena) gets a region of its own
+//     past the arena's end, where only its own writer (step 0 for an input) writes.
 //   - Graph inputs are written at step 0. At each node in order: its workspace is filled;
 //     every input must hold its expected pieces; then the outputs are produced as the
 //     kernels produce them:

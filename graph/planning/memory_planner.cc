@@ -228,7 +228,7 @@ Result<MemoryPlan> plan_memory(const Graph& g, const MemoryPlanOptions& opt) {
   std::vector<ValueId> req_value;
   for (size_t i = 0; i < nv; ++i) {
     if (first[i] < 0 || plan.buffer_root[i] != static_cast<ValueId>(i)) continue;
-    if (opt.outside_arena && is_graph_output[i] && !is_graph_input[i] && members[i] == 1 &&
+    if (opt.outside_arena && (is_graph_input[i] || is_graph_output[i]) && members[i] == 1 &&
         opt.outside_arena(static_cast<ValueId>(i))) {
       plan.value_offset[i] = kOutsideArena;
       plan.outside_bytes += bytes[i];

@@ -29,13 +29,14 @@
 //      the whole or any part is still read.
 //   5. One BufferRequest per root, live from the first write of any value in it to the last
 //      read, plus one per node workspace (live for that step only), placed by plan_arena
-//      (greedy by size, best fit; arena_planner.h). Except a graph output that the executor
-//      writes where it returns it (`outside_arena`: a host executor's returned tensors) and
-//      whose buffer holds no other value (no view or Split part of it): it takes no arena
-//      space, offset kOutsideArena. It saves where an output is live at the arena's peak:
-//      an output written early (held to the last step) or a large last one. The bundled
-//      GPT-2-style decoder's logits (3.9 MiB, its largest tensor) took its arena from 4.16
-//      to 1.75 MiB; the CNNs we measured keep theirs (their peaks lie elsewhere).
+//      (greedy by size, best fit; arena_planner.h). Except a graph input or output that the
+//      executor keeps in memory of its own (`outside_arena`: a host executor reads an input
+//      where the caller keeps it and writes an output into the tensor it returns) and whose
+//      buffer holds no other value (no view or Split part of it): it takes no arena space,
+//      offset kOutsideArena. That saves where such a value is live at the arena's peak: an
+//      input read late or beside the first large activation, an output written early (held
+//      to the last step) or a large last one. The bundled GPT-2-style decoder's logits
+//      (3.9 MiB, its largest tensor) took its arena from 4.16 to 1.75 MiB.
 // Constants never take arena space: they live in the weights pool (weights_bytes).
 // Every value needs a static shape here: bind symbolic dims first.
 // check_memory_plan (memory_plan_check.h) verifies a plan independently, by simulation.
@@ -59,17 +60,17 @@ struct MemoryPlanOptions {
   // Of a Concat (Split): the byte offset of each input (output) within the whole tensor
   // when each is one contiguous block of it; empty when they interleave. Null: none.
   std::function<std::vector<size_t>(const Node&)> part_offsets;
-  // Whether the executor may write graph output v into memory of its own, the tensor it
-  // returns (step 5). Asked of graph outputs that are not graph inputs. Null: none.
+  // Whether the executor may keep graph input or output v in memory of its own (step 5).
+  // Null: none.
   std::function<bool(ValueId)> outside_arena;
 };
 
 inline constexpr int64_t kNotInArena = -1;
-// A graph output in memory the executor provides (MemoryPlanOptions::outside_arena).
+// A graph input or output in memory the executor provides (MemoryPlanOptions::outside_arena).
 inline constexpr int64_t kOutsideArena = -2;
 
 struct MemoryPlan {
-  // Per value; kNotInArena for constants/absent, kOutsideArena (graph outputs only).
+  // Per value; kNotInArena for constants/absent, kOutsideArena (graph inputs and outputs).
   std::vector<int64_t> value_offset;
   std::vector<ValueId> buffer_root;       // per value: the value whose buffer it lies in
   std::vector<int64_t> workspace_offset;  // per node; kNotInArena when none

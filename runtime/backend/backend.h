@@ -82,9 +82,10 @@ class Backend {
   // Sets plan.values[v].constant for every constant value to memory kernels can read.
   virtual Status place_constants(ExecutionPlan& plan) const = 0;
   virtual Result<std::unique_ptr<Executor>> create_executor() const = 0;
-  // Whether its executor hands the step that writes a graph output the memory of the tensor
-  // run() returns (ExecutionPlan::output_direct), so such outputs take no arena space.
-  virtual bool writes_outputs_in_place() const { return false; }
+  // Whether its executor keeps graph inputs and outputs outside the arena: steps read an
+  // input where the caller keeps it and write an output into the tensor run() returns
+  // (ExecutionPlan::input_direct / output_direct), so they take no arena space.
+  virtual bool keeps_io_outside_arena() const { return false; }
   // Why this device runs `low` (kF16, kBF16) no faster than fp32, or "" when it is faster:
   // the engine then keeps fp32 unless Options::emulate_low_precision asks otherwise.
   virtual std::string low_precision_slower(DType /*low*/) const { return ""; }

@@ -42,6 +42,10 @@ class CpuExecutor : public Executor {
 
   std::shared_ptr<const ExecutionPlan> bound_;
   Arena arena_;
+  // Copies of the inputs kept outside the arena (ExecutionPlan::input_direct) whose memory
+  // is not aligned, at staging_at_[input]; reserved on the first such input.
+  Arena staging_;
+  std::vector<size_t> staging_at_;
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
   // Per value of the bound plan: where a graph input or output is read or written instead of
@@ -71,6 +75,11 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
     AMP_RETURN_IF_ERROR(arena_.reserve(plan.memory.arena_bytes));
     in_ptrs_.assign(plan.max_step_inputs, nullptr);
     out_ptrs_.assign(plan.max_step_outputs, nullptr);
+    staging_at_.assign(inputs.size() + 1, 0);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      staging_at_[i + 1] =
+          staging_at_[i] +
+          (plan.input_direct[i] ? graph::align_up(inputs[i]->byte_size(), kArenaAlignment) : 0);
     bound_ = plan_ptr;
   }
   direct_.assign(plan.values.size(), nullptr);
@@ -88,17 +97,27 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   }
   const auto allocated = Clock::now();
 
-  // Inputs that decide shapes were turned into plan constants; only arena inputs are read.
-  // The steps read an input where the caller keeps it when the plan allows and its memory
-  // is aligned like the arena's (kernels may load whole 64-byte lines); else it is copied.
+  // Inputs that decide shapes were turned into plan constants; the others are read where
+  // the caller keeps them when the plan allows and their memory is aligned like the arena's
+  // (kernels may load whole 64-byte lines), else copied: into the staging buffer for an input
+  // kept outside the arena, into the arena for one a view or Split part shares.
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ValueRef& ref = plan.values[static_cast<size_t>(g.inputs[i])];
-    if (ref.constant || ref.offset < 0 || !inputs[i]->byte_size()) continue;
+    const auto v = static_cast<size_t>(g.inputs[i]);
+    const ValueRef& ref = plan.values[v];
+    const size_t bytes = inputs[i]->byte_size();
+    if (ref.constant || bytes == 0) continue;
     const void* data = inputs[i]->raw_data();
-    if (plan.input_direct[i] && reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0)
-      direct_[static_cast<size_t>(g.inputs[i])] = static_cast<uint8_t*>(const_cast<void*>(data));
-    else
-      std::memcpy(arena_.data() + ref.offset, data, inputs[i]->byte_size());
+    if (plan.input_direct[i]) {
+      if (reinterpret_cast<uintptr_t>(data) % kArenaAlignment == 0) {
+        direct_[v] = static_cast<uint8_t*>(const_cast<void*>(data));
+        continue;
+      }
+      AMP_RETURN_IF_ERROR(staging_.reserve(staging_at_.back()));
+      direct_[v] = staging_.data() + staging_at_[i];
+      std::memcpy(direct_[v], data, bytes);
+    } else if (ref.offset >= 0) {
+      std::memcpy(arena_.data() + ref.offset, data, bytes);
+    }
   }
   const auto t1 = Clock::now();
 
@@ -163,7 +182,7 @@ class CpuBackend : public Backend {
   Result<std::unique_ptr<Executor>> create_executor() const override {
     return std::unique_ptr<Executor>(std::make_unique<CpuExecutor>());
   }
-  bool writes_outputs_in_place() const override { return true; }
+  bool keeps_io_outside_arena() const override { return true; }
   std::string low_precision_slower(DType low) const override {
     return kernels::cpu_low_precision_slower(low);
   }

@@ -1,10 +1,11 @@
 // The CPU executor's direct inputs and outputs (ExecutionPlan::input_direct /
 // output_direct): steps read an aligned input where the caller keeps it and write a graph
-// output into the tensor the run returns, which takes no arena space. Checked on a graph with every
+// output into the tensor the run returns; neither takes arena space. Checked on a graph with every
 // case that must stay a copy: an output a Split cuts up in place, one listed twice, a graph input
 // passed through, and an input whose memory is not aligned.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -21,11 +22,13 @@ namespace {
 using graph::OpType;
 
 // x [4, 8] -> a = x + 1 (output), Split(a, axis 0) -> p0, p1 (not outputs), q = p0 * p1;
-// r = Relu(x) listed twice; x passed through; t = Reshape(Sigmoid(x), [8, 4]).
-// Outputs, in order: a, q, r, r, x, t.
+// r = Relu(x) listed twice; x passed through; t = Reshape(Sigmoid(x), [8, 4]); y [4, 8] ->
+// u = Neg(Reshape(y, [32])), the Reshape a view in y's buffer.
+// Outputs, in order: a, q, r, r, x, t, u.
 graph::Graph direct_io_graph() {
   graph::GraphBuilder gb;
   auto x = gb.input("x", DType::kF32, graph::Shape({graph::Dim(4), graph::Dim(8)}));
+  auto y = gb.input("y", DType::kF32, graph::Shape({graph::Dim(4), graph::Dim(8)}));
   auto one = gb.constant("one", graph::TensorData::from_vector<float>(DType::kF32, {1}, {1.0f}));
   auto a = gb.node(OpType::kAdd, {x, one});
   gb.rename(a, "a");
@@ -40,7 +43,10 @@ graph::Graph direct_io_graph() {
   auto shape = gb.constant("shape", graph::TensorData::vector_i64({8, 4}));
   auto t = gb.node(OpType::kReshape, {gb.node(OpType::kSigmoid, {x}), shape});
   gb.rename(t, "t");
-  for (auto v : {a, q, r, r, x, t}) gb.output(v);
+  auto flat = gb.constant("flat", graph::TensorData::vector_i64({32}));
+  auto u = gb.node(OpType::kNeg, {gb.node(OpType::kReshape, {y, flat})});
+  gb.rename(u, "u");
+  for (auto v : {a, q, r, r, x, t, u}) gb.output(v);
   return gb.build();
 }
 
@@ -50,16 +56,22 @@ std::vector<float> input_values() {
   return x;
 }
 
-// The six outputs of direct_io_graph() for `x`, computed here.
+// The outputs of direct_io_graph() for `x` and y = the reverse of x, computed here.
 std::vector<std::vector<float>> expected_outputs(const std::vector<float>& x) {
-  std::vector<float> a(32), q(16), r(32), t(32);
+  std::vector<float> a(32), q(16), r(32), t(32), u(32);
   for (size_t i = 0; i < 32; ++i) {
     a[i] = x[i] + 1.0f;
     r[i] = std::max(x[i], 0.0f);
     t[i] = 1.0f / (1.0f + std::exp(-x[i]));
+    u[i] = -x[31 - i];
   }
   for (size_t i = 0; i < 16; ++i) q[i] = a[i] * a[i + 16];
-  return {a, q, r, r, x, t};
+  return {a, q, r, r, x, t, u};
+}
+
+std::vector<float> reversed(std::vector<float> v) {
+  std::reverse(v.begin(), v.end());
+  return v;
 }
 
 void expect_outputs(const std::vector<Tensor>& got, const std::vector<float>& x) {
@@ -80,16 +92,19 @@ TEST(DirectIo, PlanWritesOnlyUnsharedOutputsAndReadsUnsharedInputsInPlace) {
   runtime::PlanBuildOptions opt;
   opt.backend = cpu.get();
   runtime::PlanKey key;
-  key.dims = {{4, 8}};
+  key.dims = {{4, 8}, {4, 8}};
   auto plan = runtime::build_execution_plan(g, key, {}, opt);
   ASSERT_TRUE(plan.is_ok()) << plan.status().to_string();
-  // a: the Split's parts lie in its buffer; the second r: listed before; x: a graph input.
-  EXPECT_EQ((*plan)->output_direct, (std::vector<char>{0, 1, 1, 0, 0, 1}));
-  EXPECT_EQ((*plan)->input_direct, (std::vector<char>{1}));
-  // The outputs written in place take no arena space: q (16 floats), r and t (32 each).
+  // a: the Split's parts lie in its buffer; the second r: listed before; x: a graph input;
+  // y: its Reshape lies in its buffer.
+  EXPECT_EQ((*plan)->output_direct, (std::vector<char>{0, 1, 1, 0, 0, 1, 1}));
+  EXPECT_EQ((*plan)->input_direct, (std::vector<char>{1, 0}));
+  // x and the outputs written in place take no arena space: q (16 floats), r, t, u and x
+  // (32 each).
   const graph::MemoryPlan& memory = (*plan)->memory;
-  EXPECT_EQ(memory.outside_bytes, (16u + 32u + 32u) * sizeof(float));
-  for (size_t k : {1, 2, 5})
+  EXPECT_EQ(memory.outside_bytes, (16u + 4 * 32u) * sizeof(float));
+  EXPECT_GE(memory.value_offset[static_cast<size_t>((*plan)->graph.inputs[1])], 0);
+  for (size_t k : {1, 2, 4, 5, 6})
     EXPECT_EQ(memory.value_offset[static_cast<size_t>((*plan)->graph.outputs[k])],
               graph::kOutsideArena)
         << "output " << k;
@@ -105,11 +120,13 @@ TEST(DirectIo, OutputsAreTheCallersAndInputsAreOnlyRead) {
   // Aligned (read in place): the caller's values survive, and outputs of one run are not
   // the next run's memory.
   const Tensor in1 = Tensor::from(x1, {4, 8});
-  const std::vector<Tensor> first = ctx.run({{"x", in1}});
+  const std::vector<Tensor> first =
+      ctx.run({{"x", in1}, {"y", Tensor::from(reversed(x1), {4, 8})}});
   SCOPED_TRACE("first run");
   expect_outputs(first, x1);
   EXPECT_EQ(in1.to_vector<float>(), x1);
-  const std::vector<Tensor> second = ctx.run({{"x", Tensor::from(x2, {4, 8})}});
+  const std::vector<Tensor> second =
+      ctx.run({{"x", Tensor::from(x2, {4, 8})}, {"y", Tensor::from(reversed(x2), {4, 8})}});
   {
     SCOPED_TRACE("second run");
     expect_outputs(second, x2);
@@ -117,13 +134,21 @@ TEST(DirectIo, OutputsAreTheCallersAndInputsAreOnlyRead) {
   SCOPED_TRACE("first run, after the second");
   expect_outputs(first, x1);
 
-  // Not aligned (copied in): 4 bytes into an aligned buffer.
-  std::vector<float> storage(33 + 16);
+  // Not aligned (copied in: x to a staging copy outside the arena, y into the arena): 4
+  // bytes into an aligned buffer; then aligned again.
+  std::vector<float> storage(2 * 64 + 33), y2 = reversed(x2);
   float* base = storage.data();
   while (reinterpret_cast<uintptr_t>(base) % 64 != 0) ++base;
+  float* y_base = base + 64;
   std::memcpy(base + 1, x2.data(), x2.size() * sizeof(float));
-  expect_outputs(ctx.run({{"x", Tensor::wrap(base + 1, {4, 8})}}), x2);
-  expect_outputs(ctx.run({{"x", Tensor::wrap(base, {4, 8})}}), std::vector<float>(base, base + 32));
+  std::memcpy(y_base + 1, y2.data(), y2.size() * sizeof(float));
+  expect_outputs(
+      ctx.run({{"x", Tensor::wrap(base + 1, {4, 8})}, {"y", Tensor::wrap(y_base + 1, {4, 8})}}),
+      x2);
+  const std::vector<float> shifted(base, base + 32);
+  std::memcpy(y_base, reversed(shifted).data(), 32 * sizeof(float));
+  expect_outputs(ctx.run({{"x", Tensor::wrap(base, {4, 8})}, {"y", Tensor::wrap(y_base, {4, 8})}}),
+                 shifted);
   EXPECT_EQ(std::vector<float>(base + 1, base + 33), x2);
 }
 

@@ -107,8 +107,8 @@ TEST(PackedWeights, MemoryLimitCountsThem) {
     need = e.memory();
   }
   ASSERT_GT(need.packed_weights_bytes, 0u);
-  ASSERT_GT(need.outputs_outside_arena_bytes, 0u);  // the chain's output, written in place
-  const size_t activations = need.arena_bytes + need.outputs_outside_arena_bytes;
+  ASSERT_GT(need.io_outside_arena_bytes, 0u);  // the chain's input and output
+  const size_t activations = need.arena_bytes + need.io_outside_arena_bytes;
   o.memory_limit_bytes = activations + need.weights_bytes + need.packed_weights_bytes;
   EXPECT_NO_THROW(test::load_on_cpu(g, o).run({{"x", ones(dims)}}));
   o.memory_limit_bytes = activations + need.weights_bytes + need.packed_weights_bytes - 1;

@@ -141,7 +141,7 @@ TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   EXPECT_LT(j["precision_plan"]["weights_bytes"].get<int64_t>(),
             j["precision_plan"]["weights_bytes_fp32"].get<int64_t>());
   expect_key(j, "memory", T::object);
-  for (const char* k : {"arena_bytes", "lower_bound_bytes", "outputs_outside_arena_bytes",
+  for (const char* k : {"arena_bytes", "lower_bound_bytes", "io_outside_arena_bytes",
                         "weights_bytes", "packed_weights_bytes", "workspace_bytes"})
     expect_key(j["memory"], k, T::number_float);
   expect_key(j, "accuracy", T::array);

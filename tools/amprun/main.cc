@@ -299,15 +299,15 @@ int run(const amprun::Args& args) {
 
   std::printf("\n=== Memory ===\n");
   std::printf(
-      "  arena %s | lower bound %s | ratio %.3f | outputs outside the arena %s | weights %s | "
+      "  arena %s | lower bound %s | ratio %.3f | inputs/outputs outside it %s | weights %s | "
       "packed weights %s | largest workspace %s\n",
       mib(mem.arena_bytes).c_str(), mib(mem.lower_bound_bytes).c_str(),
       mem.lower_bound_bytes ? double(mem.arena_bytes) / mem.lower_bound_bytes : 1.0,
-      mib(mem.outputs_outside_arena_bytes).c_str(), mib(mem.weights_bytes).c_str(),
+      mib(mem.io_outside_arena_bytes).c_str(), mib(mem.weights_bytes).c_str(),
       mib(mem.packed_weights_bytes).c_str(), mib(mem.workspace_bytes).c_str());
   json["memory"] = {{"arena_bytes", mem.arena_bytes},
                     {"lower_bound_bytes", mem.lower_bound_bytes},
-                    {"outputs_outside_arena_bytes", mem.outputs_outside_arena_bytes},
+                    {"io_outside_arena_bytes", mem.io_outside_arena_bytes},
                     {"weights_bytes", mem.weights_bytes},
                     {"packed_weights_bytes", mem.packed_weights_bytes},
                     {"workspace_bytes", mem.workspace_bytes}};

@@ -208,7 +208,7 @@ NB_MODULE(_amprt, m) {
              d["weights_bytes_fp32"] = r.weights_bytes_fp32;
              d["arena_bytes"] = r.arena_bytes;
              d["lower_bound_bytes"] = r.lower_bound_bytes;
-             d["outputs_outside_arena_bytes"] = r.outputs_outside_arena_bytes;
+             d["io_outside_arena_bytes"] = r.io_outside_arena_bytes;
              d["workspace_bytes"] = r.workspace_bytes;
              d["packed_weights_bytes"] = r.packed_weights_bytes;
              return d;

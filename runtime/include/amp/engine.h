@@ -44,8 +44,10 @@ struct MemoryReport {
   size_t weights_bytes_fp32 = 0;  // the model's weights as stored in the file
   size_t arena_bytes = 0;         // activation arena of one context (last bound shapes)
   size_t lower_bound_bytes = 0;   // max over steps of live activation bytes
-  // Graph outputs the CPU writes straight into the tensors run() returns: not in the arena.
-  size_t outputs_outside_arena_bytes = 0;
+  // Graph inputs and outputs the CPU keeps outside the arena: inputs read where the caller
+  // keeps them (from a copy of the context's own when not 64-byte aligned), outputs written
+  // straight into the tensors run() returns.
+  size_t io_outside_arena_bytes = 0;
   size_t workspace_bytes = 0;  // largest kernel workspace inside the arena
   // Weights the kernels keep repacked for this CPU besides the model's own (oneDNN's
   // layouts, packed GEMM panels, Winograd filter transforms: up to 4x the weights), over

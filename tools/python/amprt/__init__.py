@@ -174,8 +174,9 @@ class Engine:
         return json.loads(self._raw.policy_json())
 
     def memory(self) -> Dict[str, int]:
-        """Bytes: weights, weights_fp32, arena, lower bound, outputs outside the arena
-        (written straight into the returned arrays, CPU), workspace, packed weights."""
+        """Bytes: weights, weights_fp32, arena, lower bound, inputs and outputs kept outside
+        the arena (CPU: read in place, written straight into the returned arrays), workspace,
+        packed weights."""
         return self._raw.memory()
 
     def plan_summary(self) -> str:
