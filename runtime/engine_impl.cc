@@ -475,13 +475,14 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
   popt.threads = threads;
   AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
   if (options.memory_limit_bytes) {
-    // Outputs outside the arena are memory the run allocates all the same.
+    // Inputs and outputs outside the arena are memory all the same: the tensors a run
+    // returns, the caller's inputs or the context's copies of them.
     const size_t need = plan->memory.arena_bytes + plan->memory.outside_bytes +
                         plan->memory.weights_bytes + packed_weights_bytes(plan.get());
     if (need > options.memory_limit_bytes)
       return out_of_memory("the model needs " + std::to_string(need) +
-                           " bytes (weights, their packed copies, the activation arena and the "
-                           "outputs) for these input shapes, over the memory limit of " +
+                           " bytes (weights, their packed copies, the activation arena, inputs "
+                           "and outputs) for these input shapes, over the memory limit of " +
                            std::to_string(options.memory_limit_bytes));
   }
   // A bounded cache: dynamic-shape servers see few distinct shapes; drop the oldest-keyed.

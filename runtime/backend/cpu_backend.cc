@@ -32,7 +32,7 @@ class CpuExecutor : public Executor {
     if (uint8_t* direct = direct_[static_cast<size_t>(v)]) return direct;
     const ValueRef& ref = plan.values[static_cast<size_t>(v)];
     if (ref.constant) return const_cast<uint8_t*>(ref.constant);
-    // Not in the arena: nothing to read, or a graph output whose direct_ entry is set.
+    // Not in the arena: nothing to read, or a graph input or output whose direct_ is set.
     if (ref.offset < 0) return nullptr;
     return arena_.data() + ref.offset;
   }

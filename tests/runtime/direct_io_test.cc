@@ -1,8 +1,8 @@
 // The CPU executor's direct inputs and outputs (ExecutionPlan::input_direct /
 // output_direct): steps read an aligned input where the caller keeps it and write a graph
-// output into the tensor the run returns; neither takes arena space. Checked on a graph with every
-// case that must stay a copy: an output a Split cuts up in place, one listed twice, a graph input
-// passed through, and an input whose memory is not aligned.
+// output into the tensor the run returns; neither takes arena space. Checked on a graph with
+// every case that must stay a copy: an output a Split cuts up in place, one listed twice, a
+// graph input passed through, an input a view shares, and inputs whose memory is not aligned.
 #include <gtest/gtest.h>
 
 #include <algorithm>

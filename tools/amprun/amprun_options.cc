@@ -115,7 +115,7 @@ const char* usage_text() {
   --profile-json FILE          one profiled run as a Chrome trace (chrome://tracing, Perfetto)
   --keep-io-types 0|1          outputs in the model's dtypes (default 1)
   --check-numerics             report the first low-precision node that produces Inf/NaN
-  --memory-limit BYTES         cap on weights + packed weights + activation arena + outputs
+  --memory-limit BYTES         cap on weights + packed weights + activation arena + inputs + outputs
   --seed N                     random input seed (default 1)
   --verbose                    print the planned graph
   --help

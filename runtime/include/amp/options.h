@@ -88,7 +88,7 @@ struct Options {
   // Binds symbolic input dims at load ("input" -> {1,3,224,224}); others bind per run.
   std::map<std::string, std::vector<int64_t>> input_shapes;
   // Cap on the bytes an Engine may take (weights, their packed copies, the arena of a
-  // context and the outputs of a run); 0 = no cap.
+  // context and the inputs and outputs of a run); 0 = no cap.
   size_t memory_limit_bytes = 0;
   // Check every low-precision node's outputs for Inf/NaN and report the first one.
   bool check_numerics = false;

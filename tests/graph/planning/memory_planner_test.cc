@@ -509,8 +509,8 @@ Graph random_parts_graph(std::mt19937& rng) {
 // Random graphs with parts placed in place: the kernels, run on element ids, read at every
 // step the contents each input should have, and the graph outputs hold theirs at the end;
 // check_memory_plan agrees.
-// Every other trial puts the graph outputs it may outside the arena (a host executor's
-// returned tensors).
+// Every other trial puts the graph inputs and outputs it may outside the arena (a host
+// executor's callers' inputs and returned tensors).
 TEST(ValueMemoryPlan, RandomGraphsWithPartsInPlaceReadWhatWasWritten) {
   std::mt19937 rng(11);
   int placed_parts = 0, outside = 0;
