@@ -138,7 +138,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   std::vector<char> is_io(nv, 0);
   for (ValueId v : g.inputs) is_io[static_cast<size_t>(v)] = 1;
   for (ValueId v : g.outputs) is_io[static_cast<size_t>(v)] = 1;
-  std::vector<char> in_arena(nv, 0);
+  std::vector<char> has_place(nv, 0);  // in the arena, or in a region of its own
   std::vector<NodeId> producer(nv, -1);
   std::vector<ValueId> defined(g.inputs.begin(), g.inputs.end());
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -155,7 +155,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     if (bytes[i] == 0) continue;
     if (plan.value_offset[i] == kNotInArena)
       return internal_error("memory plan: value '" + val.name + "' has no place in the arena");
-    in_arena[i] = 1;
+    has_place[i] = 1;
     if (plan.value_offset[i] == kOutsideArena) {
       if (!is_io[i] || plan.buffer_root[i] != v)
         return internal_error("memory plan: value '" + val.name +
@@ -169,7 +169,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
       return internal_error("memory plan: value '" + val.name + "' lies outside the arena");
     where[i] = static_cast<uint64_t>(plan.value_offset[i]);
   }
-  auto placed = [&](ValueId v) { return v != kNoValue && in_arena[static_cast<size_t>(v)]; };
+  auto placed = [&](ValueId v) { return v != kNoValue && has_place[static_cast<size_t>(v)]; };
   auto size_of = [&](ValueId v) { return bytes[static_cast<size_t>(v)]; };
   auto at = [&](ValueId v) { return where[static_cast<size_t>(v)]; };
   auto name = [&](ValueId v) { return "'" + g.value(v).name + "'"; };

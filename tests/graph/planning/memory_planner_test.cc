@@ -584,7 +584,7 @@ TEST(ValueMemoryPlan, GraphInputsAndOutputsOfTheirOwnLeaveTheArena) {
 }
 
 // The check refuses a value outside the arena that is not a graph input or output of its own.
-TEST(ValueMemoryPlan, CheckRefusesANonOutputOutsideTheArena) {
+TEST(ValueMemoryPlan, CheckRefusesAnIntermediateValueOutsideTheArena) {
   GraphBuilder b;
   const ValueId x = b.input("x", DType::kF32, {1, 16});
   const ValueId a = b.node(OpType::kRelu, {x});
