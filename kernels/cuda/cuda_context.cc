@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/cuda_libraries.h"
 
 namespace amp::kernels::cuda {
 
@@ -33,6 +34,8 @@ std::string library_versions() {
 }  // namespace
 
 Result<DeviceHandles*> create_device_handles(int device, bool allow_tf32) {
+  // cuBLAS(Lt) and cuDNN are opened here, before any kernel calls them (cuda_libraries.h).
+  AMP_RETURN_IF_ERROR(load_cuda_libraries());
   auto h = std::make_unique<DeviceHandles>();
   h->device = device;
   h->allow_tf32 = allow_tf32;
@@ -52,6 +55,7 @@ void destroy_device_handles(DeviceHandles* h) {
 }
 
 Result<ContextHandles*> create_context_handles(cudaStream_t stream) {
+  AMP_RETURN_IF_ERROR(load_cuda_libraries());  // once per process; then a cached answer
   auto h = std::make_unique<ContextHandles>();
   h->stream = stream;
   cudnnStatus_t cs = cudnnCreate(&h->cudnn);

@@ -3,6 +3,7 @@
 #include "runtime/backend/cpu_backend.h"
 
 #if AMP_HAVE_CUDA
+#include "kernels/cuda/cuda_libraries.h"
 #include "runtime/backend/cuda/cuda_backend.h"
 #include "runtime/backend/cuda/device_query.h"
 #endif
@@ -26,7 +27,18 @@ Result<BackendChoice> create_backend(const Options& opt) {
   }
 #if AMP_HAVE_CUDA
   const amp::runtime::cuda::DeviceQuery& q = amp::runtime::cuda::query_devices();
-  if (q.has_gpu()) {
+  if (!q.has_gpu()) {
+    if (opt.backend == BackendKind::kCuda)
+      return backend_failure("backend cuda was requested but no GPU can be used (" + q.reason +
+                             "); use backend cpu or auto");
+    c.why = q.reason;
+  } else if (Status libraries = amp::kernels::cuda::load_cuda_libraries(); !libraries.is_ok()) {
+    // A GPU without cuBLAS/cuDNN installed (a driver-only machine): auto stays on the CPU
+    // and says why; backend cuda is an error naming the library.
+    if (opt.backend == BackendKind::kCuda)
+      return backend_failure("backend cuda was requested but cannot start: " + libraries.message());
+    c.why = "GPU visible, but " + libraries.message();
+  } else {
     if (opt.cuda_device < 0 || static_cast<size_t>(opt.cuda_device) >= q.devices.size())
       return invalid_argument("cuda_device " + std::to_string(opt.cuda_device) +
                               " does not exist; " + std::to_string(q.devices.size()) +
@@ -40,10 +52,6 @@ Result<BackendChoice> create_backend(const Options& opt) {
     c.why = "GPU " + std::to_string(opt.cuda_device) + " visible";
     return c;
   }
-  if (opt.backend == BackendKind::kCuda)
-    return backend_failure("backend cuda was requested but no GPU can be used (" + q.reason +
-                           "); use backend cpu or auto");
-  c.why = q.reason;
 #else
   if (opt.backend == BackendKind::kCuda)
     return unsupported(

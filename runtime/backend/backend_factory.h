@@ -2,11 +2,13 @@
 //
 //   kAuto: CUDA when this build has the CUDA backend AND a GPU is usable
 //          (cuda::query_devices(), which reads "insufficient driver" / "no device" as no
-//          GPU), else the CPU. The reason is kept for reports.
-//   kCpu : the CPU.
+//          GPU) AND cuBLAS, cuBLASLt and cuDNN can be opened (kernels/cuda/
+//          cuda_libraries.h), else the CPU. The reason is kept for reports.
+//   kCpu : the CPU. Nothing CUDA is touched: not even the driver is asked.
 //   kCuda: the CUDA backend, or an error saying why it cannot be used: this build has
 //          none (kUnsupported), or no GPU is usable (kBackendFailure, with the driver's
-//          reason), or Options::cuda_device is out of range (kInvalidArgument).
+//          reason), or a CUDA library cannot be opened (kBackendFailure, naming it), or
+//          Options::cuda_device is out of range (kInvalidArgument).
 #pragma once
 
 #include <memory>

@@ -1,5 +1,6 @@
 # Decides whether the CUDA backend is built (AMP_ENABLE_CUDA = AUTO | ON | OFF) and finds
-# cuBLAS, cuBLASLt and cuDNN as imported targets. Sets AMP_HAVE_CUDA.
+# cuBLAS, cuBLASLt and cuDNN (their headers, and the folders they are opened from at run
+# time). Sets AMP_HAVE_CUDA and AMP_CUDA_LIBRARY_DIRS.
 set(AMP_HAVE_CUDA OFF)
 set(AMP_CUDA_FOUND_TEXT "disabled (AMP_ENABLE_CUDA=${AMP_ENABLE_CUDA})")
 
@@ -25,9 +26,17 @@ if(NOT AMP_ENABLE_CUDA STREQUAL "OFF")
       message(FATAL_ERROR "CUDA found but cuDNN 9 is missing (cudnn.h / libcudnn). "
                           "Install cuDNN or configure with -DAMP_ENABLE_CUDA=OFF.")
     endif()
-    add_library(amp::cudnn SHARED IMPORTED)
-    set_target_properties(amp::cudnn PROPERTIES IMPORTED_LOCATION ${CUDNN_LIBRARY}
-                          INTERFACE_INCLUDE_DIRECTORIES ${CUDNN_INCLUDE_DIR})
+    # Headers only: cuBLAS, cuBLASLt and cuDNN are opened at run time by
+    # kernels/cuda/cuda_libraries.cc (see its header), never linked. The folders found here
+    # are where it looks after the libraries' sonames.
+    get_filename_component(CUDNN_LIBRARY_DIR ${CUDNN_LIBRARY} DIRECTORY)
+    set(AMP_CUDA_LIBRARY_DIRS "${CUDAToolkit_LIBRARY_DIR}")
+    if(NOT CUDNN_LIBRARY_DIR STREQUAL CUDAToolkit_LIBRARY_DIR)
+      string(APPEND AMP_CUDA_LIBRARY_DIRS ":${CUDNN_LIBRARY_DIR}")
+    endif()
+    add_library(amp_cuda_library_headers INTERFACE)
+    target_include_directories(amp_cuda_library_headers SYSTEM INTERFACE ${CUDNN_INCLUDE_DIR})
+    target_link_libraries(amp_cuda_library_headers INTERFACE CUDA::toolkit)
     set(AMP_HAVE_CUDA ON)
     set(AMP_CUDA_FOUND_TEXT "ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, archs ${CMAKE_CUDA_ARCHITECTURES})")
   elseif(AMP_ENABLE_CUDA STREQUAL "ON")

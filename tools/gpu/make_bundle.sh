@@ -11,7 +11,9 @@
 # Left out on purpose (the GPU machine has them, and ours could clash): the glibc family,
 # libstdc++ / libgcc_s (its newer ones are backward compatible), the driver (libcuda,
 # libnvidia-*), cuDNN and cuBLAS/cuBLASLt (hundreds of MB; found there in the Python
-# packages nvidia-cudnn-cu13 / nvidia-cublas by check.sh).
+# packages nvidia-cudnn-cu13 / nvidia-cublas by check.sh). Our programs do not link those
+# three (ldd does not list them; kernels/cuda/cuda_libraries.h opens them at run time) and
+# link the CUDA runtime statically.
 #
 # Usage (repository root):
 #   cmake -S . -B build-gpu-src -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90
