@@ -128,6 +128,11 @@ class Kernel {
   // What prepare() derived from constant inputs and holds beyond the model's weights
   // (oneDNN's reordered weights, packed GEMM panels, Winograd filter transforms).
   virtual void held_constants(std::vector<HeldConstant>& /*out*/) const {}
+  // The constant inputs whose every use in run() goes to such a held form instead: run()
+  // never reads these inputs' own bytes, so the runtime may hand their pages in a mapped
+  // model file back to the OS (runtime/weight_pages.h). Empty (the default): run() may read
+  // every input. Saying too little only keeps pages resident; never say too much.
+  virtual std::vector<size_t> replaced_constant_inputs() const { return {}; }
   // Of a Concat (Split) whose inputs (outputs) are each one contiguous block of the whole
   // tensor: each one's byte offset in it, so that the memory planner can place them there
   // (graph/planning/memory_planner.h, step 4); run() then skips the copy of a part that it

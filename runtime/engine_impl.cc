@@ -21,6 +21,7 @@
 #include "runtime/calibration.h"
 #include "runtime/execution_context.h"
 #include "runtime/precision_timing.h"
+#include "runtime/weight_pages.h"
 
 namespace amp {
 namespace {
@@ -149,7 +150,8 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
     AMP_ASSIGN_OR_RETURN(e->graph, graph::import_onnx_file(path, iopt));
     AMP_RETURN_IF_ERROR(graph::run_conversion_passes(e->graph));
   } else {
-    AMP_ASSIGN_OR_RETURN(e->graph, graph::read_amp_file(path));
+    AMP_ASSIGN_OR_RETURN(e->mapped_file_, graph::MappedFile::open(path));
+    AMP_ASSIGN_OR_RETURN(e->graph, graph::read_amp_mapped(e->mapped_file_, path));
     AMP_RETURN_IF_ERROR(graph::infer_shapes(e->graph));
     AMP_RETURN_IF_ERROR(apply_input_shapes(e->graph, opt.input_shapes));
   }
@@ -202,6 +204,10 @@ Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, co
   if (all_static) {
     AMP_ASSIGN_OR_RETURN(auto plan, e->plan_for_key(key, {}));
     (void)plan;
+  } else {
+    // No plan yet: what passes, precision planning or the upload read goes back now.
+    std::lock_guard<std::mutex> lock(e->mu_);
+    e->drop_unread_weight_pages();
   }
   e->timings.memory = ms_since(t);
   e->timings.total = ms_since(t0);
@@ -473,6 +479,7 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
   runtime::PlanBuildOptions popt;
   popt.backend = backend_.get();
   popt.threads = threads;
+  popt.weights_file = mapped_file_;
   AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
   if (options.memory_limit_bytes) {
     // Inputs and outputs outside the arena are memory all the same: the tensors a run
@@ -489,7 +496,15 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
   if (plans_.size() >= 16) plans_.erase(plans_.begin());
   plans_[key] = plan;
   last_plan_ = plan;
+  drop_unread_weight_pages();
   return plan;
+}
+
+void EngineImpl::drop_unread_weight_pages() const {
+  if (!mapped_file_) return;
+  std::vector<const runtime::ExecutionPlan*> plans;
+  for (const auto& [key, plan] : plans_) plans.push_back(plan.get());
+  released_file_bytes_ = runtime::drop_unread_weight_pages(*mapped_file_, plans);
 }
 
 Result<std::vector<const Tensor*>> EngineImpl::match_inputs(
@@ -574,7 +589,9 @@ MemoryReport EngineImpl::memory_report() const {
     for (const auto& s : last_plan_->steps)
       r.workspace_bytes = std::max(r.workspace_bytes, s.kernel->workspace_bytes());
     r.packed_weights_bytes = packed_weights_bytes(last_plan_.get());
-  } else {
+  }
+  r.model_file_released_bytes = released_file_bytes_;
+  if (!last_plan_) {
     for (const graph::Value& v : graph.values)
       if (v.is_constant()) r.weights_bytes += v.constant->byte_size();
   }

@@ -19,6 +19,7 @@
 #include "amp/engine.h"
 #include "graph/ir/graph.h"
 #include "graph/passes/amp/amp_planner.h"
+#include "graph/serialize/mapped_file.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/backend/backend.h"
 #include "runtime/calibration.h"
@@ -87,6 +88,9 @@ class EngineImpl {
   // MemoryReport::packed_weights_bytes over the cached plans and `extra` (may be null).
   // Call with mu_ held.
   size_t packed_weights_bytes(const runtime::ExecutionPlan* extra) const;
+  // runtime/weight_pages.h over the cached plans, for a model read from a mapped .amp file;
+  // call with mu_ held.
+  void drop_unread_weight_pages() const;
 
   // Declared first among the members that use it, so it is destroyed last: pooled
   // contexts and cached plans hold device memory and handles of this backend.
@@ -95,6 +99,10 @@ class EngineImpl {
   mutable std::map<runtime::PlanKey, std::shared_ptr<const runtime::ExecutionPlan>> plans_;
   mutable std::shared_ptr<const runtime::ExecutionPlan> last_plan_;
   mutable std::vector<std::unique_ptr<ContextImpl>> pool_;
+  // The .amp file the graph's weights are views into (null for ONNX, imported to the heap),
+  // and the bytes of it drop_unread_weight_pages() last handed back to the OS.
+  std::shared_ptr<const graph::MappedFile> mapped_file_;
+  mutable size_t released_file_bytes_ = 0;
 };
 
 }  // namespace amp

@@ -15,6 +15,7 @@
 #include "runtime/layout_plan.h"
 #include "runtime/node_label.h"
 #include "runtime/plan_split.h"
+#include "runtime/weight_pages.h"
 
 namespace amp::runtime {
 namespace {
@@ -158,6 +159,13 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     PlanStep& step = plan->steps[i];
     step.kernel = def->create();
     AMP_RETURN_IF_ERROR(step.kernel->prepare(cfg).with_context(node_label(n)));
+    // A weight the kernel now holds in a form of its own goes back to the OS at once, so
+    // that a load never holds every weight twice (runtime/weight_pages.h).
+    if (opt.weights_file)
+      for (size_t k : step.kernel->replaced_constant_inputs())
+        if (k < cfg.inputs.size() && cfg.inputs[k].constant_data != nullptr)
+          drop_constant_pages(*opt.weights_file, cfg.inputs[k].constant_data,
+                              cfg.inputs[k].bytes());
     step.inputs = n.inputs;
     step.outputs = n.outputs;
     step.in_place_input = def->in_place_input;

@@ -27,6 +27,7 @@
 #include "amp/tensor.h"
 #include "graph/ir/graph.h"
 #include "graph/planning/memory_planner.h"
+#include "graph/serialize/mapped_file.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/status.h"
 
@@ -67,6 +68,10 @@ struct PlanBuildOptions {
   // Every tensor in its plain layout (no CPU conv layout plan, runtime/layout_plan.h), so
   // a StepObserver reads each value's elements in order (calibration).
   bool plain_layouts = false;
+  // The mapped .amp file the graph's weights are views into, if any: a constant input a
+  // kernel replaced by a form of its own (Kernel::replaced_constant_inputs) has its pages
+  // handed back right after prepare() (runtime/weight_pages.h).
+  std::shared_ptr<const graph::MappedFile> weights_file;
 };
 
 struct ExecutionPlan;

@@ -498,6 +498,11 @@ Result<Graph> read_amp_file(const std::string& path, const ReadOptions& options)
     return r;
   }
   AMP_ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::open(path));
+  return read_amp_mapped(std::move(file), path);
+}
+
+Result<Graph> read_amp_mapped(std::shared_ptr<const MappedFile> file, const std::string& path) {
+  if (!file) return invalid_argument("read_amp_mapped: null file");
   const uint8_t* data = file->data();
   const size_t size = file->size();
   auto r = parse(data, size, std::move(file));

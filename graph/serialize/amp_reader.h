@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "graph/ir/graph.h"
+#include "graph/serialize/mapped_file.h"
 #include "runtime/common/status.h"
 
 namespace amp::graph {
@@ -58,6 +59,9 @@ struct ReadOptions {
 };
 
 Result<Graph> read_amp_file(const std::string& path, const ReadOptions& options = {});
+// The same over a file the caller mapped (and may keep, to drop pages no kernel reads:
+// runtime/weight_pages.h). `path` names the file in errors.
+Result<Graph> read_amp_mapped(std::shared_ptr<const MappedFile> file, const std::string& path);
 // Constants view into `bytes`, which they keep alive.
 Result<Graph> read_amp_bytes(std::shared_ptr<const std::vector<uint8_t>> bytes);
 

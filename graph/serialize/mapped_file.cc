@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 namespace amp::graph {
@@ -43,6 +45,29 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
   file->data_ = static_cast<const uint8_t*>(p);
   file->size_ = static_cast<size_t>(size);
   return std::shared_ptr<const MappedFile>(std::move(file));
+}
+
+bool MappedFile::contains(const void* p, size_t n) const {
+  const auto* b = static_cast<const uint8_t*>(p);
+  return data_ != nullptr && b >= data_ && n <= size_ &&
+         b - data_ <= static_cast<ptrdiff_t>(size_ - n);
+}
+
+size_t MappedFile::page_size() {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return page;
+}
+
+size_t MappedFile::drop_pages(size_t offset, size_t length) const {
+  if (data_ == nullptr || offset >= size_) return 0;
+  length = std::min(length, size_ - offset);
+  const size_t page = page_size();
+  // Inward to whole pages, but the file's last page counts as whole (the mapping covers it).
+  const size_t begin = (offset + page - 1) / page * page;
+  const size_t end = offset + length == size_ ? offset + length : (offset + length) / page * page;
+  if (end <= begin) return 0;
+  if (::madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED) != 0) return 0;
+  return end - begin;
 }
 
 MappedFile::~MappedFile() {

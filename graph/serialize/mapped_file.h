@@ -35,6 +35,15 @@ class MappedFile {
 
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Whether [p, p + n) lies inside the mapping.
+  bool contains(const void* p, size_t n) const;
+
+  // Hands the whole pages inside [offset, offset + length) back to the OS (madvise
+  // MADV_DONTNEED); returns their bytes. The bytes stay readable: the mapping is private and
+  // never written, so a page read again is faulted back in from the file, unchanged. For
+  // pages nothing will read for a while (weights whose packed copies the kernels read).
+  size_t drop_pages(size_t offset, size_t length) const;
+  static size_t page_size();
 
  private:
   MappedFile() = default;

@@ -196,6 +196,8 @@ class DnnlWeights {
   const void* get(const void* user, void* workspace, int threads) const;
   // The packed constant, for the memory report (nothing for variable weights).
   void held_constants(std::vector<HeldConstant>& out) const;
+  // Whether get() returns the packed constant (and never reads the caller's buffer).
+  bool holds_constant() const { return constant_ != nullptr; }
 
  private:
   DType storage_ = DType::kUndefined;

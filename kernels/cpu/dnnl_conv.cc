@@ -93,6 +93,11 @@ class ConvKernel final : public Kernel {
     if (small_) out.push_back(small_->held_constant());
     weights_.held_constants(out);
   }
+  // W (input 1) when our loops or oneDNN read a packed form of it.
+  std::vector<size_t> replaced_constant_inputs() const override {
+    if (winograd_ || small_ || weights_.holds_constant()) return {1};
+    return {};
+  }
 
  private:
   std::string op() const { return transpose_ ? "ConvTranspose" : "Conv"; }

@@ -57,6 +57,12 @@ class MatMulKernel final : public Kernel {
     if (mode_ == Mode::kPacked) out.push_back(packed_.held_constant());
     weights_.held_constants(out);
   }
+  // B (input 1) when a packed form of it is what run() multiplies by.
+  std::vector<size_t> replaced_constant_inputs() const override {
+    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked) return {1};
+    if (mode_ == Mode::kPrimitive && weights_.holds_constant()) return {1};
+    return {};
+  }
 
  private:
   enum class Mode { kEmpty, kFill, kSmall, kPacked, kPrimitive };

@@ -43,6 +43,11 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
   void held_constants(std::vector<HeldConstant>& out) const override {
     if (packed_) packed_->held_constants(out);
   }
+  // W and R (inputs 1 and 2): the packed path reads only their packed panels.
+  std::vector<size_t> replaced_constant_inputs() const override {
+    if (packed_) return {1, 2};
+    return {};
+  }
 
   Status run(const KernelArgs& a) const override {
     const RecurrentPlan& p = this->shape_;

@@ -211,6 +211,7 @@ NB_MODULE(_amprt, m) {
              d["io_outside_arena_bytes"] = r.io_outside_arena_bytes;
              d["workspace_bytes"] = r.workspace_bytes;
              d["packed_weights_bytes"] = r.packed_weights_bytes;
+             d["model_file_released_bytes"] = r.model_file_released_bytes;
              return d;
            })
       .def("load_timings", [](const Engine& e) {

@@ -53,6 +53,11 @@ struct MemoryReport {
   // layouts, packed GEMM panels, Winograd filter transforms: up to 4x the weights), over
   // every plan the engine holds, each buffer once however many plans share it.
   size_t packed_weights_bytes = 0;
+  // Of a model loaded from an .amp file (read in place from a read-only mapping): the bytes
+  // of the file handed back to the OS after the plans were built, because no kernel reads
+  // them at run time (they read the packed, converted or device copies). Not resident; read
+  // from the file again if ever needed. 0 for a model imported from ONNX (on the heap).
+  size_t model_file_released_bytes = 0;
 };
 
 struct LoadTimings {  // milliseconds

@@ -1,0 +1,71 @@
+#include "runtime/weight_pages.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "runtime/control_flow.h"
+#include "runtime/execution_plan.h"
+
+namespace amp::runtime {
+
+namespace {
+
+using Range = std::pair<size_t, size_t>;  // [begin, end) offsets in the mapping
+
+void add_if_mapped(const graph::MappedFile& file, const uint8_t* p, size_t n,
+                   std::vector<Range>& keep) {
+  if (p == nullptr || n == 0 || !file.contains(p, n)) return;
+  const size_t begin = static_cast<size_t>(p - file.data());
+  keep.emplace_back(begin, begin + n);
+}
+
+void collect_reads(const graph::MappedFile& file, const ExecutionPlan& plan,
+                   std::vector<Range>& keep) {
+  for (const PlanStep& step : plan.steps) {
+    const std::vector<size_t> replaced = step.kernel->replaced_constant_inputs();
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const graph::ValueId v = step.inputs[i];
+      if (v == graph::kNoValue || !plan.graph.value(v).is_constant()) continue;
+      if (std::find(replaced.begin(), replaced.end(), i) != replaced.end()) continue;
+      add_if_mapped(file, plan.values[v].constant, plan.graph.value(v).constant->byte_size(), keep);
+    }
+  }
+  for (graph::ValueId v : plan.graph.outputs)
+    if (plan.graph.value(v).is_constant())
+      add_if_mapped(file, plan.values[v].host_constant, plan.graph.value(v).constant->byte_size(),
+                    keep);
+  const Continuation* c = plan.continuation.get();
+  if (c == nullptr) return;
+  auto collect_cache = [&](const Continuation& cont) {
+    std::lock_guard<std::mutex> lock(cont.mu);
+    for (const auto& [key, p] : cont.plans) collect_reads(file, *p, keep);
+  };
+  if (c->control)
+    for (const auto& body : c->control->bodies) collect_cache(*body);
+  collect_cache(*c);
+}
+
+}  // namespace
+
+void drop_constant_pages(const graph::MappedFile& file, const void* data, size_t bytes) {
+  if (bytes == 0 || !file.contains(data, bytes)) return;
+  file.drop_pages(static_cast<size_t>(static_cast<const uint8_t*>(data) - file.data()), bytes);
+}
+
+size_t drop_unread_weight_pages(const graph::MappedFile& file,
+                                const std::vector<const ExecutionPlan*>& plans) {
+  if (file.size() == 0) return 0;
+  std::vector<Range> keep;
+  for (const ExecutionPlan* p : plans)
+    if (p != nullptr) collect_reads(file, *p, keep);
+  std::sort(keep.begin(), keep.end());
+  size_t dropped = 0, from = 0;
+  for (const Range& r : keep) {
+    if (r.first > from) dropped += file.drop_pages(from, r.first - from);
+    from = std::max(from, r.second);
+  }
+  if (from < file.size()) dropped += file.drop_pages(from, file.size() - from);
+  return dropped;
+}
+
+}  // namespace amp::runtime
