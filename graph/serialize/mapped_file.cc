@@ -48,9 +48,9 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& pa
 }
 
 bool MappedFile::contains(const void* p, size_t n) const {
-  const auto* b = static_cast<const uint8_t*>(p);
-  return data_ != nullptr && b >= data_ && n <= size_ &&
-         b - data_ <= static_cast<ptrdiff_t>(size_ - n);
+  // As integers: comparing pointers into different objects is unspecified in C++.
+  const auto begin = reinterpret_cast<uintptr_t>(data_), at = reinterpret_cast<uintptr_t>(p);
+  return data_ != nullptr && at >= begin && n <= size_ && at - begin <= size_ - n;
 }
 
 size_t MappedFile::page_size() {
