@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 
 #include <array>
-#include <mutex>
 #include <string>
 #include <vector>
 

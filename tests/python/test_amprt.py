@@ -122,6 +122,8 @@ def test_metadata(demo):
     assert mem["packed_weights_bytes"] > 0  # the convolutions' weights, in oneDNN's layout
     if engine.backend == "cpu":  # the image read in place, the logits written in place
         assert mem["io_outside_arena_bytes"] == (3 * 32 * 32 + 10) * 4
+        # the .amp file's weights, read by kernels only in their packed form, went back
+        assert mem["model_file_released_bytes"] > 0
     assert engine.load_timings["total_ms"] > 0
     report = amprt.Engine.load(demo / "demo_resnet.amp", precision="fp16",
                                emulate_low_precision=True).precision_report()

@@ -142,7 +142,8 @@ TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
             j["precision_plan"]["weights_bytes_fp32"].get<int64_t>());
   expect_key(j, "memory", T::object);
   for (const char* k : {"arena_bytes", "lower_bound_bytes", "io_outside_arena_bytes",
-                        "weights_bytes", "packed_weights_bytes", "workspace_bytes"})
+                        "weights_bytes", "packed_weights_bytes", "model_file_released_bytes",
+                        "workspace_bytes"})
     expect_key(j["memory"], k, T::number_float);
   expect_key(j, "accuracy", T::array);
   ASSERT_EQ(j["accuracy"].size(), 1u);
