@@ -143,7 +143,7 @@ TEST_F(AmprunTest, JsonReportFollowsTheSchema) {
   expect_key(j, "memory", T::object);
   for (const char* k : {"arena_bytes", "lower_bound_bytes", "io_outside_arena_bytes",
                         "weights_bytes", "packed_weights_bytes", "model_file_released_bytes",
-                        "workspace_bytes"})
+                        "workspace_bytes", "process_resident_bytes", "process_peak_resident_bytes"})
     expect_key(j["memory"], k, T::number_float);
   expect_key(j, "accuracy", T::array);
   ASSERT_EQ(j["accuracy"].size(), 1u);

@@ -15,6 +15,7 @@
 #include "tools/amprun/accuracy.h"
 #include "tools/amprun/amprun_options.h"
 #include "tools/amprun/inputs.h"
+#include "tools/amprun/process_memory.h"
 #include "tools/amprun/profile_report.h"
 #include "tools/amprun/timing.h"
 
@@ -310,13 +311,21 @@ int run(const amprun::Args& args) {
         "  model file: %s of its pages handed back to the OS (no kernel reads them at run "
         "time)\n",
         mib(mem.model_file_released_bytes).c_str());
+  // The whole process, libraries and allocator included (and the reference engine of
+  // --check-numerics, loaded before the timed runs, in the peak).
+  const amprun::ProcessMemory proc = amprun::read_process_memory();
+  if (proc.known)
+    std::printf("  process: resident %s now, peak %s\n", mib(proc.resident_bytes).c_str(),
+                mib(proc.peak_resident_bytes).c_str());
   json["memory"] = {{"arena_bytes", mem.arena_bytes},
                     {"lower_bound_bytes", mem.lower_bound_bytes},
                     {"io_outside_arena_bytes", mem.io_outside_arena_bytes},
                     {"weights_bytes", mem.weights_bytes},
                     {"packed_weights_bytes", mem.packed_weights_bytes},
                     {"model_file_released_bytes", mem.model_file_released_bytes},
-                    {"workspace_bytes", mem.workspace_bytes}};
+                    {"workspace_bytes", mem.workspace_bytes},
+                    {"process_resident_bytes", proc.resident_bytes},
+                    {"process_peak_resident_bytes", proc.peak_resident_bytes}};
 
   std::printf("\n=== Performance (%d runs in %.2f s, %d stream%s) ===\n", st.iterations, st.wall_s,
               args.streams, args.streams > 1 ? "s" : "");
