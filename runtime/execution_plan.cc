@@ -134,6 +134,13 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
       d.conv_layout = false;
     }
   };
+  // How many inputs read each value: a weight two nodes share (a tied embedding that a
+  // Gather reads at run time and a MatMul packs) is left to the engine's pass over whole
+  // plans (runtime/weight_pages.h), which keeps what any run() reads.
+  std::vector<int> reads(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (ValueId v : n.inputs)
+      if (v != kNoValue) ++reads[static_cast<size_t>(v)];
   plan->steps.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -159,11 +166,13 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     PlanStep& step = plan->steps[i];
     step.kernel = def->create();
     AMP_RETURN_IF_ERROR(step.kernel->prepare(cfg).with_context(node_label(n)));
-    // A weight the kernel now holds in a form of its own goes back to the OS at once, so
-    // that a load never holds every weight twice (runtime/weight_pages.h).
+    // A weight the kernel now holds in a form of its own, and that no other node reads,
+    // goes back to the OS at once, so that a load never holds every weight twice
+    // (runtime/weight_pages.h).
     if (opt.weights_file)
       for (size_t k : step.kernel->replaced_constant_inputs())
-        if (k < cfg.inputs.size() && cfg.inputs[k].constant_data != nullptr)
+        if (k < cfg.inputs.size() && cfg.inputs[k].constant_data != nullptr &&
+            reads[static_cast<size_t>(n.inputs[k])] == 1)
           drop_constant_pages(*opt.weights_file, cfg.inputs[k].constant_data,
                               cfg.inputs[k].bytes());
     step.inputs = n.inputs;

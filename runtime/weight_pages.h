@@ -10,7 +10,9 @@
 //
 // As each kernel is prepared (build_execution_plan with PlanBuildOptions::weights_file),
 // the constants it replaced by a held form go at once (drop_constant_pages), so a load
-// never holds every weight twice at its peak. Then, after each plan is built
+// never holds every weight twice at its peak; a constant another node also reads (a tied
+// embedding: a Gather reads it at run time, the output MatMul packs it) waits for the pass
+// below, which keeps it. Then, after each plan is built
 // (EngineImpl::plan_for_key) and once at the end of a load, what no run() reads:
 //   1. keep = the byte ranges of the mapping that some run() reads: over every plan the
 //      engine holds (and the continuation and body plans built so far), each step input whose

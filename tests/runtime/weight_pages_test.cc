@@ -144,5 +144,39 @@ TEST_F(WeightPages, AConstantThatRunsReadIsNotReleased) {
   EXPECT_LT(engine.memory().model_file_released_bytes, e_.byte_size());
 }
 
+// A tied embedding: the MatMul packs T, the Gather reads it at run time. T must stay
+// resident whole (no page faults in the runs), not be dropped when the MatMul is prepared.
+TEST_F(WeightPages, ATiedWeightThatARunReadsStaysResident) {
+  GraphBuilder b;
+  auto x = b.input("x", DType::kF32, Shape({8, kK}));
+  auto t = b.constant("T", w_);  // [K, N]
+  auto y = b.node(OpType::kMatMul, {x, t}, {}, "lm_head");
+  b.rename(y, "y");
+  b.output(y);
+  auto idx = b.input("idx", DType::kI64, Shape({2}));
+  auto e = b.node(OpType::kGather, {t, idx}, {}, "embed");
+  b.rename(e, "e");
+  b.output(e);
+  const std::string path = fs::canonical(dir_).string() + "/tied.amp";
+  ASSERT_TRUE(graph::write_amp_file(b.build(), path).is_ok());
+  Options o;
+  o.backend = BackendKind::kCpu;
+  Engine engine = Engine::load(path, o);
+  // Packing read all of T at load (the plan is built then: the shapes are static) and,
+  // since the Gather reads T at run time, nothing dropped it. (Measured before any run: a
+  // run's page faults map neighbouring pages too, 64 KiB around each, which would blur it.)
+  const size_t page = graph::MappedFile::page_size();
+  EXPECT_GE(resident_bytes_of(path), w_.byte_size() - 2 * page);
+  EXPECT_LT(engine.memory().model_file_released_bytes, w_.byte_size() / 2);
+  const std::vector<float> xv(8 * kK, 0.25f);
+  const std::vector<int64_t> iv = {3, 200};
+  std::vector<Tensor> out =
+      engine.run({{"x", Tensor::from(xv, {8, kK})}, {"idx", Tensor::from(iv, {2})}});
+  ASSERT_EQ(out.size(), 2u);
+  for (int64_t c = 0; c < kN; ++c)
+    ASSERT_EQ(out[1].data<float>()[kN + c], w_.data<float>()[200 * kN + c]);
+  EXPECT_GT(engine.memory().packed_weights_bytes, 0u);
+}
+
 }  // namespace
 }  // namespace amp
