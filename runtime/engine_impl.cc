@@ -581,6 +581,7 @@ MemoryReport EngineImpl::memory_report() const {
   MemoryReport r;
   r.weights_bytes_fp32 = weights_bytes_fp32;
   std::lock_guard<std::mutex> lock(mu_);
+  r.model_file_released_bytes = released_file_bytes_;
   if (last_plan_) {
     r.weights_bytes = last_plan_->memory.weights_bytes;
     r.arena_bytes = last_plan_->memory.arena_bytes;
@@ -589,9 +590,7 @@ MemoryReport EngineImpl::memory_report() const {
     for (const auto& s : last_plan_->steps)
       r.workspace_bytes = std::max(r.workspace_bytes, s.kernel->workspace_bytes());
     r.packed_weights_bytes = packed_weights_bytes(last_plan_.get());
-  }
-  r.model_file_released_bytes = released_file_bytes_;
-  if (!last_plan_) {
+  } else {
     for (const graph::Value& v : graph.values)
       if (v.is_constant()) r.weights_bytes += v.constant->byte_size();
   }

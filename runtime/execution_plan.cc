@@ -259,17 +259,24 @@ Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
   return plan;
 }
 
-void collect_held_constants(const ExecutionPlan& plan, std::vector<kernels::HeldConstant>& out) {
-  for (const PlanStep& step : plan.steps) step.kernel->held_constants(out);
+void for_each_plan(const ExecutionPlan& plan,
+                   const std::function<void(const ExecutionPlan&)>& visit) {
+  visit(plan);
   const Continuation* c = plan.continuation.get();
   if (c == nullptr) return;
-  auto collect_cache = [&out](const Continuation& cont) {
+  auto walk_cache = [&visit](const Continuation& cont) {
     std::lock_guard<std::mutex> lock(cont.mu);
-    for (const auto& [key, p] : cont.plans) collect_held_constants(*p, out);
+    for (const auto& [key, p] : cont.plans) for_each_plan(*p, visit);
   };
   if (c->control)
-    for (const auto& body : c->control->bodies) collect_cache(*body);
-  collect_cache(*c);
+    for (const auto& body : c->control->bodies) walk_cache(*body);
+  walk_cache(*c);
+}
+
+void collect_held_constants(const ExecutionPlan& plan, std::vector<kernels::HeldConstant>& out) {
+  for_each_plan(plan, [&out](const ExecutionPlan& p) {
+    for (const PlanStep& step : p.steps) step.kernel->held_constants(out);
+  });
 }
 
 size_t held_bytes(std::vector<kernels::HeldConstant> held) {

@@ -17,6 +17,7 @@
 // (runtime/control_flow.h). The executor runs one plan; run_plan_chain chains them.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -158,6 +159,11 @@ Result<PlanKey> plan_key_for(const std::vector<const Tensor*>& inputs,
 Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
     const Continuation& c, const PlanKey& key,
     const std::vector<std::optional<graph::TensorData>>& shape_values);
+
+// Calls visit() on `plan` and on every plan built under it so far: its continuation's
+// cached plans and its control-flow bodies', recursively (each cache locked while walked).
+void for_each_plan(const ExecutionPlan& plan,
+                   const std::function<void(const ExecutionPlan&)>& visit);
 
 // The constants the kernels of `plan` hold in forms of their own (kernels::Kernel::
 // held_constants), those of its continuations' and control-flow bodies' cached plans too,

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "runtime/control_flow.h"
 #include "runtime/execution_plan.h"
 
 namespace amp::runtime {
@@ -19,6 +18,7 @@ void add_if_mapped(const graph::MappedFile& file, const uint8_t* p, size_t n,
   keep.emplace_back(begin, begin + n);
 }
 
+// Step 1 for one plan (not the plans under it).
 void collect_reads(const graph::MappedFile& file, const ExecutionPlan& plan,
                    std::vector<Range>& keep) {
   for (const PlanStep& step : plan.steps) {
@@ -34,15 +34,6 @@ void collect_reads(const graph::MappedFile& file, const ExecutionPlan& plan,
     if (plan.graph.value(v).is_constant())
       add_if_mapped(file, plan.values[v].host_constant, plan.graph.value(v).constant->byte_size(),
                     keep);
-  const Continuation* c = plan.continuation.get();
-  if (c == nullptr) return;
-  auto collect_cache = [&](const Continuation& cont) {
-    std::lock_guard<std::mutex> lock(cont.mu);
-    for (const auto& [key, p] : cont.plans) collect_reads(file, *p, keep);
-  };
-  if (c->control)
-    for (const auto& body : c->control->bodies) collect_cache(*body);
-  collect_cache(*c);
 }
 
 }  // namespace
@@ -57,7 +48,8 @@ size_t drop_unread_weight_pages(const graph::MappedFile& file,
   if (file.size() == 0) return 0;
   std::vector<Range> keep;
   for (const ExecutionPlan* p : plans)
-    if (p != nullptr) collect_reads(file, *p, keep);
+    if (p != nullptr)
+      for_each_plan(*p, [&](const ExecutionPlan& q) { collect_reads(file, q, keep); });
   std::sort(keep.begin(), keep.end());
   size_t dropped = 0, from = 0;
   for (const Range& r : keep) {

@@ -72,6 +72,15 @@ class WeightPages : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
+  // `b`'s graph written to <dir>/<name>.amp (its path in `path`) and loaded on the CPU.
+  Engine write_and_load(GraphBuilder& b, const std::string& name, std::string& path) {
+    path = fs::canonical(dir_).string() + "/" + name + ".amp";
+    EXPECT_TRUE(graph::write_amp_file(b.build(), path).is_ok());
+    Options o;
+    o.backend = BackendKind::kCpu;
+    return Engine::load(path, o);
+  }
+
   // Runs M rows of x and checks y = x W and e = E[idx] against the host.
   void run_and_check(Engine& engine, int64_t m) {
     std::vector<float> x(static_cast<size_t>(m * kK));
@@ -132,11 +141,8 @@ TEST_F(WeightPages, AConstantThatRunsReadIsNotReleased) {
   auto e = b.node(OpType::kGather, {b.constant("E", e_), idx}, {}, "embed");
   b.rename(e, "e");
   b.output(e);
-  const std::string path = fs::canonical(dir_).string() + "/gather.amp";
-  ASSERT_TRUE(graph::write_amp_file(b.build(), path).is_ok());
-  Options o;
-  o.backend = BackendKind::kCpu;
-  Engine engine = Engine::load(path, o);
+  std::string path;
+  Engine engine = write_and_load(b, "gather", path);
   const std::vector<int64_t> idx_v = {1, 2, 3, 4};
   (void)engine.run({{"idx", Tensor::from(idx_v, {4})}});
   // E is read by the Gather at run time: only the file's other pages (its FlatBuffer
@@ -157,11 +163,8 @@ TEST_F(WeightPages, ATiedWeightThatARunReadsStaysResident) {
   auto e = b.node(OpType::kGather, {t, idx}, {}, "embed");
   b.rename(e, "e");
   b.output(e);
-  const std::string path = fs::canonical(dir_).string() + "/tied.amp";
-  ASSERT_TRUE(graph::write_amp_file(b.build(), path).is_ok());
-  Options o;
-  o.backend = BackendKind::kCpu;
-  Engine engine = Engine::load(path, o);
+  std::string path;
+  Engine engine = write_and_load(b, "tied", path);
   // Packing read all of T at load (the plan is built then: the shapes are static) and,
   // since the Gather reads T at run time, nothing dropped it. (Measured before any run: a
   // run's page faults map neighbouring pages too, 64 KiB around each, which would blur it.)
