@@ -176,7 +176,8 @@ class Engine:
     def memory(self) -> Dict[str, int]:
         """Bytes: weights, weights_fp32, arena, lower bound, inputs and outputs kept outside
         the arena (CPU: read in place, written straight into the returned arrays), workspace,
-        packed weights."""
+        packed weights, and for an .amp model the file's pages handed back to the OS
+        (model_file_released_bytes)."""
         return self._raw.memory()
 
     def plan_summary(self) -> str:
