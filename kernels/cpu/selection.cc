@@ -12,6 +12,7 @@
 #include "kernels/common/kernel_families.h"
 #include "kernels/common/selection_plan.h"
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/nms_overlap.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -67,11 +68,17 @@ class CompressKernel : public SetupKernel<CompressPlan, check_compress_io> {
   }
 };
 
+// NonMaxSuppression: per batch, every box is decoded once; per class, the scores are read
+// once, the candidates above the score threshold sorted by rank, and each tested against the
+// boxes kept so far, filed by x (nms_overlap.h). The same boxes in the same order as testing
+// every kept box one at a time, which took 360 ms on SSDlite's 27,000 candidates.
 class NmsKernel : public SetupKernel<NmsPlan, check_nms_io> {
  public:
-  // Per class: the candidates in rank order.
+  // The kept boxes' index, then the candidates' order, the batch's boxes and a class's scores.
   size_t workspace_bytes() const override {
-    return static_cast<size_t>(setup_.boxes) * sizeof(int64_t);
+    const size_t n = static_cast<size_t>(setup_.boxes);
+    return NmsKeptBoxes::workspace_bytes(setup_.boxes) +
+           n * (sizeof(int64_t) + sizeof(NmsBox) + sizeof(float));
   }
 
   Status run(const KernelArgs& a) const override {
@@ -83,41 +90,43 @@ class NmsKernel : public SetupKernel<NmsPlan, check_nms_io> {
         static_cast<float>(p.iou_runtime ? load_as_double(a.inputs[3], p.iou_dtype, 0) : p.iou);
     const float score_min = static_cast<float>(
         p.score_runtime ? load_as_double(a.inputs[4], p.score_dtype, 0) : p.score);
-    int64_t* order = static_cast<int64_t*>(a.workspace);
+    NmsKeptBoxes kept(a.workspace, p.boxes);
+    char* rest = static_cast<char*>(a.workspace) + NmsKeptBoxes::workspace_bytes(p.boxes);
+    int64_t* order = reinterpret_cast<int64_t*>(rest);
+    NmsBox* boxes = reinterpret_cast<NmsBox*>(order + p.boxes);
+    float* score = reinterpret_cast<float*>(boxes + p.boxes);
     int64_t* y = a.output<int64_t>(0);
     int64_t count = 0;
-    auto score_of = [&](int64_t b, int64_t c, int64_t s) {
-      return static_cast<float>(
-          load_as_double(a.inputs[1], p.dtype, (b * p.classes + c) * p.boxes + s));
-    };
-    auto box_of = [&](int64_t b, int64_t s) {
-      const int64_t base = (b * p.boxes + s) * 4;
-      auto v = [&](int k) {
-        return static_cast<float>(load_as_double(a.inputs[0], p.dtype, base + k));
-      };
-      return nms_box(v(0), v(1), v(2), v(3), p.center_point_box);
-    };
     for (int64_t b = 0; b < p.batches; ++b) {
+      for (int64_t s = 0; s < p.boxes; ++s) {
+        const int64_t base = (b * p.boxes + s) * 4;
+        auto v = [&](int k) {
+          return static_cast<float>(load_as_double(a.inputs[0], p.dtype, base + k));
+        };
+        boxes[s] = nms_box(v(0), v(1), v(2), v(3), p.center_point_box);
+      }
       for (int64_t c = 0; c < p.classes; ++c) {
         int64_t n = 0;
-        for (int64_t s = 0; s < p.boxes; ++s)
-          if (!p.has_score || score_of(b, c, s) > score_min) order[n++] = s;
-        std::sort(order, order + n, [&](int64_t i, int64_t j) {
-          return nms_before(score_of(b, c, i), i, score_of(b, c, j), j);
-        });
-        const int64_t first = count;
-        for (int64_t k = 0; k < n && count - first < max_per_class; ++k) {
-          const NmsBox cand = box_of(b, order[k]);
-          bool keep = true;
-          for (int64_t q = first; q < count && keep; ++q)
-            keep = !nms_suppresses(cand, box_of(b, y[q * 3 + 2]), iou);
-          if (!keep) continue;
+        for (int64_t s = 0; s < p.boxes; ++s) {
+          score[s] = static_cast<float>(
+              load_as_double(a.inputs[1], p.dtype, (b * p.classes + c) * p.boxes + s));
+          if (!p.has_score || score[s] > score_min) order[n++] = s;
+        }
+        std::sort(order, order + n,
+                  [&](int64_t i, int64_t j) { return nms_before(score[i], i, score[j], j); });
+        kept.reset(boxes, order, n);
+        int64_t kept_count = 0;
+        for (int64_t k = 0; k < n && kept_count < max_per_class; ++k) {
+          const int64_t s = order[k];
+          if (kept.suppresses(boxes[s], iou)) continue;
           if (count >= p.capacity)
             return internal_error("NonMaxSuppression: more boxes than planned");
+          if (!kept.add(boxes[s])) return internal_error("NonMaxSuppression: workspace full");
           y[count * 3] = b;
           y[count * 3 + 1] = c;
-          y[count * 3 + 2] = order[k];
+          y[count * 3 + 2] = s;
           ++count;
+          ++kept_count;
         }
       }
     }
