@@ -119,9 +119,16 @@ Status infer_scatter_elements(const Node& node, const Inputs& in, Outputs& out, 
   AMP_RETURN_IF_ERROR(check_dtype(data, 0, DTypeSet::kAny));
   AMP_RETURN_IF_ERROR(check_dtype(idx, 1, DTypeSet::kIndex));
   AMP_RETURN_IF_ERROR(check_same_dtype(*in[2], 2, data, 0));
-  if (idx.shape && in[2]->shape && !(*idx.shape == *in[2]->shape))
-    return invalid_model("input 2 " + in[2]->shape->to_string() +
-                         " must have the shape of input 1 " + idx.shape->to_string());
+  // Updates and indices must have one shape; a dim only one of them knows (PyTorch's
+  // exports leave the indices' dims unknown where the updates' are static) agrees.
+  if (idx.shape && in[2]->shape) {
+    bool same = idx.shape->rank() == in[2]->shape->rank();
+    for (size_t d = 0; same && d < idx.shape->rank(); ++d)
+      same = merge_dims(idx.shape->dims[d], in[2]->shape->dims[d]).has_value();
+    if (!same)
+      return invalid_model("input 2 " + in[2]->shape->to_string() +
+                           " must have the shape of input 1 " + idx.shape->to_string());
+  }
   AMP_ASSIGN_OR_RETURN(int64_t axis, elements_axis(node, data, idx));
   IndexAttrs rec;
   rec.axis = axis;

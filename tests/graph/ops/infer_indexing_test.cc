@@ -20,6 +20,12 @@ TEST(InferIndexing, GatherAndScatterShapes) {
   ASSERT_OK(t.run(OpType::kScatterElements, {data, idx, t.input(DType::kF32, {3, 2, 5})},
                   attrs({{"axis", int64_t{1}}, {"reduction", std::string("add")}})));
   EXPECT_EQ(t.shape(), "[3,4,5]");
+  // Torchvision's RoI pooling as exported: indices of unknown dims, updates [?,256,7,7].
+  ValueId unknown_idx = t.input(DType::kI64, {Dim(), Dim(), Dim(), Dim()});
+  ValueId pooled = t.input(DType::kF32, {Dim::symbolic("rois"), 256, 7, 7});
+  ASSERT_OK(t.run(OpType::kScatterElements,
+                  {t.input(DType::kF32, {Dim(), 256, 7, 7}), unknown_idx, pooled}));
+  EXPECT_EQ(t.shape(), "[?,256,7,7]");
   ValueId tuples = t.input(DType::kI64, {3, 7, 2});
   ASSERT_OK(t.run(OpType::kGatherND, {data, tuples}, attrs({{"batch_dims", int64_t{1}}})));
   EXPECT_EQ(t.shape(), "[3,7]");
@@ -40,6 +46,11 @@ TEST(InferIndexing, RejectsMalformedNodes) {
   EXPECT_TRUE(contains(t.error(OpType::kScatterElements, {data, idx, t.input(DType::kF32, {3, 4})},
                                attrs({{"reduction", std::string("avg")}})),
                        "reduction"));
+  EXPECT_TRUE(contains(t.error(OpType::kScatterElements, {data, idx, t.input(DType::kF32, {3, 5})}),
+                       "must have the shape of input 1"));
+  EXPECT_TRUE(
+      contains(t.error(OpType::kScatterElements, {data, idx, t.input(DType::kF32, {Dim(), 5})}),
+               "must have the shape of input 1"));
   EXPECT_TRUE(
       contains(t.error(OpType::kGatherND, {data, t.input(DType::kI64, {2, 3})}), "expected 1..2"));
   EXPECT_TRUE(contains(t.error(OpType::kScatterND,
