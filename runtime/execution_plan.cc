@@ -49,7 +49,8 @@ Status check_value_sizes(const Graph& g) {
 // put outside the arena (a buffer of their own: a graph output never aliases, runs in place
 // or becomes a Concat's part, and graph inputs are only read, but a view or Split part of
 // either may lie in its buffer, and then it stays in the arena and is copied). An output
-// listed twice is written once, at its first listing; an input passed through is copied.
+// listed twice is written once, at its first listing; an input passed through is copied
+// (ExecutionPlan::output_input names it).
 void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPlan& plan) {
   auto outside = [&](ValueId v) {
     return memory.value_offset[static_cast<size_t>(v)] == graph::kOutsideArena;
@@ -66,6 +67,12 @@ void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPl
     plan.output_direct[k] = outside(g.outputs[k]) && !listed[i];
     listed[i] = 1;
   }
+  std::vector<int32_t> input_at(g.values.size(), -1);
+  for (size_t k = 0; k < g.inputs.size(); ++k)
+    input_at[static_cast<size_t>(g.inputs[k])] = static_cast<int32_t>(k);
+  plan.output_input.assign(g.outputs.size(), -1);
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    plan.output_input[k] = input_at[static_cast<size_t>(g.outputs[k])];
 }
 
 }  // namespace

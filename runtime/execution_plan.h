@@ -110,6 +110,9 @@ struct ExecutionPlan {
   // Per graph input: whether the steps read it where the caller keeps it when its memory is
   // aligned like the arena's (no copy in), else from a copy of the executor's own.
   std::vector<char> input_direct;
+  // Per graph output: the graph input it passes through unchanged (its position), else -1.
+  // A plan cut before the model's end hands such values on to the rest as the same tensors.
+  std::vector<int32_t> output_input;
   // Device copies of constants this plan alone has (folded for its shapes); set by
   // Backend::place_constants and freed with the plan.
   std::shared_ptr<const void> device_constants;

@@ -154,6 +154,14 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     const graph::ValueId v = g.outputs[k];
     if (plan.output_direct[k]) continue;
+    // A plan cut before the model's end returns every value the rest reads, most of them
+    // its own inputs passed through: those go on as the same tensors, not copies (a detector
+    // cut at each of its 90 classes' TopK copied every live value at every cut). They live
+    // until the chain of plans ends, within this run (runtime/control_flow.h).
+    if (plan.continuation && plan.output_input[k] >= 0) {
+      outs[k] = *inputs[static_cast<size_t>(plan.output_input[k])];
+      continue;
+    }
     AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, v, dynamic_size));
     Tensor t = Tensor::empty(g.value(v).dtype, std::move(dims));
     const uint8_t* src = address(plan, v);
