@@ -12,6 +12,7 @@
 #include "graph/passes/fuse_decomposed_ops.h"
 #include "graph/passes/fuse_matmul_bias.h"
 #include "graph/passes/inline_constant_if.h"
+#include "graph/passes/lower_einsum.h"
 
 namespace amp::graph {
 
@@ -76,6 +77,7 @@ Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
 
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
   PassManager pm;
+  pm.add(std::make_unique<LowerEinsum>());
   pm.add(std::make_unique<FoldAddIntoConvBias>());
   pm.add(std::make_unique<FoldBatchNormIntoConv>());
   pm.add(std::make_unique<FuseDecomposedOps>());

@@ -25,9 +25,9 @@ Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool 
 // `records` (optional) receives each pass's name, change flag and time.
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
 
-// Load-time fusions, before the AMP planner:
-//   FoldAddIntoConvBias -> FoldBatchNormIntoConv -> FuseDecomposedOps -> FuseMatMulBias ->
-//   FuseActivation -> DeadCodeElimination
+// Load-time rewrites and fusions, before the AMP planner:
+//   LowerEinsum -> FoldAddIntoConvBias -> FoldBatchNormIntoConv -> FuseDecomposedOps ->
+//   FuseMatMulBias -> FuseChannelShuffle -> FuseActivation -> DeadCodeElimination
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
 
 }  // namespace amp::graph
