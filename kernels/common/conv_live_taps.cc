@@ -1,0 +1,44 @@
+#include "kernels/common/conv_live_taps.h"
+
+namespace amp::kernels {
+namespace {
+
+// Whether tap t of axis i reads the input for some output position.
+bool tap_is_live(const graph::Window& w, size_t i, int64_t t) {
+  const int64_t s = w.strides[i];
+  const int64_t start = t * w.dilations[i] - w.pad_begin[i];  // input position at o = 0
+  // The first o whose position is >= 0.
+  const int64_t o = start >= 0 ? 0 : (-start + s - 1) / s;
+  return o < w.out_spatial[i] && start + o * s < w.in_spatial[i];
+}
+
+}  // namespace
+
+std::optional<LiveWindow> cut_to_live_taps(const graph::Window& w) {
+  if (!w.resolved()) return std::nullopt;
+  LiveWindow cut{w, std::vector<int64_t>(w.rank(), 0)};
+  bool changed = false;
+  for (size_t i = 0; i < w.rank(); ++i) {
+    const int64_t k = w.kernel[i];
+    int64_t t0 = 0, t1 = k - 1;
+    while (t0 < k && !tap_is_live(w, i, t0)) ++t0;
+    if (t0 == k) return std::nullopt;  // no tap reads the input: leave it to the kernel
+    while (!tap_is_live(w, i, t1)) --t1;
+    for (int64_t t = t0; t <= t1; ++t)
+      if (!tap_is_live(w, i, t)) return std::nullopt;
+    if (t0 == 0 && t1 == k - 1) continue;
+    const int64_t pad_begin = w.pad_begin[i] - t0 * w.dilations[i];
+    const int64_t pad_end = w.pad_end[i] - (k - 1 - t1) * w.dilations[i];
+    if (pad_begin < 0 || pad_end < 0) return std::nullopt;
+    cut.window.kernel[i] = t1 - t0 + 1;
+    cut.window.pad_begin[i] = pad_begin;
+    cut.window.pad_end[i] = pad_end;
+    if (cut.window.kernel[i] == 1) cut.window.dilations[i] = 1;
+    cut.first[i] = t0;
+    changed = true;
+  }
+  if (!changed) return std::nullopt;
+  return cut;
+}
+
+}  // namespace amp::kernels
