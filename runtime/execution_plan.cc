@@ -96,12 +96,10 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   AMP_ASSIGN_OR_RETURN(std::optional<PlanSplit> split, split_at_data_dependent(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));
   if (split) {
-    if (!split->dynamic_value.empty()) {
-      plan->dynamic_step = static_cast<int64_t>(split->cut);
-      const std::optional<ValueId> dyn = g.find_value(split->dynamic_value);
-      if (!dyn) return internal_error("the cut value '" + split->dynamic_value + "' vanished");
-      plan->dynamic_value = *dyn;
-      plan->dynamic_axis = split->dim.axis;
+    for (const DynamicCut& d : split->dynamic) {
+      const std::optional<ValueId> dyn = g.find_value(d.value);
+      if (!dyn) return internal_error("the cut value '" + d.value + "' vanished");
+      plan->dynamic.push_back({static_cast<int64_t>(d.step), *dyn, d.dim.axis});
     }
     auto cont = std::make_shared<Continuation>();
     if (split->control) {
@@ -196,7 +194,11 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   // The executor keeps graph inputs and outputs in memory of their own, but for a
   // data-dependent output, written at its bound and returned at its real size: a copy.
   if (opt.backend->keeps_io_outside_arena())
-    mopt.outside_arena = [dynamic = plan->dynamic_value](ValueId v) { return v != dynamic; };
+    mopt.outside_arena = [&dynamic = plan->dynamic](ValueId v) {
+      for (const ExecutionPlan::DynamicOutput& d : dynamic)
+        if (v == d.value) return false;
+      return true;
+    };
   AMP_ASSIGN_OR_RETURN(plan->memory, graph::plan_memory(g, mopt));
   // Every plan is checked by simulating its kernels on tags (graph/planning/
   // memory_plan_check.h), so a planner bug is an error naming the value it would corrupt,

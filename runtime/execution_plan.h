@@ -117,12 +117,16 @@ struct ExecutionPlan {
   // Backend::place_constants and freed with the plan.
   std::shared_ptr<const void> device_constants;
   size_t device_constant_bytes = 0;
-  // A plan cut at a data-dependent node: its step, the output it sizes (prepared at the
-  // bound) and the dim; the executor passes that step a KernelArgs::dynamic_size and returns
-  // the output with its real size. `continuation` runs the rest.
-  int64_t dynamic_step = -1;
-  graph::ValueId dynamic_value = graph::kNoValue;
-  size_t dynamic_axis = 0;
+  // A plan cut after data-dependent nodes (runtime/plan_split.h): per such node, in step
+  // order, its step, the output it sizes (prepared at the bound) and the dim. The executor
+  // passes each of those steps a KernelArgs::dynamic_size and returns their outputs with
+  // their real sizes; no step of this plan reads them. `continuation` runs the rest.
+  struct DynamicOutput {
+    int64_t step = -1;
+    graph::ValueId value = graph::kNoValue;
+    size_t axis = 0;
+  };
+  std::vector<DynamicOutput> dynamic;
   std::shared_ptr<const Continuation> continuation;
 };
 
@@ -136,17 +140,22 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
 // options refer to `plan`, which must outlive them.
 graph::MemoryPlanOptions kernel_memory_options(const ExecutionPlan& plan, size_t alignment);
 
-// The dims an executor returns for output `v` of `plan`: its static dims, with the
-// data-dependent dim replaced by the size the step reported (the kernel wrote the output
-// densely for it). An unreported size is an internal error.
+// The dims an executor returns for output `v` of `plan`: its static dims, with a
+// data-dependent dim replaced by the size its step reported (dynamic_sizes[i] for
+// plan.dynamic[i]; the kernel wrote the output densely for it). An unreported size is an
+// internal error.
 inline Result<std::vector<int64_t>> output_dims(const ExecutionPlan& plan, graph::ValueId v,
-                                                int64_t dynamic_size) {
+                                                const std::vector<int64_t>& dynamic_sizes) {
   std::vector<int64_t> dims = plan.graph.value(v).shape->static_dims();
-  if (v != plan.dynamic_value) return dims;
-  if (dynamic_size < 0 || dynamic_size > dims[plan.dynamic_axis])
-    return internal_error("a data-dependent step reported size " + std::to_string(dynamic_size) +
-                          " for a bound of " + std::to_string(dims[plan.dynamic_axis]));
-  dims[plan.dynamic_axis] = dynamic_size;
+  for (size_t i = 0; i < plan.dynamic.size(); ++i) {
+    const ExecutionPlan::DynamicOutput& d = plan.dynamic[i];
+    if (v != d.value) continue;
+    const int64_t size = i < dynamic_sizes.size() ? dynamic_sizes[i] : -1;
+    if (size < 0 || size > dims[d.axis])
+      return internal_error("a data-dependent step reported size " + std::to_string(size) +
+                            " for a bound of " + std::to_string(dims[d.axis]));
+    dims[d.axis] = size;
+  }
   return dims;
 }
 

@@ -18,6 +18,48 @@ bool is_control_flow(const graph::Node& n) {
   return graph::has_trait(n.op, graph::kControlFlow);
 }
 
+bool control_or_data_dependent(const graph::Node& n) {
+  return !is_control_flow(n) && graph::has_trait(n.op, graph::kDataDependent);
+}
+
+// Moves up, right after the data-dependent node at `cut`, every later node that reads only
+// values known in the prefix (graph inputs, constants, static outputs of nodes before it or
+// moved): data-dependent nodes (their outputs are then not known) and nodes whose outputs
+// are all static. The others keep their order after them, so the order stays topological.
+// Returns how many moved.
+size_t move_independent_nodes_up(Graph& g, size_t cut) {
+  std::vector<char> known(g.values.size(), 0);
+  for (ValueId v : g.inputs) known[static_cast<size_t>(v)] = 1;
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (g.values[v].is_constant()) known[v] = 1;
+  for (size_t i = 0; i < cut; ++i)
+    for (ValueId v : g.nodes[i].outputs)
+      if (v != kNoValue) known[static_cast<size_t>(v)] = 1;
+  std::vector<graph::Node> moved, stay;
+  for (size_t i = cut + 1; i < g.nodes.size(); ++i) {
+    graph::Node& n = g.nodes[i];
+    bool reads_known = !is_control_flow(n);
+    for (ValueId v : n.inputs)
+      reads_known = reads_known && (v == kNoValue || known[static_cast<size_t>(v)]);
+    const bool dynamic = graph::has_trait(n.op, graph::kDataDependent);
+    bool outputs_static = true;
+    for (ValueId v : n.outputs) outputs_static = outputs_static && static_value(g, v);
+    if (reads_known && (dynamic || outputs_static)) {
+      if (!dynamic)
+        for (ValueId v : n.outputs)
+          if (v != kNoValue) known[static_cast<size_t>(v)] = 1;
+      moved.push_back(std::move(n));
+    } else {
+      stay.push_back(std::move(n));
+    }
+  }
+  const size_t count = moved.size();
+  g.nodes.resize(cut + 1);
+  for (graph::Node& n : moved) g.nodes.push_back(std::move(n));
+  for (graph::Node& n : stay) g.nodes.push_back(std::move(n));
+  return count;
+}
+
 }  // namespace
 
 Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
@@ -45,15 +87,20 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
                               "' has no static shape after binding");
   }
   PlanSplit split;
-  ValueId dyn = kNoValue;
   // The prefix is nodes [0, last); the rest starts at `first_rest`.
   size_t last = cut, first_rest = cut;
   if (data_dependent) {
-    split.cut = cut;
-    AMP_ASSIGN_OR_RETURN(split.dim, graph::data_dependent_dim(g, n));
-    dyn = n.outputs[0];
-    split.dynamic_value = g.value(dyn).name;
-    last = first_rest = cut + 1;
+    last = first_rest = cut + 1 + move_independent_nodes_up(g, cut);
+    for (size_t i = cut; i < last; ++i) {
+      const graph::Node& d = g.nodes[i];
+      if (control_or_data_dependent(d)) {
+        DynamicCut c;
+        c.step = i;
+        AMP_ASSIGN_OR_RETURN(c.dim, graph::data_dependent_dim(g, d));
+        c.value = g.value(d.outputs[0]).name;
+        split.dynamic.push_back(std::move(c));
+      }
+    }
   } else if (control) {
     first_rest = cut + 1;
   }
@@ -104,10 +151,13 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
 
   g.nodes.resize(last);
   g.outputs = live;
-  if (dyn != kNoValue) {
-    graph::Shape bound = *g.value(dyn).shape;
-    bound.dims[split.dim.axis] = graph::Dim(split.dim.bound);
-    g.value(dyn).shape = bound;
+  for (const DynamicCut& c : split.dynamic) {
+    const std::optional<ValueId> id = g.find_value(c.value);
+    if (!id) return internal_error("the cut value '" + c.value + "' vanished");
+    graph::Value& v = g.value(*id);
+    graph::Shape bound = *v.shape;
+    bound.dims[c.dim.axis] = graph::Dim(c.dim.bound);
+    v.shape = bound;
   }
   g.compact_values();
   return std::optional<PlanSplit>(std::move(split));

@@ -4,10 +4,17 @@
 //
 // Algorithm: after binding and folding, find the first node in topological order that is a
 // control-flow node or has an output that is not static. Either
-//   - it is data-dependent: the graph is cut after it. The prefix keeps nodes [0, cut] and
-//     outputs every "live" value, one the rest reads or the model outputs (graph inputs
-//     included), in value order; the node's output is given its bound on the data-dependent
-//     dim, so the prefix plans memory for the largest case; or
+//   - it is data-dependent: the graph is cut after it. The prefix keeps nodes [0, cut], then
+//     every later node that reads no value of the rest (moved up, in order): other
+//     data-dependent nodes whose inputs are static, and nodes of static outputs that read
+//     none of theirs. A detector exported from PyTorch selects each class's boxes with a
+//     NonZero and takes the top ones with a TopK whose K is min(count, k): 90 classes were
+//     90 cuts before a NonZero and 90 before a TopK, each a plan built anew whenever a
+//     count changed (every image), for all of the graph after it; with the NonZeros in one
+//     prefix, the Ks fold when the rest is bound, one cut in all. The prefix outputs every
+//     "live" value, one the rest reads or the model outputs (graph inputs included), in value
+//     order; each data-dependent output is given its bound on its data-dependent dim, so the
+//     prefix plans memory for the largest case; or
 //   - a value that decides its shape (op_types.def's shape_inputs: TopK's K, Range's limits,
 //     Reshape's shape, ...) is computed at run time (not folded): the graph is cut before it,
 //     so that value becomes an input of the rest, which binds it by value like a model input
@@ -39,13 +46,17 @@ struct ControlCut {
   std::vector<std::string> outputs;  // per node output: its value's name, "" when absent
 };
 
+// A data-dependent node of the prefix: its index there, its output 0 by name (ids change on
+// compaction), and the dim it sizes.
+struct DynamicCut {
+  size_t step = 0;
+  std::string value;
+  graph::DataDependentDim dim;
+};
+
 struct PlanSplit {
   graph::Graph rest;
-  // Cut after a data-dependent node: its output 0, by name (ids change on compaction), and
-  // its dim; empty for other cuts.
-  std::string dynamic_value;
-  graph::DataDependentDim dim;
-  size_t cut = 0;  // the data-dependent node's index in the prefix
+  std::vector<DynamicCut> dynamic;  // a cut after data-dependent nodes; empty for others
   std::optional<ControlCut> control;
   std::vector<std::string> stage;  // the prefix's outputs by name, in order
 };

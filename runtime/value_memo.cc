@@ -1,5 +1,7 @@
 #include "runtime/value_memo.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -122,7 +124,11 @@ std::vector<uint64_t> value_fingerprints(const ExecutionPlan& plan, uint64_t run
   }
   for (size_t s = 0; s < g.nodes.size(); ++s) {
     const graph::Node& n = g.nodes[s];
-    if (static_cast<int64_t>(s) == plan.dynamic_step) continue;
+    if (std::any_of(plan.dynamic.begin(), plan.dynamic.end(),
+                    [s](const ExecutionPlan::DynamicOutput& d) {
+                      return d.step == static_cast<int64_t>(s);
+                    }))
+      continue;
     Hasher h;
     h.pod(uint8_t{3});
     h.pod(n.op);

@@ -123,9 +123,14 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
 
   kernels::KernelArgs args;
   args.num_threads = config.threads;
-  int64_t dynamic_size = -1;  // what the plan's data-dependent step reports
+  // What the plan's data-dependent steps report (plan.dynamic, in step order).
+  std::vector<int64_t> dynamic_sizes(plan.dynamic.size(), -1);
+  size_t next_dynamic = 0;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    args.dynamic_size = static_cast<int64_t>(s) == plan.dynamic_step ? &dynamic_size : nullptr;
+    args.dynamic_size = nullptr;
+    if (next_dynamic < plan.dynamic.size() &&
+        plan.dynamic[next_dynamic].step == static_cast<int64_t>(s))
+      args.dynamic_size = &dynamic_sizes[next_dynamic++];
     const PlanStep& step = plan.steps[s];
     if (config.reuse && config.reuse->restored(s, views(plan, step.outputs))) continue;
     for (size_t k = 0; k < step.inputs.size(); ++k)
@@ -162,7 +167,7 @@ Result<std::vector<Tensor>> CpuExecutor::run(const std::shared_ptr<const Executi
       outs[k] = *inputs[static_cast<size_t>(plan.output_input[k])];
       continue;
     }
-    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, v, dynamic_size));
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, v, dynamic_sizes));
     Tensor t = Tensor::empty(g.value(v).dtype, std::move(dims));
     const uint8_t* src = address(plan, v);
     if (src && t.byte_size()) std::memcpy(t.raw_data(), src, t.byte_size());

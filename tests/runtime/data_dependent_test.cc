@@ -2,19 +2,24 @@
 // the plan is cut after the data-dependent node and the rest is planned for the size the
 // kernel reports (runtime/plan_split.h). Checked end to end through the Engine: downstream
 // ops see the real size, several counts on one engine (the continuation cache), an empty
-// selection, two cuts in a row, and contexts on several threads.
+// selection, two cuts in a row, independent selections sharing one cut, and contexts on
+// several threads.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
+#include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
+#include "runtime/plan_split.h"
 
 namespace amp {
 namespace {
@@ -112,6 +117,73 @@ TEST_F(DataDependentTest, TwoCutsInARow) {
   EXPECT_EQ(b[0].shape(), (std::vector<int64_t>{0, 3}));
   auto c = run({1, 0, 0, 0, 1});
   EXPECT_EQ(c[0].to_vector<float>(), (std::vector<float>{2, 0, 1, 1.5f, 2, 2}));
+}
+
+// A detector's per-class selection as torchvision exports it: per class, the scores above a
+// threshold (NonZero), then the top min(count, 2) of them (TopK with a computed K), and the
+// classes' tops concatenated. The NonZeros share one prefix (runtime/plan_split.h), so the
+// Ks fold when the rest is bound: one cut instead of one per NonZero and one per TopK.
+graph::Graph per_class_top_model(int classes) {
+  graph::GraphBuilder gb;
+  auto scores = gb.input("scores", DType::kF32, graph::Shape({6, classes}));
+  auto thr = gb.constant("thr", graph::TensorData::scalar_f32(0.5f));
+  auto kmax = gb.constant("kmax", graph::TensorData::vector_i64({2}));
+  auto axes = gb.constant("axes", graph::TensorData::vector_i64({0}));
+  graph::Attributes axis1;
+  axis1.set("axis", int64_t{1});
+  std::vector<graph::ValueId> tops;
+  for (int c = 0; c < classes; ++c) {
+    auto ci = gb.constant("c" + std::to_string(c), graph::TensorData::scalar_i64(c));
+    auto col = gb.node(OpType::kGather, {scores, ci}, axis1);
+    auto idx = gb.node(OpType::kNonZero, {gb.node(OpType::kGreater, {col, thr})});
+    auto vals = gb.node(OpType::kGather, {col, gb.node(OpType::kSqueeze, {idx, axes})});
+    auto k = gb.node(OpType::kMin, {gb.node(OpType::kShape, {vals}), kmax});
+    tops.push_back(gb.node_multi(OpType::kTopK, {vals, k}, 2)[0]);
+  }
+  graph::Attributes axis0;
+  axis0.set("axis", int64_t{0});
+  auto all = gb.node(OpType::kConcat, tops, axis0);
+  gb.rename(all, "tops");
+  gb.output(all);
+  return gb.build();
+}
+
+TEST_F(DataDependentTest, PerClassSelectionsShareOneCut) {
+  // The split itself: all three NonZeros join the first prefix.
+  graph::Graph g = per_class_top_model(3);
+  ASSERT_TRUE(graph::infer_shapes(g).is_ok());
+  auto split = runtime::split_at_data_dependent(g);
+  ASSERT_TRUE(split.is_ok()) << split.status().to_string();
+  ASSERT_TRUE(split->has_value());
+  EXPECT_EQ((*split)->dynamic.size(), 3u);
+  for (const graph::Node& n : (*split)->rest.nodes) EXPECT_NE(n.op, OpType::kNonZero);
+  for (const graph::Node& n : g.nodes) EXPECT_NE(n.op, OpType::kTopK);
+
+  // End to end, against the rule computed here, for inputs whose counts differ per class
+  // and per run (0, 1, 2 and more above the threshold).
+  Engine engine = Engine::load(save(per_class_top_model(3), "per_class.amp"), {});
+  const std::vector<std::vector<float>> inputs = {
+      {0.9f, 0.1f, 0.6f, 0.2f, 0.3f, 0.7f, 0.8f, 0.9f, 0.1f, 0.1f, 0.2f, 0.3f, 0.6f, 0.4f, 0.2f,
+       0.55f, 0.1f, 0.95f},
+      {0.1f, 0.1f, 0.1f, 0.2f, 0.3f, 0.4f, 0.1f, 0.2f, 0.3f, 0.1f, 0.2f, 0.3f, 0.6f, 0.9f, 0.7f,
+       0.1f, 0.1f, 0.1f},
+      {0.6f, 0.6f, 0.6f, 0.7f, 0.7f, 0.7f, 0.8f, 0.8f, 0.8f, 0.9f, 0.9f, 0.9f, 0.55f, 0.55f, 0.55f,
+       0.65f, 0.65f, 0.65f}};
+  for (const std::vector<float>& x : inputs) {
+    std::vector<float> want;
+    for (int c = 0; c < 3; ++c) {
+      std::vector<float> above;
+      for (int r = 0; r < 6; ++r)
+        if (x[static_cast<size_t>(r * 3 + c)] > 0.5f)
+          above.push_back(x[static_cast<size_t>(r * 3 + c)]);
+      std::sort(above.begin(), above.end(), std::greater<float>());
+      const auto kept = static_cast<std::ptrdiff_t>(std::min<size_t>(above.size(), 2));
+      want.insert(want.end(), above.begin(), above.begin() + kept);
+    }
+    auto out = engine.run({{"scores", Tensor::from(x, {6, 3})}});
+    EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{static_cast<int64_t>(want.size())}));
+    EXPECT_EQ(out[0].to_vector<float>(), want);
+  }
 }
 
 // Shapes that depend on values computed at run time: a padding mask from sequence lengths

@@ -86,7 +86,7 @@ class CudaExecutor : public Executor {
   std::string capture_error_;  // the last failed capture, for RunTimings::cuda_graph_note
   cudaGraphExec_t graph_exec_ = nullptr;
   bool capture_failed_ = false;
-  int64_t dynamic_size_ = -1;  // what the plan's data-dependent step reported
+  std::vector<int64_t> dynamic_sizes_;  // what the plan's data-dependent steps reported
   RunTimings timings_;
 };
 
@@ -219,9 +219,13 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
   kernels::KernelArgs args;
   args.stream = stream_;
   args.context_handles = handles_;
-  dynamic_size_ = -1;
+  dynamic_sizes_.assign(plan.dynamic.size(), -1);
+  size_t next_dynamic = 0;
   for (size_t s = 0; s < plan.steps.size(); ++s) {
-    args.dynamic_size = static_cast<int64_t>(s) == plan.dynamic_step ? &dynamic_size_ : nullptr;
+    args.dynamic_size = nullptr;
+    if (next_dynamic < plan.dynamic.size() &&
+        plan.dynamic[next_dynamic].step == static_cast<int64_t>(s))
+      args.dynamic_size = &dynamic_sizes_[next_dynamic++];
     const PlanStep& step = plan.steps[s];
     for (size_t k = 0; k < step.inputs.size(); ++k)
       in_ptrs_[k] = step.inputs[k] == graph::kNoValue ? nullptr : address(plan, step.inputs[k]);
@@ -310,7 +314,7 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
   // step with events between them: no capture either.
   const double host_start = config.profiler ? config.profiler->now_ms() : 0;
   const bool want_graph = opt_.cuda_graphs && !config.check_numerics && !config.profiler &&
-                          !capture_failed_ && plan.dynamic_step < 0;
+                          !capture_failed_ && plan.dynamic.empty();
   if (want_graph && !graph_exec_ && eager_runs_ >= 1) {
     // A failed capture is not an error: the run goes eagerly. Another thread's
     // device-wide call (cudaFree, a handle's creation) can invalidate a capture, so a
@@ -349,7 +353,7 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
     timings_.cuda_graph_note = "eager: check_numerics reads every step back";
   else if (config.profiler)
     timings_.cuda_graph_note = "eager: profiling times every node";
-  else if (plan.dynamic_step >= 0)
+  else if (!plan.dynamic.empty())
     timings_.cuda_graph_note = "eager: a data-dependent op reads its output size back";
   else if (!capture_error_.empty())
     timings_.cuda_graph_note = "eager: capture failed (" + std::to_string(capture_attempts_) +
@@ -362,7 +366,8 @@ Result<std::vector<Tensor>> CudaExecutor::run(const std::shared_ptr<const Execut
   outs.reserve(g.outputs.size());
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     const graph::Value& val = g.value(g.outputs[k]);
-    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims, output_dims(plan, g.outputs[k], dynamic_size_));
+    AMP_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                         output_dims(plan, g.outputs[k], dynamic_sizes_));
     Tensor t = Tensor::empty(val.dtype, std::move(dims));
     const StagedCopy& c = staged_outputs_[k];
     const ValueRef& ref = plan.values[static_cast<size_t>(g.outputs[k])];
