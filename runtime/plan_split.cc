@@ -18,7 +18,8 @@ bool is_control_flow(const graph::Node& n) {
   return graph::has_trait(n.op, graph::kControlFlow);
 }
 
-bool control_or_data_dependent(const graph::Node& n) {
+// NonZero, Compress, NonMaxSuppression (graph/ops/data_dependent.h).
+bool is_data_dependent(const graph::Node& n) {
   return !is_control_flow(n) && graph::has_trait(n.op, graph::kDataDependent);
 }
 
@@ -41,7 +42,7 @@ size_t move_independent_nodes_up(Graph& g, size_t cut) {
     bool reads_known = !is_control_flow(n);
     for (ValueId v : n.inputs)
       reads_known = reads_known && (v == kNoValue || known[static_cast<size_t>(v)]);
-    const bool dynamic = graph::has_trait(n.op, graph::kDataDependent);
+    const bool dynamic = is_data_dependent(n);
     bool outputs_static = true;
     for (ValueId v : n.outputs) outputs_static = outputs_static && static_value(g, v);
     if (reads_known && (dynamic || outputs_static)) {
@@ -93,7 +94,7 @@ Result<std::optional<PlanSplit>> split_at_data_dependent(Graph& g) {
     last = first_rest = cut + 1 + move_independent_nodes_up(g, cut);
     for (size_t i = cut; i < last; ++i) {
       const graph::Node& d = g.nodes[i];
-      if (control_or_data_dependent(d)) {
+      if (is_data_dependent(d)) {
         DynamicCut c;
         c.step = i;
         AMP_ASSIGN_OR_RETURN(c.dim, graph::data_dependent_dim(g, d));
