@@ -23,13 +23,6 @@ std::optional<ValueId> bias_vector(Graph& g, NameTable& names, const Node& add, 
   return constant_as_vector(g, names, b, n);
 }
 
-ValueId new_value(Graph& g, NameTable& names, const std::string& base, DType dtype) {
-  Value v;
-  v.name = names.fresh(base);
-  v.dtype = dtype;
-  return g.add_value(std::move(v));
-}
-
 }  // namespace
 
 Result<bool> FuseMatMulBias::run(Graph& g) {
@@ -117,8 +110,8 @@ Result<bool> FuseMatMulBias::run(Graph& g) {
         drop[static_cast<size_t>(act)] = 1;
       }
     }
-    const ValueId a2 = new_value(g, value_names, mm_name + ".rows", dtype);
-    const ValueId y2 = new_value(g, value_names, mm_name + ".gemm", dtype);
+    const ValueId a2 = add_computed_value(g, value_names, mm_name + ".rows", dtype);
+    const ValueId y2 = add_computed_value(g, value_names, mm_name + ".gemm", dtype);
     Node to_rows;
     to_rows.name = node_names.fresh(mm_name + ".to_rows");
     to_rows.op = OpType::kReshape;
@@ -137,7 +130,7 @@ Result<bool> FuseMatMulBias::run(Graph& g) {
     ValueId rows_out = y2;  // what the output Reshape reads: the Gemm's or the activation's
     if (act >= 0) {
       Node moved = std::move(g.nodes[static_cast<size_t>(act)]);
-      rows_out = new_value(g, value_names, moved.name + ".rows", dtype);
+      rows_out = add_computed_value(g, value_names, moved.name + ".rows", dtype);
       moved.inputs = {y2};
       moved.outputs = {rows_out};
       nodes.push_back(std::move(moved));

@@ -7,6 +7,7 @@
 
 #include "graph/ir/name_table.h"
 #include "graph/ops/op_attrs.h"
+#include "graph/passes/pass_util.h"
 
 namespace amp::graph {
 namespace {
@@ -103,13 +104,6 @@ std::optional<Lowering> plan_lowering(const Graph& g, const Node& n) {
   return l;
 }
 
-ValueId new_value(Graph& g, NameTable& names, const std::string& base, DType dtype) {
-  Value v;
-  v.name = names.fresh(base);
-  v.dtype = dtype;
-  return g.add_value(std::move(v));
-}
-
 Node transpose_node(std::string name, ValueId in, ValueId out, std::vector<int64_t> perm) {
   Node t;
   t.name = std::move(name);
@@ -141,7 +135,7 @@ Result<bool> LowerEinsum::run(Graph& g) {
     // The operands in the product's order, each through a Transpose unless already there.
     auto arrange = [&](ValueId v, const std::vector<int64_t>& perm, const char* side) {
       if (is_identity(perm)) return v;
-      const ValueId out = new_value(g, value_names, n.name + "." + side, dtype);
+      const ValueId out = add_computed_value(g, value_names, n.name + "." + side, dtype);
       nodes.push_back(
           transpose_node(node_names.fresh(n.name + "." + side + "_transpose"), v, out, perm));
       return out;
@@ -150,7 +144,8 @@ Result<bool> LowerEinsum::run(Graph& g) {
     const ValueId b = arrange(n.inputs[1], l->perm_b, "rhs");
     const ValueId y = n.outputs[0];
     const bool reorder = !is_identity(l->perm_out);
-    const ValueId product = reorder ? new_value(g, value_names, n.name + ".product", dtype) : y;
+    const ValueId product =
+        reorder ? add_computed_value(g, value_names, n.name + ".product", dtype) : y;
     Node mm;
     mm.name = n.name;
     mm.op = OpType::kMatMul;

@@ -24,6 +24,13 @@ ValueId add_constant(Graph& g, NameTable& names, const std::string& base, Tensor
   return g.add_value(std::move(v));
 }
 
+ValueId add_computed_value(Graph& g, NameTable& names, const std::string& base, DType dtype) {
+  Value v;
+  v.name = names.fresh(base);
+  v.dtype = dtype;
+  return g.add_value(std::move(v));
+}
+
 std::optional<ValueId> constant_as_vector(Graph& g, NameTable& names, ValueId v, int64_t n) {
   if (v == kNoValue) return std::nullopt;
   const Value& val = g.value(v);

@@ -4,6 +4,7 @@
 //   remove_marked_nodes(g, remove);                // drop them, then every unreferenced value
 //   NameTable names = NameTable::values_of(g);    // one per pass run: a name costs O(1)
 //   ValueId c = add_constant(g, names, "conv1.folded_bias", data);
+//   ValueId t = add_computed_value(g, names, "mm.rows", DType::kF32);  // shape inferred later
 //   if (is_f32_constant(g, w)) ...                 // a weight a fold may compute from
 //   std::optional<ValueId> v = constant_as_vector(g, names, bias, n);  // [1, 1, n] -> [n]
 //   std::optional<ConvWeightChannels> oc = conv_weight_channels(g, conv);  // Conv or ConvTranspose
@@ -27,6 +28,10 @@ bool is_f32_constant(const Graph& g, ValueId v);
 
 // A new constant value named names.fresh(base), its dtype and static shape taken from `data`.
 ValueId add_constant(Graph& g, NameTable& names, const std::string& base, TensorData data);
+
+// A new computed value named names.fresh(base) of `dtype`, its shape left to inference (the
+// rewriting passes' intermediate values).
+ValueId add_computed_value(Graph& g, NameTable& names, const std::string& base, DType dtype);
 
 // The constant `v` read as a vector of `n` elements: itself when it is already [n], a new
 // [n] constant holding its bytes when its dims are all 1 but the last (n); nullopt for
