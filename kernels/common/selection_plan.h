@@ -65,13 +65,19 @@ AMP_HOST_DEVICE NmsBox nms_box(float a, float b, float c, float d, bool center) 
   return NmsBox{b < d ? b : d, a < c ? a : c, b < d ? d : b, a < c ? c : a};
 }
 
+// A box's area, as nms_suppresses() and the CPU's index of kept boxes (kernels/cpu/
+// nms_overlap.h) compute it.
+AMP_HOST_DEVICE float nms_area(const NmsBox& b) {
+  return (b.x2 - b.x1) * (b.y2 - b.y1);
+}
+
 // Whether box q suppresses box p: IoU > threshold (ONNX Runtime's rule; empty boxes never do).
 AMP_HOST_DEVICE bool nms_suppresses(const NmsBox& p, const NmsBox& q, float threshold) {
   const float ix1 = p.x1 > q.x1 ? p.x1 : q.x1, iy1 = p.y1 > q.y1 ? p.y1 : q.y1;
   const float ix2 = p.x2 < q.x2 ? p.x2 : q.x2, iy2 = p.y2 < q.y2 ? p.y2 : q.y2;
   if (ix2 <= ix1 || iy2 <= iy1) return false;
   const float inter = (ix2 - ix1) * (iy2 - iy1);
-  const float ap = (p.x2 - p.x1) * (p.y2 - p.y1), aq = (q.x2 - q.x1) * (q.y2 - q.y1);
+  const float ap = nms_area(p), aq = nms_area(q);
   const float uni = ap + aq - inter;
   if (ap <= 0 || aq <= 0 || uni <= 0) return false;
   return inter / uni > threshold;

@@ -86,7 +86,10 @@ using dt = memory::data_type;
 // "3x3", "1x1x5".
 std::string window_text(const std::vector<int64_t>& kernel) {
   std::string s;
-  for (int64_t k : kernel) s += (s.empty() ? "" : "x") + std::to_string(k);
+  for (size_t i = 0; i < kernel.size(); ++i) {
+    if (i) s += 'x';
+    s += std::to_string(kernel[i]);
+  }
   return s;
 }
 
@@ -230,11 +233,13 @@ void lift_to_2d(graph::ConvAttrs& conv, bool tall) {
   if (!conv.output_padding.empty()) add(conv.output_padding, 0);
 }
 
-// Which of the layouts a conv's tensor is in: plain, or the convolutions' own on this CPU
-// (conv_activation_desc).
+// The convolutions' own layout on this CPU for a tensor of these dims (conv_activation_desc).
+ChannelLayout conv_layout_for(const std::vector<int64_t>& dims) {
+  return conv_layout_blocked8(dims) ? ChannelLayout::kBlocked8 : ChannelLayout::kChannelsLast;
+}
+// Which of the layouts a conv's tensor is in: plain, or the convolutions' own.
 ChannelLayout layout_of(const TensorDesc& t) {
-  if (!t.conv_layout) return ChannelLayout::kPlain;
-  return conv_layout_blocked8(t.dims) ? ChannelLayout::kBlocked8 : ChannelLayout::kChannelsLast;
+  return t.conv_layout ? conv_layout_for(t.dims) : ChannelLayout::kPlain;
 }
 
 // An f32 tensor of `dims` in one of the layouts the tiled ConvTranspose's depth-to-space
@@ -373,11 +378,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   // conv layout in the workspace: FCOS's 256 -> 256 head convolutions on 100x100 maps took
   // 130-140 ms on oneDNN's direct convolution (with the same reorders in and out) and take
   // 45-50 on Winograd (AMD EPYC, one thread).
-  ChannelLayout winograd_in = x_layout;
-  const memory::dims x_dims = to_dnnl_dims(x.dims);
-  if (x_layout == ChannelLayout::kPlain && x.dims.size() == 4)
-    winograd_in =
-        conv_layout_blocked8(x.dims) ? ChannelLayout::kBlocked8 : ChannelLayout::kChannelsLast;
+  const ChannelLayout winograd_in =
+      x_layout == ChannelLayout::kPlain && x.dims.size() == 4 ? conv_layout_for(x.dims) : x_layout;
   if (!transpose_ && dtype_ == DType::kF32 && w.constant_data != nullptr &&
       (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr) &&
       WinogradConv::suits(conv_, winograd_in)) {
@@ -389,9 +391,10 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     off_winograd_ = ws_.add(winograd_->workspace_bytes());
     impl_ = winograd_->implementation();
     if (winograd_in != x_layout) {
-      src_reorder_.prepare(plain_desc(x_dims, dt::f32), conv_activation_desc(x_dims, dt::f32), ws_,
-                           cfg.num_threads);
-      off_src_blk_ = ws_.add(conv_activation_desc(x_dims, dt::f32).get_size());
+      const memory::dims x_dims = to_dnnl_dims(x.dims);
+      const memory::desc blocked = conv_activation_desc(x_dims, dt::f32);
+      src_reorder_.prepare(plain_desc(x_dims, dt::f32), blocked, ws_, cfg.num_threads);
+      off_src_blk_ = ws_.add(blocked.get_size());
       impl_ += ", input reordered from plain";
     }
     return Status::ok();

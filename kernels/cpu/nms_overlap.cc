@@ -113,7 +113,7 @@ bool NmsKeptBoxes::push(int64_t chain, const NmsBox& box, float area) {
 }
 
 bool NmsKeptBoxes::add(const NmsBox& box) {
-  const float area = (box.x2 - box.x1) * (box.y2 - box.y1);
+  const float area = nms_area(box);
   // A box with a NaN corner or an empty extent suppresses nothing: filing it is harmless,
   // and the wide list keeps the rule simple (every box that is not plainly in range).
   if (!std::isfinite(box.x1) || !std::isfinite(box.x2) || !(box.x2 > box.x1))
@@ -137,11 +137,11 @@ bool NmsKeptBoxes::chain_suppresses(int64_t chain, const NmsBox& c, float area,
 }
 
 bool NmsKeptBoxes::suppresses(const NmsBox& c, float threshold) const {
-  const float area = (c.x2 - c.x1) * (c.y2 - c.y1);
-  // An empty candidate, or one with a NaN corner, is never suppressed (nms_suppresses).
+  const float area = nms_area(c);
+  // An empty candidate, or one with a NaN corner (a NaN area), is never suppressed
+  // (nms_suppresses); past this test its x corners are not NaN.
   if (!(area > 0)) return false;
   if (chain_suppresses(kWide, c, area, threshold)) return true;
-  if (std::isnan(c.x1) || std::isnan(c.x2)) return false;
   const int64_t first = bucket_of(c.x1), last = bucket_of(c.x2);
   for (int64_t b = first; b <= last; ++b)
     if (chain_suppresses(b, c, area, threshold)) return true;
