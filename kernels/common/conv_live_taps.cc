@@ -1,18 +1,37 @@
 #include "kernels/common/conv_live_taps.h"
 
+#include <algorithm>
+
 namespace amp::kernels {
 namespace {
 
 // Whether tap t of axis i reads the input for some output position.
 bool tap_is_live(const graph::Window& w, size_t i, int64_t t) {
-  const int64_t s = w.strides[i];
-  const int64_t start = t * w.dilations[i] - w.pad_begin[i];  // input position at o = 0
-  // The first o whose position is >= 0.
-  const int64_t o = start >= 0 ? 0 : (-start + s - 1) / s;
-  return o < w.out_spatial[i] && start + o * s < w.in_spatial[i];
+  return live_outputs(w, i, t).size() > 0;
 }
 
 }  // namespace
+
+OutputRange live_outputs(const graph::Window& w, size_t i, int64_t t) {
+  const int64_t s = w.strides[i];
+  const int64_t start = t * w.dilations[i] - w.pad_begin[i];  // input position at o = 0
+  // The first o whose position is >= 0, and one past the last whose position is < in.
+  const int64_t begin = start >= 0 ? 0 : (-start + s - 1) / s;
+  const int64_t last = w.in_spatial[i] - 1 - start;  // o * s <= last
+  if (last < 0) return {0, 0};
+  return {std::min(begin, w.out_spatial[i]), std::min(last / s + 1, w.out_spatial[i])};
+}
+
+double live_share(const graph::Window& w) {
+  double share = 1;
+  for (size_t i = 0; i < w.rank(); ++i) {
+    int64_t reached = 0;
+    for (int64_t t = 0; t < w.kernel[i]; ++t) reached += live_outputs(w, i, t).size();
+    const int64_t all = w.kernel[i] * w.out_spatial[i];
+    share *= all > 0 ? static_cast<double>(reached) / static_cast<double>(all) : 1.0;
+  }
+  return share;
+}
 
 std::optional<LiveWindow> cut_to_live_taps(const graph::Window& w) {
   if (!w.resolved()) return std::nullopt;

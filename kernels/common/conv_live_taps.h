@@ -30,4 +30,18 @@ struct LiveWindow {
 // window cannot be cut as above).
 std::optional<LiveWindow> cut_to_live_taps(const graph::Window& w);
 
+// The output positions [begin, end) of axis i at which tap t reads the input, not the
+// padding: o * stride - pad_begin + t * dilation in [0, in). A range because the position
+// grows with o. Empty (begin >= end) for a tap that only reads padding.
+struct OutputRange {
+  int64_t begin = 0, end = 0;
+  int64_t size() const { return end > begin ? end - begin : 0; }
+};
+OutputRange live_outputs(const graph::Window& w, size_t i, int64_t t);
+
+// The share of a resolved forward window's multiply-adds that read the input: the sum over
+// its taps of the outputs each reaches, over taps x outputs. 1 without padding; DeepLabV3's
+// 3x3 at dilation 12 over 16x16 reads the input with 1.5 of 3 taps an axis on average: 0.25.
+double live_share(const graph::Window& w);
+
 }  // namespace amp::kernels

@@ -74,6 +74,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
 #include "kernels/cpu/small_gemm.h"
+#include "kernels/cpu/tap_sum_conv.h"
 #include "kernels/cpu/vector_exp.h"
 #include "kernels/cpu/winograd_conv.h"
 
@@ -132,11 +133,12 @@ class ConvKernel final : public Kernel {
   void held_constants(std::vector<HeldConstant>& out) const override {
     if (winograd_) out.push_back(winograd_->held_constant());
     if (small_) out.push_back(small_->held_constant());
+    if (tap_sum_) tap_sum_->held_constants(out);
     weights_.held_constants(out);
   }
   // W (input 1) when our loops or oneDNN read a packed form of it.
   std::vector<size_t> replaced_constant_inputs() const override {
-    if (winograd_ || small_ || weights_.holds_constant()) return {1};
+    if (winograd_ || small_ || tap_sum_ || weights_.holds_constant()) return {1};
     return {};
   }
 
@@ -168,6 +170,8 @@ class ConvKernel final : public Kernel {
   std::optional<SmallGemm> small_;  // set: our own loop runs it, not oneDNN
   std::optional<WinogradConv> winograd_;  // set: our Winograd runs this 3x3 conv (header)
   size_t off_winograd_ = WorkspaceLayout::kNone;
+  std::optional<TapSumConv> tap_sum_;  // set: a sum of one product per tap runs it (header)
+  size_t off_tap_sum_ = WorkspaceLayout::kNone;
   DnnlReorder src_reorder_;  // plain src -> the primitive's layout
   DnnlReorder dst_reorder_;  // the primitive's layout -> plain dst
 
@@ -212,6 +216,12 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
     positions *= win.in_spatial[i];
   }
   return x.conv_layout && positions != 1 ? 0 : window;
+}
+
+// Whether oneDNN chose its im2col GEMM convolution ("gemm:jit"; not brgconv).
+bool runs_im2col_gemm(const dnnl::primitive_desc& pd) {
+  const std::string impl = pd.impl_info_str();
+  return impl.find("gemm") != std::string::npos && impl.find("brg") == std::string::npos;
 }
 
 // The widest depthwise window oneDNN 2.6's jit_dw:avx2 takes (header).
@@ -459,6 +469,41 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
     w_strides_.insert(w_strides_.end(), kstrides.begin(), kstrides.end());
   }
 
+  // Where oneDNN would run its im2col GEMM, which multiplies the padding's zeros too, and
+  // many multiply-adds read padding: a sum of one product per tap, from and to channels-last
+  // copies of x and y in the workspace (kernels/cpu/tap_sum_conv.h).
+  if (!transpose_ && dtype_ == DType::kF32 && w.constant_data != nullptr &&
+      (!conv_.has_bias || cfg.inputs[2].constant_data != nullptr) && TapSumConv::suits(conv_) &&
+      runs_im2col_gemm(create_pd(dt::f32, dt::f32))) {
+    tap_sum_.emplace();
+    tap_sum_->prepare(
+        conv_, static_cast<const float*>(w_data), w_owner,
+        conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr);
+    live_w_ = {};  // packed per tap
+    off_tap_sum_ = ws_.add(tap_sum_->workspace_bytes());
+    memory::dims src_dims = to_dnnl_dims(x.dims), dst_dims = to_dnnl_dims(y.dims);
+    if (lifted) {
+      src_dims.insert(tall ? src_dims.end() : src_dims.begin() + 2, 1);
+      dst_dims.insert(tall ? dst_dims.end() : dst_dims.begin() + 2, 1);
+    }
+    auto caller_desc = [](const memory::dims& dims, bool conv_layout) {
+      return conv_layout ? conv_activation_desc(dims, dt::f32) : plain_desc(dims, dt::f32);
+    };
+    const memory::desc src_nhwc = channels_last_desc(src_dims, dt::f32);
+    const memory::desc dst_nhwc = channels_last_desc(dst_dims, dt::f32);
+    src_reorder_.prepare(caller_desc(src_dims, x.conv_layout), src_nhwc, ws_, cfg.num_threads);
+    dst_reorder_.prepare(dst_nhwc, caller_desc(dst_dims, y.conv_layout), ws_, cfg.num_threads);
+    if (src_reorder_.active()) off_src_blk_ = ws_.add(src_nhwc.get_size());
+    if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_nhwc.get_size());
+    impl_ = tap_sum_->implementation() + cut_note;
+    if (src_reorder_.active() || dst_reorder_.active())
+      impl_ += std::string(", channels-last copy of") +
+               (src_reorder_.active() && dst_reorder_.active() ? " x and y"
+                : src_reorder_.active()                        ? " x"
+                                                               : " y");
+    return Status::ok();
+  }
+
   // Pick the compute path (header comment).
   dnnl::primitive_desc pd;
   dt compute = dt::f32;
@@ -632,6 +677,19 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
     }
     winograd_->run(static_cast<const float*>(x), static_cast<float*>(a.outputs[0]),
                    WorkspaceLayout::at(ws, off_winograd_), threads);
+    return Status::ok();
+  }
+  if (tap_sum_) {
+    const void* x = a.inputs[0];
+    if (src_reorder_.active()) {
+      void* nhwc = WorkspaceLayout::at(ws, off_src_blk_);
+      src_reorder_.run(x, nhwc, ws, threads);
+      x = nhwc;
+    }
+    void* y = dst_reorder_.active() ? WorkspaceLayout::at(ws, off_dst_blk_) : a.outputs[0];
+    tap_sum_->run(static_cast<const float*>(x), static_cast<float*>(y),
+                  WorkspaceLayout::at(ws, off_tap_sum_), threads);
+    if (dst_reorder_.active()) dst_reorder_.run(y, a.outputs[0], ws, threads);
     return Status::ok();
   }
   const dnnl::engine& eng = dnnl_engine();

@@ -1,6 +1,7 @@
 // cut_to_live_taps (kernels/common/conv_live_taps.h): which taps of a window ever read the
 // input, the cut window's pads, that the cut leaves the output size unchanged, and the Conv
-// kernel that cuts its window against a plain loop over every tap.
+// kernel that cuts its window against a plain loop over every tap; live_outputs and
+// live_share against a brute force.
 #include "kernels/common/conv_live_taps.h"
 
 #include <gtest/gtest.h>
@@ -68,6 +69,41 @@ TEST(ConvLiveTaps, CutWindowKeepsTheOutputSize) {
               EXPECT_EQ(cut->first[0] * d - pb, -c.pad_begin[0]);
             }
   EXPECT_GT(cuts, 100);
+}
+
+TEST(ConvLiveTaps, LiveOutputsAndShareMatchABruteForce) {
+  for (int64_t in : {1, 3, 16, 33})
+    for (int64_t k : {1, 3, 5})
+      for (int64_t s : {1, 2, 3})
+        for (int64_t d : {1, 4, 12})
+          for (int64_t pb : {0, 2, 12})
+            for (int64_t pe : {0, 5, 12}) {
+              const graph::Window w = window(in, k, s, d, pb, pe);
+              if (w.out_spatial[0] < 1) continue;
+              int64_t reached = 0;
+              for (int64_t t = 0; t < k; ++t) {
+                const OutputRange r = live_outputs(w, 0, t);
+                for (int64_t o = 0; o < w.out_spatial[0]; ++o) {
+                  const int64_t at = o * s - pb + t * d;
+                  EXPECT_EQ(at >= 0 && at < in, o >= r.begin && o < r.end)
+                      << "in " << in << " k " << k << " s " << s << " d " << d << " tap " << t
+                      << " output " << o;
+                  reached += at >= 0 && at < in;
+                }
+              }
+              EXPECT_DOUBLE_EQ(live_share(w), static_cast<double>(reached) /
+                                                  static_cast<double>(k * w.out_spatial[0]));
+            }
+  // DeepLabV3's 3x3 at dilation 12 over 16x16: 1.5 of 3 taps an axis.
+  graph::Window atrous = window(16, 3, 1, 12, 12, 12);
+  atrous.kernel.push_back(3);
+  atrous.strides.push_back(1);
+  atrous.dilations.push_back(12);
+  atrous.pad_begin.push_back(12);
+  atrous.pad_end.push_back(12);
+  atrous.in_spatial.push_back(16);
+  atrous.out_spatial.push_back(16);
+  EXPECT_DOUBLE_EQ(live_share(atrous), 0.25);
 }
 
 graph::TensorData random_tensor(std::vector<int64_t> dims, unsigned seed) {

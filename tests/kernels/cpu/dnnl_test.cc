@@ -398,9 +398,11 @@ TEST(DnnlConv, WholeWindowRunsOwnLoop) {
   EXPECT_EQ(implementation(se, true, DType::kBF16).rfind("oneDNN", 0), 0u);
   EXPECT_EQ(implementation({{1, 3, 4, 5}, 7, {3, 5}}, true, DType::kF32).rfind("oneDNN", 0), 0u);
   EXPECT_EQ(implementation({{1, 4, 1, 1}, 4, {1, 1}, 2}, true, DType::kF32).rfind("oneDNN", 0), 0u);
-  EXPECT_EQ(implementation({{1, 2, 1, 1}, 3, {1, 1}, 1, {}, {}, {1, 0, 0, 0}}, true, DType::kF32)
-                .rfind("oneDNN", 0),
-            0u);
+  // Padding: half of this window's multiply-adds read it, which the tap sum skips
+  // (tap_sum_conv.h) where oneDNN would run its im2col GEMM.
+  const std::string padded =
+      implementation({{1, 2, 1, 1}, 3, {1, 1}, 1, {}, {}, {1, 0, 0, 0}}, true, DType::kF32);
+  EXPECT_TRUE(padded.rfind("oneDNN", 0) == 0 || padded.rfind("own tap sum", 0) == 0) << padded;
   uint32_t seed = 5000;
   for (const ActCase& a : act_cases()) check_conv(se, DType::kF32, a, true, 1, ++seed);
   // Enough output channels for two threads to split them.
