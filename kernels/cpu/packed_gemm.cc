@@ -34,6 +34,21 @@ int64_t row_blocks(int64_t rows) {
   return std::max<int64_t>(1, (rows + most - 1) / most);
 }
 
+// Whether a block of `rows` rows of x walks B panel by panel (all of K for one panel, then
+// the next) rather than K slice by K slice (every panel for one slice): where the block's y,
+// `width` columns, overflows half of L2, so that slice by slice it would go out to L3 or
+// memory and back once a slice, and its x, all of K, stays within twice L2. A vocabulary
+// projection (GPT-2's 768 -> 50257) is the case: as AVX2 on an AMD EPYC (Zen 3, 512 KiB L2),
+// one thread, x [rows, 768] by a constant B [768, 50257], median ms slice by slice -> panel
+// by panel: 64 rows 70-94 -> 65-77, 128 rows 154-156 -> 127-133, 256 rows (x 1.5x L2)
+// 304-359 -> 268-276. Products whose y fits (a transformer's 768 -> 768 at 64 tokens)
+// measured the same either way and keep the slices.
+bool panel_outer(int64_t rows, int64_t k, int64_t width) {
+  static const int64_t l2 = cpu_l2_cache_bytes();
+  const int64_t f = static_cast<int64_t>(sizeof(float));
+  return rows * width * f > l2 / 2 && rows * k * f <= 2 * l2;
+}
+
 // Rows [0, rows) of y (rows ldy apart) for panels [p0, p1), then the activation over
 // them; x's rows are ldx apart. With `accumulate` the product adds to y's values.
 AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t k,
@@ -46,48 +61,77 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
   // Panels a strip covers at once: the AVX-512 kernel takes up to three.
   const int64_t step = avx512 ? kAvx512StripPanels : 1;
   const int64_t blocks = row_blocks(rows);
+  // One strip's multiply of the K slice at k0 of panels [p, p + panels), prefetching a part
+  // of `next` (next_lines lines of it) into L1.
+  auto slice = [&](int64_t m0, int64_t m1, int64_t k0, int64_t p, int64_t panels, const float* next,
+                   int64_t next_floats) {
+    const int64_t kc = std::min(kKc, k - k0);
+    const bool first = k0 == 0 && !accumulate;  // the first K slice starts from the bias
+    const int64_t j = p * kNr, width = std::min(panels * kNr, n - j);
+    const float* bp = packed + k0 * padded_n + p * kc * kNr;
+    const float* bias_j = bias != nullptr ? bias + j : nullptr;
+    const int64_t strips = strip_count(m1 - m0);
+    const int64_t next_lines = next_floats * static_cast<int64_t>(sizeof(float)) / 64;
+    for (int64_t s = 0; s < strips; ++s) {
+      for (int64_t l = next_lines * s / strips; l < next_lines * (s + 1) / strips; ++l)
+        _mm_prefetch(reinterpret_cast<const char*>(next) + l * 64, _MM_HINT_T0);
+      const int64_t m = m0 + strip_begin(m1 - m0, strips, s);
+      const int64_t mr = m0 + strip_begin(m1 - m0, strips, s + 1) - m;
+      if (avx512)
+        gemm_strip_avx512(mr, x + m * ldx + k0, ldx, bp, kc * kNr, static_cast<int>(panels), kc,
+                          y + m * ldy + j, ldy, bias_j, first, width);
+      else
+        gemm_strip_avx2(mr, x + m * ldx + k0, ldx, bp, kNr, kc, y + m * ldy + j, ldy, bias_j, first,
+                        width, /*b_rows_padded=*/true);
+    }
+  };
   for (int64_t block = 0; block < blocks; ++block) {
     const int64_t m0 = rows * block / blocks, m1 = rows * (block + 1) / blocks;
-    for (int64_t k0 = 0; k0 < k; k0 += kKc) {
-      const int64_t kc = std::min(kKc, k - k0);
-      const bool first = k0 == 0 && !accumulate;  // the first K slice starts from the bias
+    const bool prefetch = !avx512 && m1 - m0 >= 2 * kStripRows;
+    if (panel_outer(m1 - m0, k, j1 - j0)) {
       for (int64_t p = p0, panels = 0; p < p1; p += panels) {
-        // Four panels left go as two pairs: a lone panel keeps half the FMA chains.
         panels = p1 - p == 4 && step == 3 ? 2 : std::min(step, p1 - p);
-        const int64_t j = p * kNr, width = std::min(panels * kNr, n - j);
-        const float* bp = packed + k0 * padded_n + p * kc * kNr;
-        const float* bias_j = bias != nullptr ? bias + j : nullptr;
-        const int64_t strips = strip_count(m1 - m0);
-        // The slice of B the strips take next, prefetched a part per strip (packed_gemm.h):
-        // the next panels of this K slice, else the first of the next K slice, else of the
-        // next block of rows.
-        const float* next = nullptr;
-        int64_t next_floats = 0;
-        if (!avx512 && m1 - m0 >= 2 * kStripRows) {
-          if (p + panels < p1) {
-            next = bp + panels * kc * kNr;
-            next_floats = kc * kNr;
-          } else {
-            const int64_t k_next = k0 + kKc < k ? k0 + kKc : 0;
-            const int64_t kc_next = std::min(kKc, k - k_next);
-            if (k0 + kKc < k || m1 < rows) {
-              next = packed + k_next * padded_n + p0 * kc_next * kNr;
+        for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+          const float* next = nullptr;
+          int64_t next_floats = 0;
+          if (prefetch) {
+            if (k0 + kKc < k) {
+              const int64_t kc_next = std::min(kKc, k - k0 - kKc);
+              next = packed + (k0 + kKc) * padded_n + p * kc_next * kNr;
               next_floats = kc_next * kNr;
+            } else if (p + panels < p1) {
+              next = packed + (p + panels) * std::min(kKc, k) * kNr;
+              next_floats = std::min(kKc, k) * kNr;
             }
           }
+          slice(m0, m1, k0, p, panels, next, next_floats);
         }
-        const int64_t next_lines = next_floats * static_cast<int64_t>(sizeof(float)) / 64;
-        for (int64_t s = 0; s < strips; ++s) {
-          for (int64_t l = next_lines * s / strips; l < next_lines * (s + 1) / strips; ++l)
-            _mm_prefetch(reinterpret_cast<const char*>(next) + l * 64, _MM_HINT_T0);
-          const int64_t m = m0 + strip_begin(m1 - m0, strips, s);
-          const int64_t mr = m0 + strip_begin(m1 - m0, strips, s + 1) - m;
-          if (avx512)
-            gemm_strip_avx512(mr, x + m * ldx + k0, ldx, bp, kc * kNr, static_cast<int>(panels), kc,
-                              y + m * ldy + j, ldy, bias_j, first, width);
-          else
-            gemm_strip_avx2(mr, x + m * ldx + k0, ldx, bp, kNr, kc, y + m * ldy + j, ldy, bias_j,
-                            first, width, /*b_rows_padded=*/true);
+      }
+    } else {
+      for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+        const int64_t kc = std::min(kKc, k - k0);
+        for (int64_t p = p0, panels = 0; p < p1; p += panels) {
+          // Four panels left go as two pairs: a lone panel keeps half the FMA chains.
+          panels = p1 - p == 4 && step == 3 ? 2 : std::min(step, p1 - p);
+          // The slice of B the strips take next, prefetched a part per strip (packed_gemm.h):
+          // the next panels of this K slice, else the first of the next K slice, else of the
+          // next block of rows.
+          const float* next = nullptr;
+          int64_t next_floats = 0;
+          if (prefetch) {
+            if (p + panels < p1) {
+              next = packed + k0 * padded_n + (p + panels) * kc * kNr;
+              next_floats = kc * kNr;
+            } else {
+              const int64_t k_next = k0 + kKc < k ? k0 + kKc : 0;
+              const int64_t kc_next = std::min(kKc, k - k_next);
+              if (k0 + kKc < k || m1 < rows) {
+                next = packed + k_next * padded_n + p0 * kc_next * kNr;
+                next_floats = kc_next * kNr;
+              }
+            }
+          }
+          slice(m0, m1, k0, p, panels, next, next_floats);
         }
       }
     }

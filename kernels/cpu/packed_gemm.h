@@ -28,6 +28,11 @@
 //     30-31 ms (96-row blocks -> one block of 128; ONNX Runtime 32.9); at 512 rows 42.6 ->
 //     39 ms with blocks of 256 (of 512: 42). Strips are as even as can be (32 rows as
 //     5+5+6+5+5+6, not 6+6+6+6+6+2: a strip of under 4 rows waits on FMA latency).
+//   - Where a block's y overflows half of L2 (a vocabulary projection, 768 -> 50257), it
+//     walks B panel by panel instead, all of K for one panel, so y's tile stays in L1 and
+//     x (up to twice L2) is read again per panel in place of y going out to L3 and back
+//     once a K slice (panel_outer in packed_gemm.cc; 64 x 768 x 50257 70-94 -> 65-77 ms,
+//     AMD EPYC, one thread).
 //   - While the strips of a block multiply one slice, they prefetch the next slice into L1,
 //     a 1/strips part each (blocks of 12 rows or more on AVX2). B is 4 MiB for a 512 x 2048
 //     layer, more than L2, and the hardware prefetcher left the first strip of every slice

@@ -1,7 +1,8 @@
 // kernels/cpu/packed_gemm.h and its epilogue (kernels/cpu/vector_activation.h): the AVX2
 // kernel against a double-precision product on shapes that reach every edge of its
 // blocking (strips of 1-6 rows, rows in several blocks, K slices of 256, panels
-// narrower than 16 columns, of 8 or fewer), with and without a bias, each activation, one and two
+// narrower than 16 columns, of 8 or fewer, B walked slice by slice or panel by panel), with
+// and without a bias, each activation, one and two
 // threads. The kernel runs on any CPU with AVX2 and FMA (AVX-512 ones included: MatMul only picks
 // it where AVX-512 is absent, dnnl_test.cc); where AVX-512 is visible its strips are the
 // AVX-512 kernel's (gemm_strip_avx512.h), which the suite's AsOnAnAvx2Cpu run hides.
@@ -108,6 +109,11 @@ TEST(PackedGemm, MatchesTheProductAtEveryBlockingEdge) {
       {12, 100, 72, true, true},
       {33, 300, 200, true, false, 2},
       {33, 300, 200, false, true, 2},
+      // A y wider than half of L2 (up to 2 MiB) walks B panel by panel (panel_outer): K in
+      // two slices, a last panel of 4 columns, one thread or two (each over 1 MiB of y).
+      {128, 300, 2100},
+      {256, 300, 2100, true, false, 2},
+      {130, 257, 2052, false, true},
   };
   uint32_t seed = 1;
   for (const Case& c : cases) check(c, ++seed);
