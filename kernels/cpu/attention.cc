@@ -12,7 +12,8 @@
 //     6-layer encoder at 128 tokens (demo_bert6_fused_128, Intel Xeon model 167 as
 //     AVX2-only, one thread): attention 5.7 -> 2.7 ms of 33 -> 30; ONNX Runtime, whose
 //     attention is unfused MatMuls and a Softmax, took 31-33 ms.
-//     On a CPU with AVX-512 the copies go into panels of 16 columns (zero-padded) and both
+//     The copies go into panels of 16 columns (zero-padded), so the micro-kernel reads a
+//     panel's rows one after another (K^T's rows were T apart). On a CPU with AVX-512 both
 //     products run the AVX-512 micro-kernel (gemm_strip_avx512.h): 6 rows times 48 columns
 //     a step, bit for bit what the AVX2 kernel computes. With the softmax's passes
 //     vectorized per ISA (softmax_rows.h; 4 floats a step before), a
@@ -104,7 +105,8 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   Status prepare_params(const KernelConfig& cfg) override {
     threads_ = std::max(1, cfg.num_threads);
     strips_ = std::is_same_v<C, float> && cpu_has_avx2_fma();
-    panels_ = strips_ && cpu_has_avx512f();
+    panels_ = strips_;
+    avx512_ = strips_ && cpu_has_avx512f();
     return Status::ok();
   }
 
@@ -156,9 +158,9 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
  private:
   static constexpr int64_t kMaxBlockElements = int64_t{1} << 22;  // 16 MiB of fp32 per thread
 
-  // K^T and V in a task's workspace: [D, T] and [T, Dv] row-major, or with panels_ in
-  // panels of kPanel = 16 columns, zero-padded: K^T's panel p holds keys [16 p, 16 p + 16),
-  // V's value columns [16 p, 16 p + 16), each a row of 16 per d or key.
+  // K^T and V in a task's workspace: [D, T] and [T, Dv] row-major, or with panels_ (the
+  // strips, both ISAs) in panels of kPanel = 16 columns, zero-padded: K^T's panel p holds keys [16
+  // p, 16 p + 16), V's value columns [16 p, 16 p + 16), each a row of 16 per d or key.
   static constexpr int64_t kPanel = kAvx512PanelWidth;
   static int64_t padded(int64_t n) { return (n + kPanel - 1) / kPanel * kPanel; }
   int64_t kt_elements() const {
@@ -187,10 +189,14 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     return parts > 1 && setup_.q_len >= parts * 2 * kStripRows ? parts : 1;
   }
 
+  // head_strips' groups of strips, and the keys of a block (its header).
+  static constexpr int64_t kGroupStrips = 8;
+  static constexpr int64_t kKeyBlock = 256;
+
   // Per thread: K^T and V when blocked, then the scores, output accumulators and query of
-  // one row (of a strip of rows with strips_).
+  // one row (of a group of strips of rows with strips_).
   int64_t thread_scratch() const {
-    const int64_t rows = strips_ ? kStripRows : 1;
+    const int64_t rows = strips_ ? kGroupStrips * kStripRows : 1;
     return (blocked() ? block_elements() : 0) +
            rows * (setup_.total + setup_.v_head_size + setup_.head_size);
   }
@@ -258,7 +264,7 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     const int64_t i0 = setup_.q_len * part / parts, i1 = setup_.q_len * (part + 1) / parts;
     C* kt = w;                   // K^T
     C* vc = kt + kt_elements();  // V
-    const int64_t rows = strips_ ? kStripRows : 1;
+    const int64_t rows = strips_ ? kGroupStrips * kStripRows : 1;
     C* s = vc + v_elements();   // [rows, T]
     C* acc = s + rows * total;  // [rows, Dv]
     C* qc = acc + rows * dv;    // [rows, D]
@@ -306,8 +312,14 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
 
   // head_block's rows [i0, i1) in strips of up to kStripRows query rows: the strip's scores
   // S = Q K^T and outputs O = P V as register-blocked products (gemm_strip_avx2.h, or
-  // gemm_strip_avx512.h over panels), each row's softmax between them. s: [rows, T],
-  // acc: [rows, Dv], qc: [rows, D].
+  // gemm_strip_avx512.h over panels), each row's softmax between them. Strips go in groups
+  // of up to kGroupStrips, and each product walks the keys in blocks of kKeyBlock, every
+  // strip of the group taking a block before the next: a block of K^T and of V (64 KiB
+  // each at D = 64) stays in L2 for the whole group. One strip at a time read all of K^T
+  // and V per strip, from L3 once they outgrow L2. Whisper-tiny's encoder attention (6 heads
+  // of 64 over 1500 frames, AMD EPYC, one thread): 62 ms a node with strips alone and K^T
+  // [D, T], 51-52.5 with groups, blocks and panels; ONNX Runtime's Attention 49-49.5.
+  // s: [group rows, T], acc: [group rows, Dv], qc: [group rows, D].
   void head_strips(int64_t b, int64_t h, int64_t i0, int64_t i1, const T* q, const void* mask,
                    const int64_t* nonpad, T* y, T* qk, const float* kt, const float* vc, float* s,
                    float* acc, float* qc) const {
@@ -321,39 +333,70 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     const int64_t v_steps = (v_panels + kAvx512StripPanels - 1) / kAvx512StripPanels;
     const int64_t v_width = kPanel * ((v_panels + v_steps - 1) / v_steps);
     auto panels_of = [](int64_t width) { return static_cast<int>((width + kPanel - 1) / kPanel); };
-    for (int64_t st = 0; st < strips; ++st) {
-      const int64_t r0 = i0 + strip_begin(i1 - i0, strips, st);
-      const int64_t rows = i0 + strip_begin(i1 - i0, strips, st + 1) - r0;
-      for (int64_t r = 0; r < rows; ++r) widen_row(q + setup_.q.at(b, h, r0 + r), qc + r * dk, dk);
-      const int64_t n = keys_for(r0 + rows - 1);  // the keys any row of the strip sees
-      if (panels_) {
-        for (int64_t j = 0; j < n; j += kPanelsWidth) {
-          const int64_t width = std::min(kPanelsWidth, n - j);
-          gemm_strip_avx512(rows, qc, dk, kt + j * dk, dk * kPanel, panels_of(width), dk, s + j,
-                            total, nullptr, /*first=*/true, width);
+    auto first_row = [&](int64_t st) { return i0 + strip_begin(i1 - i0, strips, st); };
+    for (int64_t g0 = 0; g0 < strips; g0 += kGroupStrips) {
+      const int64_t g1 = std::min(strips, g0 + kGroupStrips);
+      const int64_t base = first_row(g0);
+      for (int64_t i = base; i < first_row(g1); ++i)
+        widen_row(q + setup_.q.at(b, h, i), qc + (i - base) * dk, dk);
+      // The keys the group's last row sees; each strip's own in keys_of.
+      const int64_t group_keys = keys_for(first_row(g1) - 1);
+      auto keys_of = [&](int64_t st) { return keys_for(first_row(st + 1) - 1); };
+      for (int64_t j0 = 0; j0 < group_keys; j0 += kKeyBlock) {
+        for (int64_t st = g0; st < g1; ++st) {
+          const int64_t r0 = first_row(st), rows = first_row(st + 1) - r0;
+          const int64_t j1 = std::min(j0 + kKeyBlock, keys_of(st));
+          const float* qs = qc + (r0 - base) * dk;
+          float* ss = s + (r0 - base) * total;
+          if (avx512_) {
+            for (int64_t j = j0; j < j1; j += kPanelsWidth) {
+              const int64_t width = std::min(kPanelsWidth, j1 - j);
+              gemm_strip_avx512(rows, qs, dk, kt + j * dk, dk * kPanel, panels_of(width), dk,
+                                ss + j, total, nullptr, /*first=*/true, width);
+            }
+          } else {
+            for (int64_t j = j0; j < j1; j += kStripColumns)
+              gemm_strip_avx2(rows, qs, dk, kt + j * dk, kPanel, dk, ss + j, total, nullptr,
+                              /*first=*/true, std::min(kStripColumns, j1 - j),
+                              /*b_rows_padded=*/true);
+          }
         }
-      } else {
-        for (int64_t j = 0; j < n; j += kStripColumns)
-          gemm_strip_avx2(rows, qc, dk, kt + j, total, dk, s + j, total, nullptr, /*first=*/true,
-                          std::min(kStripColumns, n - j));
       }
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t row = (b * setup_.q_heads + h) * setup_.q_len + r0 + r;
-        softmax_row(b, h, r0 + r, mask, nonpad, qk ? qk + row * total : nullptr, s + r * total, n);
-      }
-      if (panels_) {
-        for (int64_t d = 0; d < dv; d += v_width) {
-          const int64_t width = std::min(v_width, dv - d);
-          gemm_strip_avx512(rows, s, total, vc + d * total, total * kPanel, panels_of(width), n,
-                            acc + d, dv, nullptr, /*first=*/true, width);
+      for (int64_t st = g0; st < g1; ++st) {
+        const int64_t r0 = first_row(st), rows = first_row(st + 1) - r0;
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t row = (b * setup_.q_heads + h) * setup_.q_len + r0 + r;
+          softmax_row(b, h, r0 + r, mask, nonpad, qk ? qk + row * total : nullptr,
+                      s + (r0 - base + r) * total, keys_of(st));
         }
-      } else {
-        for (int64_t d = 0; d < dv; d += kStripColumns)
-          gemm_strip_avx2(rows, s, total, vc + d, dv, n, acc + d, dv, nullptr, /*first=*/true,
-                          std::min(kStripColumns, dv - d));
       }
-      for (int64_t r = 0; r < rows; ++r)
-        narrow_row(acc + r * dv, y + setup_.y.at(b, h, r0 + r), dv);
+      // O = P V, block by block: the first block starts each strip's sums (also with no
+      // keys: O = 0), later ones add to them.
+      for (int64_t j0 = 0; j0 == 0 || j0 < group_keys; j0 += kKeyBlock) {
+        for (int64_t st = g0; st < g1; ++st) {
+          const int64_t r0 = first_row(st), rows = first_row(st + 1) - r0;
+          const int64_t kc = std::min(j0 + kKeyBlock, keys_of(st)) - j0;
+          if (kc <= 0 && j0 > 0) continue;
+          const float* ps = s + (r0 - base) * total + j0;
+          float* as = acc + (r0 - base) * dv;
+          const bool first = j0 == 0;
+          const int64_t keys = std::max<int64_t>(kc, 0);
+          if (avx512_) {
+            for (int64_t d = 0; d < dv; d += v_width) {
+              const int64_t width = std::min(v_width, dv - d);
+              gemm_strip_avx512(rows, ps, total, vc + d * total + j0 * kPanel, total * kPanel,
+                                panels_of(width), keys, as + d, dv, nullptr, first, width);
+            }
+          } else {
+            for (int64_t d = 0; d < dv; d += kStripColumns)
+              gemm_strip_avx2(rows, ps, total, vc + d * total + j0 * kPanel, kPanel, keys, as + d,
+                              dv, nullptr, first, std::min(kStripColumns, dv - d),
+                              /*b_rows_padded=*/true);
+          }
+        }
+      }
+      for (int64_t i = base; i < first_row(g1); ++i)
+        narrow_row(acc + (i - base) * dv, y + setup_.y.at(b, h, i), dv);
     }
   }
 
@@ -407,7 +450,8 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
 
   int64_t threads_ = 1;
   bool strips_ = false;  // blocked heads run head_strips (f32 compute on an AVX2 + FMA CPU)
-  bool panels_ = false;  // ... over K^T and V in panels, on the AVX-512 kernel (header)
+  bool panels_ = false;  // ... over K^T and V in panels (header)
+  bool avx512_ = false;  // ... on the AVX-512 kernel
 };
 
 }  // namespace

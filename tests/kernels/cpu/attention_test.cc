@@ -5,7 +5,8 @@
 // grouped heads, softcap, the qk output or an edge of the blocking shows here. The shapes
 // reach every edge: query rows that fill no strip (1, 5, 7, 13, 37), key counts and head
 // sizes that fill no 16-column tile or exactly 8 (1, 9, 16, 17, 61, 70; Dv 8, 9, 24, 48,
-// 80), a fully masked row, heads split between threads, one and two threads. On a CPU with
+// 80), query rows over several groups of strips and keys over several blocks (300, 520,
+// 600), a fully masked row, heads split between threads, one and two threads. On a CPU with
 // AVX-512, f32 runs the AVX-512 kernel over K^T and V in panels. Under
 // tests/tools/run_as_avx2_cpu.sh the same runs as on an AVX2-only CPU.
 #include <gtest/gtest.h>
@@ -68,6 +69,27 @@ std::vector<AttentionCase> cases() {
   all.push_back({"4-D 3 heads 61 keys Dv 80", {1, 3, 29, 64}, {1, 3, 61, 64}, {1, 3, 61, 80}});
   all.push_back(
       {"4-D 1 head causal", {1, 1, 40, 16}, {1, 1, 40, 16}, {1, 1, 40, 16}, 0, 0, "", {}, true});
+  // Strips in groups of 8 (48 rows) and keys in blocks of 256 (head_strips): 61 query rows
+  // (a group and a partial one) over 600 keys (two blocks and a partial one); a causal head
+  // of 300 rows, whose strips see ever more blocks; a padding mask over 520 keys.
+  all.push_back({"4-D 61 rows 600 keys", {1, 2, 61, 32}, {1, 2, 600, 32}, {1, 2, 600, 24}});
+  all.push_back({"4-D causal 300 rows",
+                 {1, 1, 300, 16},
+                 {1, 1, 300, 16},
+                 {1, 1, 300, 16},
+                 0,
+                 0,
+                 "",
+                 {},
+                 true});
+  all.push_back({"3-D float mask 520 keys",
+                 {1, 50, 2 * 32},
+                 {1, 520, 2 * 32},
+                 {1, 520, 2 * 32},
+                 2,
+                 2,
+                 "float",
+                 {1, 1, 1, 520}});
   // Causal and bottom-right aligned by each batch entry's key count: entry 0 has all 45 keys
   // (offset 32: row i sees keys 0 .. i + 32), entry 1 only 9 (offset -4: its first 4 rows
   // attend to nothing).
