@@ -23,6 +23,7 @@ struct Fusion {
   int32_t op_version = 0;
   std::vector<ValueId> inputs;
   Attributes attrs;
+  bool new_output_shape = false;  // the root's output changes shape: inference sets it again
 };
 
 bool commutative(OpType op) {
@@ -62,6 +63,10 @@ class Matcher {
     const Node& n = g_.nodes[static_cast<size_t>(c[0])];
     return n.op == op && n.outputs.size() == 1 ? &n : nullptr;
   }
+
+  // The nodes that read `v`.
+  const std::vector<NodeId>& uses(ValueId v) const { return consumers_[static_cast<size_t>(v)]; }
+  bool is_graph_output(ValueId v) const { return is_output_[static_cast<size_t>(v)] != 0; }
 
   // Whether `v` is a one-element float constant within 1e-4 (relative) of `expected`.
   bool scalar(ValueId v, double expected) const {
@@ -382,19 +387,50 @@ std::optional<HeadSplit> heads_of(const Matcher& m, ValueId v, std::vector<NodeI
   return s;
 }
 
+// K^T [B, H, D, Skv] as torch.export writes scaled_dot_product_attention's: the heads K
+// [B, H, Skv, D] (heads_of) merged to [B H, Skv, D], Transpose 0 2 1, split to [B, H, D, Skv].
+// Each Reshape only merges or splits the leading dims: the trailing two are checked, and a
+// Reshape keeps the element count, so the leading ones are B H and B, H.
+std::optional<HeadSplit> keys_transposed_3d(const Matcher& m, ValueId v,
+                                            std::vector<NodeId>& nodes) {
+  const Graph& g = m.graph();
+  const Node* split = m.def(v, OpType::kReshape);
+  if (!split || split->inputs.empty()) return std::nullopt;
+  const Node* t = m.transpose(split->inputs[0], {0, 2, 1});
+  if (!t) return std::nullopt;
+  const Node* merge = m.def(t->inputs[0], OpType::kReshape);
+  if (!merge || merge->inputs.empty()) return std::nullopt;
+  const Value& heads = g.value(merge->inputs[0]);
+  const Value& merged = g.value(merge->outputs[0]);
+  const Value& kt = g.value(v);
+  if (!heads.shape || !merged.shape || !kt.shape || heads.shape->rank() != 4 ||
+      merged.shape->rank() != 3 || kt.shape->rank() != 4)
+    return std::nullopt;
+  const auto& hd = heads.shape->dims;  // [B, H, Skv, D]
+  const auto& md = merged.shape->dims;
+  const auto& kd = kt.shape->dims;
+  if (!same_dim(md[1], hd[2]) || !same_dim(md[2], hd[3]) || !same_dim(kd[0], hd[0]) ||
+      !same_dim(kd[1], hd[1]) || !same_dim(kd[2], hd[3]) || !same_dim(kd[3], hd[2]))
+    return std::nullopt;
+  std::optional<HeadSplit> s = heads_of(m, merge->inputs[0], nodes);
+  if (s) nodes.insert(nodes.end(), {m.id(merge), m.id(t), m.id(split)});
+  return s;
+}
+
 // K^T [B, H, D, Skv] = Transpose(split(k), 0 2 3 1), or the two transposes PyTorch's
-// permute(0, 2, 1, 3).transpose(-1, -2) exports to.
+// permute(0, 2, 1, 3).transpose(-1, -2) exports to, or torch.export's (keys_transposed_3d).
 std::optional<HeadSplit> keys_transposed(const Matcher& m, ValueId v, std::vector<NodeId>& nodes) {
   if (const Node* t = m.transpose(v, {0, 2, 3, 1})) {
     std::optional<HeadSplit> s = head_split(m, t->inputs[0]);
     if (s) nodes.insert(nodes.end(), {m.id(s->reshape), m.id(t)});
     return s;
   }
-  const Node* t2 = m.transpose(v, {0, 1, 3, 2});
-  if (!t2) return std::nullopt;
-  std::optional<HeadSplit> s = heads_of(m, t2->inputs[0], nodes);
-  if (s) nodes.push_back(m.id(t2));
-  return s;
+  if (const Node* t2 = m.transpose(v, {0, 1, 3, 2})) {
+    std::optional<HeadSplit> s = heads_of(m, t2->inputs[0], nodes);
+    if (s) nodes.push_back(m.id(t2));
+    return s;
+  }
+  return keys_transposed_3d(m, v, nodes);
 }
 
 // A Where mask's fill: at or below it a masked score's exp(fill - max) is 0 in fp32 for
@@ -482,8 +518,21 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
     }
     const Node* qk = m.def(s, OpType::kMatMul);
     if (!qk || qk->inputs.size() != 2) return std::nullopt;
-    r.q = heads_of(m, qk->inputs[0], r.nodes);
-    r.k = keys_transposed(m, qk->inputs[1], r.nodes);
+    // torch.export's scaled_dot_product_attention scales Q and K^T each by sqrt(scale).
+    auto unscaled = [&m, &r](ValueId x) {
+      const Node* mul = m.def(x, OpType::kMul);
+      if (!mul || mul->inputs.size() != 2) return x;
+      const int c_side = m.scalar_value(mul->inputs[1]) ? 1 : 0;
+      const std::optional<double> c = m.scalar_value(mul->inputs[c_side]);
+      if (!c) return x;
+      r.scale *= *c;
+      r.nodes.push_back(m.id(mul));
+      return mul->inputs[1 - c_side];
+    };
+    const ValueId q_heads = unscaled(qk->inputs[0]);
+    const ValueId k_transposed = unscaled(qk->inputs[1]);
+    r.q = heads_of(m, q_heads, r.nodes);
+    r.k = keys_transposed(m, k_transposed, r.nodes);
     if (!r.q || !r.k || r.q->heads != r.k->heads || r.q->size != r.k->size) return std::nullopt;
     r.nodes.push_back(m.id(qk));
     if (scaling) r.nodes.push_back(*scaling);
@@ -534,13 +583,41 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   f.nodes = sc->nodes;
   f.nodes.push_back(m.id(&softmax));
 
-  // Forwards: MatMul(P, V) -> Transpose 0213 -> Reshape [B, S, H*Dv].
-  const Node* pv = m.sole_use(softmax.outputs[0], OpType::kMatMul);
-  if (!pv || pv->inputs.size() != 2 || pv->inputs[0] != softmax.outputs[0]) return std::nullopt;
+  // Forwards: [Where(IsNaN(P), 0, P)] -> MatMul(P, V) -> Transpose 0213 -> Reshape
+  // [B, S, H*Dv]. torch.export's scaled_dot_product_attention zeroes the NaN rows a fully
+  // masked row's softmax gives, which is what Attention gives such a row (0). It zeroes a
+  // row made NaN by a NaN in q or k too, where Attention's output is NaN.
+  ValueId p = softmax.outputs[0];
+  if (const std::vector<NodeId>& uses = m.uses(p); uses.size() == 2 && !m.is_graph_output(p)) {
+    const Node* isnan = nullptr;
+    const Node* where = nullptr;
+    for (NodeId u : uses) {
+      const Node& n = g.nodes[static_cast<size_t>(u)];
+      if (n.op == OpType::kIsNaN && n.inputs.size() == 1) isnan = &n;
+      if (n.op == OpType::kWhere && n.inputs.size() == 3) where = &n;
+    }
+    if (!isnan || !where || where->inputs[0] != isnan->outputs[0] || where->inputs[2] != p ||
+        !m.scalar(where->inputs[1], 0.0) || m.uses(isnan->outputs[0]).size() != 1)
+      return std::nullopt;
+    f.nodes.insert(f.nodes.end(), {m.id(isnan), m.id(where)});
+    p = where->outputs[0];
+  }
+  const Node* pv = m.sole_use(p, OpType::kMatMul);
+  if (!pv || pv->inputs.size() != 2 || pv->inputs[0] != p) return std::nullopt;
   std::optional<HeadSplit> v = heads_of(m, pv->inputs[1], f.nodes);
   if (!v || v->heads != q->heads) return std::nullopt;
   f.nodes.push_back(m.id(pv));
-  const Node* merge = m.sole_use(pv->outputs[0], OpType::kTranspose);
+  ValueId heads_out = pv->outputs[0];
+  // Whisper's export reshapes the heads' output to the shape it has.
+  if (const Node* same = m.sole_use(heads_out, OpType::kReshape)) {
+    const Value& in = g.value(heads_out);
+    const Value& out = g.value(same->outputs[0]);
+    if (!in.shape || !out.shape || !in.shape->is_static() || !(*in.shape == *out.shape))
+      return std::nullopt;
+    f.nodes.push_back(m.id(same));
+    heads_out = same->outputs[0];
+  }
+  const Node* merge = m.sole_use(heads_out, OpType::kTranspose);
   if (!merge || merge->inputs.size() != 1) return std::nullopt;
   auto perm = merge->attrs.get_ints("perm");
   if (!perm.is_ok() || *perm != std::vector<int64_t>{0, 2, 1, 3}) return std::nullopt;
@@ -549,11 +626,16 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   if (!out) return std::nullopt;
   const Value& y = g.value(out->outputs[0]);
   const Value& qx = g.value(q->x);
-  if (!y.shape || y.shape->rank() != 3 || !same_dim(y.shape->dims[0], qx.shape->dims[0]) ||
-      !same_dim(y.shape->dims[1], qx.shape->dims[1]) ||
-      !(y.shape->dims[2] == Dim(v->heads * v->size)))
-    return std::nullopt;
-  f.nodes.push_back(m.id(out));
+  if (y.shape && y.shape->rank() == 3 && same_dim(y.shape->dims[0], qx.shape->dims[0]) &&
+      same_dim(y.shape->dims[1], qx.shape->dims[1]) &&
+      y.shape->dims[2] == Dim(v->heads * v->size)) {
+    f.nodes.push_back(m.id(out));
+  } else {
+    // The heads merged into another shape ([B S, H*Dv] for GPT-2's Gemm, as torch.export
+    // folds two Reshapes into one): Attention takes the Transpose's place with its own
+    // [B, S, H*Dv] output, which the Reshape then reads (the same elements in order).
+    f.new_output_shape = true;
+  }
   // One batch, keys and values of one length, one dtype: what Attention's inference asks.
   const Value& kx = g.value(k->x);
   const Value& vx = g.value(v->x);
@@ -623,6 +705,8 @@ Result<bool> FuseDecomposedOps::run(Graph& g) {
     root.inputs = f.inputs;
     root.attrs = f.attrs;
     root.resolved = {};
+    if (f.new_output_shape)
+      for (ValueId o : root.outputs) g.value(o).shape.reset();
   }
   remove_marked_nodes(g, remove);
   return true;

@@ -20,7 +20,16 @@
 //                       place of "+ mask", Where(mask, scores, fill) with a constant bool
 //                       mask holding a True in every row and fill <= -1e4 (GPT-2's causal
 //                       mask) becomes the bool mask, or is_causal = 1 when it is exactly
-//                       the lower triangle of square scores
+//                       the lower triangle of square scores. torch.export's spelling of
+//                       scaled_dot_product_attention (every Hugging Face model through
+//                       torch.onnx.export(dynamo=True)) matches too: Q and K^T each times a
+//                       scalar (the scale is their product), K^T as Reshape [B H, S, D],
+//                       Transpose 0 2 1, Reshape [B, H, D, S] of the key heads, Where(IsNaN(P),
+//                       0, P) after the Softmax (the zeros Attention gives a fully masked
+//                       row; a row made NaN by a NaN in q or k gives NaN instead), a Reshape
+//                       of the heads' output to its own shape (Whisper), and a merge to
+//                       another shape than [B, S, H*Dv] ([B S, H*Dv] for GPT-2's Gemm: the
+//                       Attention node takes the Transpose's place, the Reshape stays)
 // The trailing "* 0.5" of Gelu may come first or last: (x * 0.5) * (1 + ...) and
 // (x * (1 + ...)) * 0.5 both match; every Add and Mul matches with its operands swapped.
 //

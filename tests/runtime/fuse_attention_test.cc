@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
+#include "graph/ops/op_types.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/passes/pipelines.h"
 #include "tests/test_util/graph_runner.h"
@@ -29,6 +30,16 @@ struct AttentionSpelling {
   // "causal" (key j <= query i), "band" (i - 1 <= j <= i), "empty row" (causal, row 0 none).
   std::string where_mask;
   float where_fill = -3.4028234663852886e38f;
+  // torch.export's scaled_dot_product_attention: Q and K^T each times sqrt(scale) (the
+  // scores unscaled), K^T as Reshape [B H, S, D], Transpose 0 2 1, Reshape [B, H, D, S] of
+  // the key heads, and Where(IsNaN(P), nan_fill, P) after the Softmax.
+  bool sdpa_scale = false;
+  bool scale_scores = true;  // false: no scale at all (Whisper scales q in its projection)
+  bool keys_3d = false;
+  bool nan_guard = false;
+  float nan_fill = 0.0f;
+  bool same_reshape = false;  // Whisper: the heads' output reshaped to its own shape
+  bool merge_2d = false;      // GPT-2: the heads merged straight to [B S, H D]
 };
 
 TensorData where_mask_of(const std::string& kind) {
@@ -57,17 +68,35 @@ Graph attention_graph(const AttentionSpelling& s) {
   auto heads = [&](ValueId v, const std::vector<int64_t>& p) {
     return b.node(OpType::kTranspose, {b.node(OpType::kReshape, {v, split})}, perm(p));
   };
+  auto reshape = [&](ValueId v, const std::string& name, std::vector<int64_t> dims) {
+    return b.node(OpType::kReshape, {v, b.constant(name, TensorData::vector_i64(std::move(dims)))});
+  };
   ValueId q = heads(scale_of(b, x, "wq", 0.9f), {0, 2, 1, 3});
-  ValueId kt = s.two_key_transposes
-                   ? b.node(OpType::kTranspose, {heads(scale_of(b, x, "wk", -0.7f), {0, 2, 1, 3})},
-                            perm({0, 1, 3, 2}))
-                   : heads(scale_of(b, x, "wk", -0.7f), {0, 2, 3, 1});
+  ValueId kt;
+  if (s.keys_3d) {
+    const ValueId k = heads(scale_of(b, x, "wk", -0.7f), {0, 2, 1, 3});
+    kt = reshape(
+        b.node(OpType::kTranspose, {reshape(k, "k3", {-1, kSeq, kHeadDim})}, perm({0, 2, 1})), "k4",
+        {kBatch, kHeads, kHeadDim, kSeq});
+  } else {
+    kt = s.two_key_transposes
+             ? b.node(OpType::kTranspose, {heads(scale_of(b, x, "wk", -0.7f), {0, 2, 1, 3})},
+                      perm({0, 1, 3, 2}))
+             : heads(scale_of(b, x, "wk", -0.7f), {0, 2, 3, 1});
+  }
   ValueId v = heads(scale_of(b, x, "wv", 1.3f), {0, 2, 1, 3});
-  ValueId scores = b.node(OpType::kMatMul, {q, kt});
   const float sqrt_d = std::sqrt(static_cast<float>(kHeadDim));
-  scores = s.scale_by_mul ? scale_of(b, scores, "inv_sqrt_d", 1.0f / sqrt_d)
-                          : b.node(OpType::kDiv,
-                                   {scores, b.constant("sqrt_d", TensorData::scalar_f32(sqrt_d))});
+  if (s.sdpa_scale) {
+    const float root = std::sqrt(1.0f / sqrt_d);
+    q = scale_of(b, q, "q_root_scale", root);
+    kt = scale_of(b, kt, "k_root_scale", root);
+  }
+  ValueId scores = b.node(OpType::kMatMul, {q, kt});
+  if (s.scale_scores && !s.sdpa_scale)
+    scores =
+        s.scale_by_mul
+            ? scale_of(b, scores, "inv_sqrt_d", 1.0f / sqrt_d)
+            : b.node(OpType::kDiv, {scores, b.constant("sqrt_d", TensorData::scalar_f32(sqrt_d))});
   if (s.mask) {
     ValueId m = b.input("m", DType::kF32, {kBatch, 1, 1, s.mask_len});
     ValueId inv = b.node(OpType::kSub, {b.constant("one", TensorData::scalar_f32(1.0f)), m});
@@ -80,10 +109,14 @@ Graph attention_graph(const AttentionSpelling& s) {
   Attributes last;
   last.set("axis", int64_t{-1});
   ValueId probs = b.node(OpType::kSoftmax, {scores}, last);
-  ValueId ctx = b.node(OpType::kMatMul, {probs, v});
+  ValueId p = probs;
+  if (s.nan_guard)
+    p = b.node(OpType::kWhere, {b.node(OpType::kIsNaN, {probs}),
+                                b.constant("nan_fill", TensorData::scalar_f32(s.nan_fill)), probs});
+  ValueId ctx = b.node(OpType::kMatMul, {p, v});
+  if (s.same_reshape) ctx = reshape(ctx, "same", {kBatch, kHeads, kSeq, kHeadDim});
   ctx = b.node(OpType::kTranspose, {ctx}, perm({0, 2, 1, 3}));
-  ctx =
-      b.node(OpType::kReshape, {ctx, b.constant("merge", TensorData::vector_i64({0, 0, kHidden}))});
+  ctx = s.merge_2d ? reshape(ctx, "merge", {-1, kHidden}) : reshape(ctx, "merge", {0, 0, kHidden});
   b.output(ctx);
   if (s.probs_is_output) b.output(probs);
   return b.build();
@@ -191,6 +224,60 @@ TEST(FuseAttention, BroadcastMaskOfOneKeyStaysUnfused) {
   // Attention would mask every key past a one-key mask; Add broadcasts it instead.
   const Graph g = fuse_and_compare({.mask_len = 1});
   EXPECT_EQ(count(g, OpType::kAttention), 0u);
+}
+
+// scaled_dot_product_attention as torch.export writes it (BERT, RoBERTa, BART, T5 from
+// Hugging Face through torch.onnx.export(dynamo=True)): one Attention node, its scale the
+// product of the two square roots.
+TEST(FuseAttention, TorchExportSdpaWithMaskBecomesOneAttentionNode) {
+  const Graph g = fuse_and_compare({.sdpa_scale = true, .keys_3d = true, .nan_guard = true});
+  ASSERT_EQ(count(g, OpType::kAttention), 1u);
+  for (OpType op : {OpType::kSoftmax, OpType::kIsNaN, OpType::kWhere, OpType::kTranspose,
+                    OpType::kMatMul, OpType::kReshape})
+    EXPECT_EQ(count(g, op), 0u) << op_name(op);
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kAttention) {
+      EXPECT_EQ(n.inputs.size(), 4u);
+      EXPECT_NEAR(*n.attrs.get_float("scale", 0), 0.5f, 1e-6);
+    }
+  }
+}
+
+// Whisper's encoder (no scale, the heads' output reshaped to its shape) and GPT-2 (the heads
+// merged to [B S, H D], a Reshape that stays after the Attention node).
+TEST(FuseAttention, WhisperAndGpt2Spellings) {
+  const Graph whisper = fuse_and_compare(
+      {.mask = false, .scale_scores = false, .keys_3d = true, .same_reshape = true});
+  ASSERT_EQ(count(whisper, OpType::kAttention), 1u);
+  EXPECT_EQ(count(whisper, OpType::kReshape), 0u);
+  for (const Node& n : whisper.nodes)
+    if (n.op == OpType::kAttention) {
+      EXPECT_EQ(*n.attrs.get_float("scale", 0), 1.0f);
+    }
+  const Graph gpt2 = fuse_and_compare({.mask = false,
+                                       .where_mask = "causal",
+                                       .sdpa_scale = true,
+                                       .keys_3d = true,
+                                       .nan_guard = true,
+                                       .merge_2d = true});
+  ASSERT_EQ(count(gpt2, OpType::kAttention), 1u);
+  ASSERT_EQ(count(gpt2, OpType::kReshape), 1u);
+  for (const Node& n : gpt2.nodes) {
+    if (n.op == OpType::kReshape) {
+      const Value& in = gpt2.value(n.inputs[0]);
+      ASSERT_TRUE(in.shape.has_value());
+      EXPECT_EQ(in.shape->rank(), 3u);  // Attention's [B, S, H D]
+    }
+  }
+}
+
+// A guard that puts anything but 0 in the NaN rows stays unfused: Attention gives such a
+// row zeros.
+TEST(FuseAttention, NearMissesOfTorchExportStayUnfused) {
+  EXPECT_EQ(count(fuse_and_compare(
+                      {.sdpa_scale = true, .keys_3d = true, .nan_guard = true, .nan_fill = 1.0f}),
+                  OpType::kAttention),
+            0u);
 }
 
 }  // namespace
