@@ -387,13 +387,86 @@ std::optional<HeadSplit> heads_of(const Matcher& m, ValueId v, std::vector<NodeI
   return s;
 }
 
-// K^T [B, H, D, Skv] as torch.export writes scaled_dot_product_attention's: the heads K
-// [B, H, Skv, D] (heads_of) merged to [B H, Skv, D], Transpose 0 2 1, split to [B, H, D, Skv].
-// Each Reshape only merges or splits the leading dims: the trailing two are checked, and a
-// Reshape keeps the element count, so the leading ones are B H and B, H.
-std::optional<HeadSplit> keys_transposed_3d(const Matcher& m, ValueId v,
-                                            std::vector<NodeId>& nodes) {
+// The keys behind a K^T [B, H, D, Skv]: `k4` the key heads [B, H, Skv, D] it transposes
+// (kNoValue where K^T comes straight from the 3-D keys), `nodes` the transposing nodes, and
+// `split0231` for Transpose(split(k), 0 2 3 1). The spellings:
+//   - Transpose(split(k), 0 2 3 1);
+//   - Transpose(K, 0 1 3 2): PyTorch's permute(0, 2, 1, 3).transpose(-1, -2);
+//   - torch.export's scaled_dot_product_attention: K merged to [B H, Skv, D], Transpose
+//     0 2 1, split to [B, H, D, Skv]. Each Reshape only merges or splits the leading dims:
+//     the trailing two are checked, and a Reshape keeps the element count.
+struct KeysT {
+  ValueId k4 = kNoValue;
+  std::vector<NodeId> nodes;
+  std::optional<HeadSplit> split0231;
+};
+
+// Grouped-query heads repeated for the product, as Hugging Face's repeat_kv writes it
+// (Llama, Mistral, Qwen): x [B, Hkv, T, D] -> Unsqueeze(axis 2) -> Expand to
+// [B, Hkv, n, T, D]. For the Expand's output `v5`: x, with the two nodes added to `nodes`.
+// Attention takes the kv heads unrepeated (kv_num_heads = Hkv).
+std::optional<ValueId> unrepeated(const Matcher& m, ValueId v5, std::vector<NodeId>& nodes) {
   const Graph& g = m.graph();
+  const Node* expand = m.def(v5, OpType::kExpand);
+  if (!expand || expand->inputs.empty()) return std::nullopt;
+  const Node* unsq = m.def(expand->inputs[0], OpType::kUnsqueeze);
+  if (!unsq || unsq->inputs.empty()) return std::nullopt;
+  std::vector<int64_t> axes;
+  if (unsq->inputs.size() > 1) {
+    const Value& a = g.value(unsq->inputs[1]);
+    if (!a.is_constant()) return std::nullopt;
+    for (double d : a.constant->to_f64_vector()) axes.push_back(static_cast<int64_t>(d));
+  } else if (auto a = unsq->attrs.get_ints("axes"); a.is_ok()) {
+    axes = *a;
+  }
+  const Value& x = g.value(unsq->inputs[0]);
+  const Value& y = g.value(v5);
+  if (axes != std::vector<int64_t>{2} || !x.shape || !y.shape || x.shape->rank() != 4 ||
+      y.shape->rank() != 5 || !y.shape->dims[2].is_static())
+    return std::nullopt;
+  const auto& xd = x.shape->dims;
+  const auto& yd = y.shape->dims;
+  if (!same_dim(xd[0], yd[0]) || !same_dim(xd[1], yd[1]) || !same_dim(xd[2], yd[3]) ||
+      !same_dim(xd[3], yd[4]))
+    return std::nullopt;
+  nodes.insert(nodes.end(), {m.id(unsq), m.id(expand)});
+  return unsq->inputs[0];
+}
+
+// V (or K) [B, Hkv n, T, D] as Reshape(repeat of x [B, Hkv, T, D]): x, the nodes added.
+std::optional<ValueId> unrepeated_heads(const Matcher& m, ValueId v, std::vector<NodeId>& nodes) {
+  const Graph& g = m.graph();
+  const Node* r = m.def(v, OpType::kReshape);
+  if (!r || r->inputs.empty()) return std::nullopt;
+  const Value& y = g.value(v);
+  const Value& v5 = g.value(r->inputs[0]);
+  if (!y.shape || !v5.shape || y.shape->rank() != 4 || v5.shape->rank() != 5) return std::nullopt;
+  const auto& yd = y.shape->dims;
+  const auto& d5 = v5.shape->dims;
+  if (!same_dim(yd[0], d5[0]) || !yd[1].is_static() || !d5[1].is_static() || !d5[2].is_static() ||
+      yd[1].value != d5[1].value * d5[2].value || !same_dim(yd[2], d5[3]) ||
+      !same_dim(yd[3], d5[4]))
+    return std::nullopt;
+  std::vector<NodeId> found = {m.id(r)};
+  std::optional<ValueId> x = unrepeated(m, r->inputs[0], found);
+  if (x) nodes.insert(nodes.end(), found.begin(), found.end());
+  return x;
+}
+
+std::optional<KeysT> keys_of_transposed(const Matcher& m, ValueId v) {
+  const Graph& g = m.graph();
+  KeysT r;
+  if (const Node* t = m.transpose(v, {0, 2, 3, 1})) {
+    r.split0231 = head_split(m, t->inputs[0]);
+    if (!r.split0231) return std::nullopt;
+    r.nodes = {m.id(r.split0231->reshape), m.id(t)};
+    return r;
+  }
+  if (const Node* t = m.transpose(v, {0, 1, 3, 2})) {
+    r.k4 = t->inputs[0];
+    r.nodes = {m.id(t)};
+    return r;
+  }
   const Node* split = m.def(v, OpType::kReshape);
   if (!split || split->inputs.empty()) return std::nullopt;
   const Node* t = m.transpose(split->inputs[0], {0, 2, 1});
@@ -403,34 +476,40 @@ std::optional<HeadSplit> keys_transposed_3d(const Matcher& m, ValueId v,
   const Value& heads = g.value(merge->inputs[0]);
   const Value& merged = g.value(merge->outputs[0]);
   const Value& kt = g.value(v);
-  if (!heads.shape || !merged.shape || !kt.shape || heads.shape->rank() != 4 ||
-      merged.shape->rank() != 3 || kt.shape->rank() != 4)
+  if (!heads.shape || !merged.shape || !kt.shape || merged.shape->rank() != 3 ||
+      kt.shape->rank() != 4)
     return std::nullopt;
-  const auto& hd = heads.shape->dims;  // [B, H, Skv, D]
   const auto& md = merged.shape->dims;
   const auto& kd = kt.shape->dims;
+  if (heads.shape->rank() == 5) {
+    // Llama's repeated kv heads [B, Hkv, n, Skv, D], merged with the repeat (repeat_kv).
+    const auto& hd = heads.shape->dims;
+    if (!same_dim(md[1], hd[3]) || !same_dim(md[2], hd[4]) || !same_dim(kd[0], hd[0]) ||
+        !kd[1].is_static() || !hd[1].is_static() || !hd[2].is_static() ||
+        kd[1].value != hd[1].value * hd[2].value || !same_dim(kd[2], hd[4]) ||
+        !same_dim(kd[3], hd[3]))
+      return std::nullopt;
+    r.nodes = {m.id(merge), m.id(t), m.id(split)};
+    std::optional<ValueId> k4 = unrepeated(m, merge->inputs[0], r.nodes);
+    if (!k4) return std::nullopt;
+    r.k4 = *k4;
+    return r;
+  }
+  if (heads.shape->rank() != 4) return std::nullopt;
+  const auto& hd = heads.shape->dims;  // [B, H, Skv, D]
   if (!same_dim(md[1], hd[2]) || !same_dim(md[2], hd[3]) || !same_dim(kd[0], hd[0]) ||
       !same_dim(kd[1], hd[1]) || !same_dim(kd[2], hd[3]) || !same_dim(kd[3], hd[2]))
     return std::nullopt;
-  std::optional<HeadSplit> s = heads_of(m, merge->inputs[0], nodes);
-  if (s) nodes.insert(nodes.end(), {m.id(merge), m.id(t), m.id(split)});
-  return s;
+  r.k4 = merge->inputs[0];
+  r.nodes = {m.id(merge), m.id(t), m.id(split)};
+  return r;
 }
 
-// K^T [B, H, D, Skv] = Transpose(split(k), 0 2 3 1), or the two transposes PyTorch's
-// permute(0, 2, 1, 3).transpose(-1, -2) exports to, or torch.export's (keys_transposed_3d).
-std::optional<HeadSplit> keys_transposed(const Matcher& m, ValueId v, std::vector<NodeId>& nodes) {
-  if (const Node* t = m.transpose(v, {0, 2, 3, 1})) {
-    std::optional<HeadSplit> s = head_split(m, t->inputs[0]);
-    if (s) nodes.insert(nodes.end(), {m.id(s->reshape), m.id(t)});
-    return s;
-  }
-  if (const Node* t2 = m.transpose(v, {0, 1, 3, 2})) {
-    std::optional<HeadSplit> s = heads_of(m, t2->inputs[0], nodes);
-    if (s) nodes.push_back(m.id(t2));
-    return s;
-  }
-  return keys_transposed_3d(m, v, nodes);
+// A [B, H, S, D] value with H and D static: Attention's 4-D form of Q, K or V.
+bool heads_4d(const Graph& g, ValueId v) {
+  const Value& x = g.value(v);
+  return x.shape && x.shape->rank() == 4 && x.shape->dims[1].is_static() &&
+         x.shape->dims[3].is_static();
 }
 
 // A Where mask's fill: at or below it a masked score's exp(fill - max) is 0 in fp32 for
@@ -485,6 +564,10 @@ bool causal_mask(const TensorData& mask) {
 // beyond a shorter mask, where Add would broadcast it). In place of the Add, a
 // Where(mask, scores, fill) with a constant bool mask (GPT-2's causal mask as exported)
 // becomes the bool mask, or is_causal = 1 when the mask is exactly the causal one.
+// Where Q, K or V is no head split of a 3-D tensor (Llama's rotary embedding applied to the
+// heads, its grouped keys repeated by Expand), or the output is not merged back, the
+// product itself becomes Attention's 4-D form: Attention(Q, K, V[, mask]) over the
+// [B, H, S, D] tensors in place of MatMul(P, V), the nodes around it left as they are.
 std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   const Graph& g = m.graph();
   const Value& probs = g.value(softmax.outputs[0]);
@@ -493,13 +576,17 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   if (!axis.is_ok() || (*axis != -1 && *axis != 3)) return std::nullopt;
 
   Fusion f;
-  // Backwards from `s`: [Div | Mul by a scalar] <- MatMul(Q, K^T); nodes in graph order.
+  // Backwards from `s`: [Div | Mul by a scalar] <- MatMul([Q * c], [K^T * c]). `nodes`:
+  // the scaling and product; K^T's own in `keys`; the head splits of q and of K's heads
+  // (3-D form only) in q_split / k_split.
   struct Scores {
     double scale = 1.0;
-    std::vector<NodeId> nodes;
+    std::vector<NodeId> nodes, q_split, k_split;
+    ValueId q4 = kNoValue;
     std::optional<HeadSplit> q, k;
+    KeysT keys;
   };
-  auto scores_from = [&m](ValueId s) -> std::optional<Scores> {
+  auto scores_from = [&m, &g](ValueId s) -> std::optional<Scores> {
     Scores r;
     std::optional<NodeId> scaling;
     if (const Node* div = m.def(s, OpType::kDiv); div && div->inputs.size() == 2) {
@@ -529,11 +616,13 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
       r.nodes.push_back(m.id(mul));
       return mul->inputs[1 - c_side];
     };
-    const ValueId q_heads = unscaled(qk->inputs[0]);
-    const ValueId k_transposed = unscaled(qk->inputs[1]);
-    r.q = heads_of(m, q_heads, r.nodes);
-    r.k = keys_transposed(m, k_transposed, r.nodes);
-    if (!r.q || !r.k || r.q->heads != r.k->heads || r.q->size != r.k->size) return std::nullopt;
+    r.q4 = unscaled(qk->inputs[0]);
+    std::optional<KeysT> keys = keys_of_transposed(m, unscaled(qk->inputs[1]));
+    if (!keys || !heads_4d(g, r.q4)) return std::nullopt;
+    r.keys = std::move(*keys);
+    r.q = heads_of(m, r.q4, r.q_split);
+    r.k = r.keys.split0231 ? r.keys.split0231 : heads_of(m, r.keys.k4, r.k_split);
+    if (r.keys.k4 == kNoValue && !r.q) return std::nullopt;  // K^T from 3-D keys: 3-D form
     r.nodes.push_back(m.id(qk));
     if (scaling) r.nodes.push_back(*scaling);
     return r;
@@ -578,10 +667,9 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
     sc = scores_from(softmax.inputs[0]);
     if (!sc) return std::nullopt;
   }
-  const std::optional<HeadSplit>& q = sc->q;
-  const std::optional<HeadSplit>& k = sc->k;
-  f.nodes = sc->nodes;
-  f.nodes.push_back(m.id(&softmax));
+  std::vector<NodeId> core = sc->keys.nodes;
+  core.insert(core.end(), sc->nodes.begin(), sc->nodes.end());
+  core.push_back(m.id(&softmax));
 
   // Forwards: [Where(IsNaN(P), 0, P)] -> MatMul(P, V) -> Transpose 0213 -> Reshape
   // [B, S, H*Dv]. torch.export's scaled_dot_product_attention zeroes the NaN rows a fully
@@ -599,58 +687,96 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
     if (!isnan || !where || where->inputs[0] != isnan->outputs[0] || where->inputs[2] != p ||
         !m.scalar(where->inputs[1], 0.0) || m.uses(isnan->outputs[0]).size() != 1)
       return std::nullopt;
-    f.nodes.insert(f.nodes.end(), {m.id(isnan), m.id(where)});
+    core.insert(core.end(), {m.id(isnan), m.id(where)});
     p = where->outputs[0];
   }
   const Node* pv = m.sole_use(p, OpType::kMatMul);
   if (!pv || pv->inputs.size() != 2 || pv->inputs[0] != p) return std::nullopt;
-  std::optional<HeadSplit> v = heads_of(m, pv->inputs[1], f.nodes);
-  if (!v || v->heads != q->heads) return std::nullopt;
-  f.nodes.push_back(m.id(pv));
-  ValueId heads_out = pv->outputs[0];
-  // Whisper's export reshapes the heads' output to the shape it has.
-  if (const Node* same = m.sole_use(heads_out, OpType::kReshape)) {
-    const Value& in = g.value(heads_out);
-    const Value& out = g.value(same->outputs[0]);
-    if (!in.shape || !out.shape || !in.shape->is_static() || !(*in.shape == *out.shape))
-      return std::nullopt;
-    f.nodes.push_back(m.id(same));
-    heads_out = same->outputs[0];
-  }
-  const Node* merge = m.sole_use(heads_out, OpType::kTranspose);
-  if (!merge || merge->inputs.size() != 1) return std::nullopt;
-  auto perm = merge->attrs.get_ints("perm");
-  if (!perm.is_ok() || *perm != std::vector<int64_t>{0, 2, 1, 3}) return std::nullopt;
-  f.nodes.push_back(m.id(merge));
-  const Node* out = m.sole_use(merge->outputs[0], OpType::kReshape);
-  if (!out) return std::nullopt;
-  const Value& y = g.value(out->outputs[0]);
-  const Value& qx = g.value(q->x);
-  if (y.shape && y.shape->rank() == 3 && same_dim(y.shape->dims[0], qx.shape->dims[0]) &&
-      same_dim(y.shape->dims[1], qx.shape->dims[1]) &&
-      y.shape->dims[2] == Dim(v->heads * v->size)) {
-    f.nodes.push_back(m.id(out));
-  } else {
-    // The heads merged into another shape ([B S, H*Dv] for GPT-2's Gemm, as torch.export
-    // folds two Reshapes into one): Attention takes the Transpose's place with its own
-    // [B, S, H*Dv] output, which the Reshape then reads (the same elements in order).
-    f.new_output_shape = true;
-  }
-  // One batch, keys and values of one length, one dtype: what Attention's inference asks.
-  const Value& kx = g.value(k->x);
-  const Value& vx = g.value(v->x);
-  if (!same_dim(kx.shape->dims[0], qx.shape->dims[0]) ||
-      !same_dim(vx.shape->dims[0], qx.shape->dims[0]) ||
-      !same_dim(kx.shape->dims[1], vx.shape->dims[1]) || kx.dtype != qx.dtype ||
-      vx.dtype != qx.dtype || !is_float(qx.dtype))
-    return std::nullopt;
+  ValueId v4 = pv->inputs[1];
+  if (!heads_4d(g, v4)) return std::nullopt;
+  std::vector<NodeId> v_repeat;  // V's repeat_kv, taken off in the 4-D form
+  const std::optional<ValueId> v_unrepeated = unrepeated_heads(m, v4, v_repeat);
+  std::vector<NodeId> v_split;
+  const std::optional<HeadSplit> v = heads_of(m, v4, v_split);
 
+  // The 3-D form: q, k and v split into heads, the output merged back to [B, S, H*Dv].
+  std::vector<NodeId> tail;
+  const Node* out = nullptr;  // the merging Reshape, when it is the fused node
+  bool merged = false;
+  if (sc->q && sc->k && v && v->heads == sc->k->heads && sc->q->heads == sc->k->heads &&
+      sc->q->size == sc->k->size) {
+    ValueId heads_out = pv->outputs[0];
+    // Whisper's export reshapes the heads' output to the shape it has.
+    if (const Node* same = m.sole_use(heads_out, OpType::kReshape)) {
+      const Value& in = g.value(heads_out);
+      const Value& o = g.value(same->outputs[0]);
+      if (in.shape && o.shape && in.shape->is_static() && *in.shape == *o.shape) {
+        tail.push_back(m.id(same));
+        heads_out = same->outputs[0];
+      }
+    }
+    const Node* merge = m.sole_use(heads_out, OpType::kTranspose);
+    if (merge && merge->inputs.size() == 1 && m.transpose(merge->outputs[0], {0, 2, 1, 3})) {
+      tail.push_back(m.id(merge));
+      out = m.sole_use(merge->outputs[0], OpType::kReshape);
+      merged = out != nullptr;
+    }
+  }
+  const Value& q4 = g.value(sc->q4);
+  if (merged) {
+    const Value& y = g.value(out->outputs[0]);
+    const Value& qx = g.value(sc->q->x);
+    if (y.shape && y.shape->rank() == 3 && same_dim(y.shape->dims[0], qx.shape->dims[0]) &&
+        same_dim(y.shape->dims[1], qx.shape->dims[1]) &&
+        y.shape->dims[2] == Dim(v->heads * v->size)) {
+      tail.push_back(m.id(out));
+    } else {
+      // The heads merged into another shape ([B S, H*Dv] for GPT-2's Gemm, as torch.export
+      // folds two Reshapes into one): Attention takes the Transpose's place with its own
+      // [B, S, H*Dv] output, which the Reshape then reads (the same elements in order).
+      f.new_output_shape = true;
+    }
+    const Value& kx = g.value(sc->k->x);
+    const Value& vx = g.value(v->x);
+    // One batch, keys and values of one length, one dtype: what Attention's inference asks.
+    if (!same_dim(kx.shape->dims[0], qx.shape->dims[0]) ||
+        !same_dim(vx.shape->dims[0], qx.shape->dims[0]) ||
+        !same_dim(kx.shape->dims[1], vx.shape->dims[1]) || kx.dtype != qx.dtype ||
+        vx.dtype != qx.dtype || !is_float(qx.dtype))
+      return std::nullopt;
+    f.nodes = sc->q_split;
+    f.nodes.insert(f.nodes.end(), sc->k_split.begin(), sc->k_split.end());
+    f.nodes.insert(f.nodes.end(), v_split.begin(), v_split.end());
+    f.nodes.insert(f.nodes.end(), core.begin(), core.end());
+    f.nodes.push_back(m.id(pv));
+    f.nodes.insert(f.nodes.end(), tail.begin(), tail.end());
+    f.inputs = {sc->q->x, sc->k->x, v->x};
+    f.attrs.set("q_num_heads", sc->q->heads);
+    f.attrs.set("kv_num_heads", sc->k->heads);
+  } else {
+    // The 4-D form over Q [B, Hq, S, D], K [B, Hkv, T, D], V [B, Hkv, T, Dv] in place of
+    // MatMul(P, V); Hq a multiple of Hkv, as Attention's inference checks.
+    if (sc->keys.k4 == kNoValue || !heads_4d(g, sc->keys.k4)) return std::nullopt;
+    const Value& k4 = g.value(sc->keys.k4);
+    if (v_unrepeated) {
+      v4 = *v_unrepeated;
+      core.insert(core.end(), v_repeat.begin(), v_repeat.end());
+    }
+    const Value& v4v = g.value(v4);
+    const auto& qd = q4.shape->dims;
+    const auto& kd = k4.shape->dims;
+    const auto& vd = v4v.shape->dims;
+    if (!same_dim(kd[0], qd[0]) || !same_dim(vd[0], qd[0]) || !same_dim(kd[1], vd[1]) ||
+        !same_dim(kd[2], vd[2]) || !(kd[3] == qd[3]) || qd[1].value % kd[1].value != 0 ||
+        k4.dtype != q4.dtype || v4v.dtype != q4.dtype || !is_float(q4.dtype))
+      return std::nullopt;
+    f.nodes = core;
+    f.nodes.push_back(m.id(pv));
+    f.inputs = {sc->q4, sc->keys.k4, v4};
+  }
   f.op = OpType::kAttention;
   f.op_version = 23;
-  f.inputs = {q->x, k->x, v->x};
   if (mask != kNoValue) f.inputs.push_back(mask);
-  f.attrs.set("q_num_heads", q->heads);
-  f.attrs.set("kv_num_heads", k->heads);
   f.attrs.set("scale", static_cast<float>(sc->scale));
   if (causal) f.attrs.set("is_causal", int64_t{1});
   return f;

@@ -29,7 +29,13 @@
 //                       row; a row made NaN by a NaN in q or k gives NaN instead), a Reshape
 //                       of the heads' output to its own shape (Whisper), and a merge to
 //                       another shape than [B, S, H*Dv] ([B S, H*Dv] for GPT-2's Gemm: the
-//                       Attention node takes the Transpose's place, the Reshape stays)
+//                       Attention node takes the Transpose's place, the Reshape stays).
+//                       Where Q, K or V is no head split of a 3-D tensor (Llama's rotary
+//                       embedding on the heads) or the output is not merged back, the
+//                       product becomes Attention's 4-D form over the [B, H, S, D] tensors
+//                       in MatMul(P, V)'s place; grouped kv heads repeated by Hugging Face's
+//                       repeat_kv (Unsqueeze at axis 2, Expand, Reshape) go in unrepeated
+//                       (kv_num_heads < q_num_heads)
 // The trailing "* 0.5" of Gelu may come first or last: (x * 0.5) * (1 + ...) and
 // (x * (1 + ...)) * 0.5 both match; every Add and Mul matches with its operands swapped.
 //

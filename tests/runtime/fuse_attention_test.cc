@@ -280,5 +280,87 @@ TEST(FuseAttention, NearMissesOfTorchExportStayUnfused) {
             0u);
 }
 
+// Llama as torch.export writes it: a rotary-style product on the query heads (no head split
+// left to see), one kv head repeated for the three query heads (Unsqueeze, Expand; K merged
+// from the 5-D repeat, V reshaped from it), a causal float mask. The product becomes
+// Attention's 4-D form over the kv head unrepeated (kv heads 1).
+Graph llama_style_graph() {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, {kBatch, kSeq, kHidden});
+  const ValueId xkv = b.input("xkv", DType::kF32, {kBatch, kSeq, kHeadDim});
+  auto reshape = [&](ValueId v, const std::string& name, std::vector<int64_t> dims) {
+    return b.node(OpType::kReshape, {v, b.constant(name, TensorData::vector_i64(std::move(dims)))});
+  };
+  const ValueId q =
+      b.node(OpType::kMul,
+             {b.node(OpType::kTranspose, {reshape(x, "qsplit", {kBatch, kSeq, kHeads, kHeadDim})},
+                     perm({0, 2, 1, 3})),
+              b.constant("rotary", test::random_f32({1, 1, kSeq, kHeadDim}, 1.0f, 21))});
+  auto kv_heads = [&](ValueId src, float c, const std::string& name) {
+    const ValueId heads =
+        b.node(OpType::kTranspose,
+               {reshape(scale_of(b, src, name, c), name + "_split", {kBatch, kSeq, 1, kHeadDim})},
+               perm({0, 2, 1, 3}));  // [B, 1, S, D]
+    const ValueId unsq = b.node(OpType::kUnsqueeze,
+                                {heads, b.constant(name + "_axis", TensorData::vector_i64({2}))});
+    return b.node(OpType::kExpand,
+                  {unsq, b.constant(name + "_rep",
+                                    TensorData::vector_i64({kBatch, 1, kHeads, kSeq, kHeadDim}))});
+  };
+  const ValueId k5 = kv_heads(xkv, -0.7f, "wk"), v5 = kv_heads(xkv, 1.3f, "wv");
+  const ValueId kt =
+      reshape(b.node(OpType::kTranspose, {reshape(k5, "k3", {kBatch * kHeads, kSeq, kHeadDim})},
+                     perm({0, 2, 1})),
+              "k4", {kBatch, kHeads, kHeadDim, kSeq});
+  const ValueId v = reshape(v5, "v4", {kBatch, kHeads, kSeq, kHeadDim});
+  const float root = std::sqrt(1.0f / std::sqrt(static_cast<float>(kHeadDim)));
+  ValueId scores =
+      b.node(OpType::kMatMul, {scale_of(b, q, "qs", root), scale_of(b, kt, "ks", root)});
+  std::vector<float> causal(static_cast<size_t>(kSeq * kSeq));
+  for (int64_t i = 0; i < kSeq; ++i)
+    for (int64_t j = 0; j < kSeq; ++j)
+      causal[static_cast<size_t>(i * kSeq + j)] = j <= i ? 0.0f : -3.4028234663852886e38f;
+  scores = b.node(OpType::kAdd,
+                  {scores, b.constant("causal", TensorData::from_vector<float>(
+                                                    DType::kF32, {1, 1, kSeq, kSeq}, causal))});
+  Attributes last;
+  last.set("axis", int64_t{-1});
+  const ValueId probs = b.node(OpType::kSoftmax, {scores}, last);
+  const ValueId p = b.node(
+      OpType::kWhere,
+      {b.node(OpType::kIsNaN, {probs}), b.constant("zero", TensorData::scalar_f32(0.0f)), probs});
+  const ValueId ctx = b.node(OpType::kMatMul, {p, v});
+  b.output(
+      reshape(b.node(OpType::kTranspose, {ctx}, perm({0, 2, 1, 3})), "merge", {0, 0, kHidden}));
+  return b.build();
+}
+
+TEST(FuseAttention, LlamaStyleBecomesAttentionOverUnrepeatedKvHeads) {
+  Graph g = llama_style_graph();
+  ASSERT_TRUE(infer_shapes(g).is_ok());
+  const std::map<std::string, TensorData> in = {
+      {"x", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 11)},
+      {"xkv", test::random_f32({kBatch, kSeq, kHeadDim}, 2.0f, 12)}};
+  auto before = test::run_graph(g, in);
+  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
+  Graph fused = g;
+  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  ASSERT_EQ(count(fused, OpType::kAttention), 1u);
+  EXPECT_EQ(count(fused, OpType::kExpand), 0u);
+  EXPECT_EQ(count(fused, OpType::kSoftmax), 0u);
+  for (const Node& n : fused.nodes) {
+    if (n.op != OpType::kAttention) continue;
+    const Value& k = fused.value(n.inputs[1]);
+    ASSERT_TRUE(k.shape.has_value());
+    EXPECT_EQ(k.shape->rank(), 4u);
+    EXPECT_EQ(k.shape->dims[1], Dim(1));  // the kv head, not its repeats
+  }
+  auto after = test::run_graph(fused, in);
+  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+  const std::vector<double> a = (*before)[0].to_f64_vector(), c = (*after)[0].to_f64_vector();
+  ASSERT_EQ(a.size(), c.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
+}
+
 }  // namespace
 }  // namespace amp::graph
