@@ -28,6 +28,9 @@
 // computes the scores, and multiplies the values, only up to the last key its last row sees,
 // and each row's softmax masks its own keys past that (a GPT-2-style decoder's attention at
 // 128 tokens: half the multiply-adds).
+// A strip of queries or less (a decoder's step; Whisper's cross-attention) reads K and V in
+// place instead of copying them: head_in_place (2.6-3.0 -> 0.7-0.8 ms a cross-attention of
+// Whisper-tiny's decoder, AMD EPYC, one thread).
 // When there are fewer (batch, head) pairs than threads, or a number that does not divide
 // among them, each pair's query rows are split into as many parts as make the tasks divide
 // evenly (each part copies K^T and V again: (D + Dv) T against its rows' (D + Dv) T
@@ -36,6 +39,7 @@
 // per thread (very long keys), each row reads K and V in place instead (row_direct: one dot
 // product per key).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -131,9 +135,10 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
     // Tasks: (batch, query head) pairs, their query rows in `splits` parts (header), when
     // blocked, else single query rows.
     const int64_t pairs = setup_.batch * setup_.q_heads;
+    const bool in_place = few_queries();
     const int64_t splits =
-        blocked() ? row_splits(pairs, std::min<int64_t>(threads_, a.num_threads)) : 1;
-    const int64_t tasks = blocked() ? pairs * splits : pairs * setup_.q_len;
+        blocked() && !in_place ? row_splits(pairs, std::min<int64_t>(threads_, a.num_threads)) : 1;
+    const int64_t tasks = blocked() || in_place ? pairs * splits : pairs * setup_.q_len;
     const int chunks = static_cast<int>(std::min<int64_t>({threads_, a.num_threads, tasks}));
     C* scratch = static_cast<C*>(a.workspace);
     parallel_for(
@@ -142,6 +147,12 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
           for (int64_t c = c0; c < c1; ++c) {
             C* s = scratch + c * thread_scratch();
             for (int64_t t = tasks * c / chunks; t < tasks * (c + 1) / chunks; ++t) {
+              if constexpr (std::is_same_v<T, float>) {
+                if (in_place) {
+                  head_in_place(t, q, k, v, past_k, past_v, mask, nonpad, y, qk, s);
+                  continue;
+                }
+              }
               if (blocked()) {
                 head_block(t / splits, t % splits, splits, q, k, v, past_k, past_v, mask, nonpad, y,
                            qk, s);
@@ -193,12 +204,19 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
   static constexpr int64_t kGroupStrips = 8;
   static constexpr int64_t kKeyBlock = 256;
 
+  // A strip of queries or less over f32 keys and values (a decoder's step, Whisper's
+  // cross-attention over 1500 frames): head_in_place reads K and V where they are.
+  bool few_queries() const {
+    return std::is_same_v<T, float> && strips_ && setup_.q_len <= kStripRows;
+  }
+
   // Per thread: K^T and V when blocked, then the scores, output accumulators and query of
-  // one row (of a group of strips of rows with strips_).
+  // one row (of a group of strips of rows with strips_); head_in_place's own when it runs.
   int64_t thread_scratch() const {
+    const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
+    if (few_queries()) return (total + dk) * kStripColumns + kStripRows * (total + dv);
     const int64_t rows = strips_ ? kGroupStrips * kStripRows : 1;
-    return (blocked() ? block_elements() : 0) +
-           rows * (setup_.total + setup_.v_head_size + setup_.head_size);
+    return (blocked() ? block_elements() : 0) + rows * (total + dv + dk);
   }
 
   // Scores and bias of query row (b, h, i), softmax-normalized in s[0, T); writes the
@@ -398,6 +416,69 @@ class AttentionKernel : public SetupKernel<AttentionPlan, check_attention_io> {
       for (int64_t i = base; i < first_row(g1); ++i)
         narrow_row(acc + (i - base) * dv, y + setup_.y.at(b, h, i), dv);
     }
+  }
+
+  // The rows of (b, kv head h)'s keys or values: the past ones, then the new ones, each a
+  // run of rows `ld` apart.
+  struct KvRun {
+    const float* rows;
+    int64_t ld, count;
+  };
+  std::array<KvRun, 2> kv_runs(const T* past, const T* now, const HeadStrides& st, int64_t size,
+                               int64_t b, int64_t h) const {
+    const float* p = reinterpret_cast<const float*>(past);
+    const float* n = reinterpret_cast<const float*>(now);
+    return {KvRun{p ? p + (b * setup_.kv_heads + h) * setup_.past_len * size : nullptr, size,
+                  setup_.past_len},
+            KvRun{n + st.at(b, h, 0), st.s, setup_.kv_len}};
+  }
+
+  // Every query row of (batch, query head) pair `pair`, q_len <= kStripRows (few_queries),
+  // with K and V read in place: the scores as S^T = K Q^T, keys a strip's rows against Q^T
+  // in one 16-column panel (gemm_strip_avx2.h), turned into rows, each row's softmax, then
+  // O = P V with V's rows as B. Copying K^T and V for a few queries cost more than the
+  // products: Whisper-tiny's cross-attention (4 queries, 6 heads of 64 over 1500 frames)
+  // took 2.6-3.0 ms a node (AMD EPYC, one thread).
+  void head_in_place(int64_t pair, const T* q, const T* k, const T* v, const T* past_k,
+                     const T* past_v, const void* mask, const int64_t* nonpad, T* y, T* qk,
+                     float* w) const {
+    const int64_t h = pair % setup_.q_heads, b = pair / setup_.q_heads, kvh = h / setup_.group();
+    const int64_t total = setup_.total, dk = setup_.head_size, dv = setup_.v_head_size;
+    const int64_t rows = setup_.q_len;
+    float* qt = w;                          // Q^T [D, 16], zero-padded
+    float* st = qt + dk * kStripColumns;    // S^T [T, 16]
+    float* s = st + total * kStripColumns;  // S [rows, T]
+    float* acc = s + kStripRows * total;    // O [rows, Dv]
+    std::fill(qt, qt + dk * kStripColumns, 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* qr = reinterpret_cast<const float*>(q) + setup_.q.at(b, h, r);
+      for (int64_t d = 0; d < dk; ++d) qt[d * kStripColumns + r] = qr[d];
+    }
+    int64_t j0 = 0;
+    for (const KvRun& run : kv_runs(past_k, k, setup_.k, dk, b, kvh)) {
+      for (int64_t j = 0; j < run.count; j += kStripRows) {
+        const int64_t keys = std::min(kStripRows, run.count - j);
+        gemm_strip_avx2(keys, run.rows + j * run.ld, run.ld, qt, kStripColumns, dk,
+                        st + (j0 + j) * kStripColumns, kStripColumns, nullptr, /*first=*/true, rows,
+                        /*b_rows_padded=*/true);
+      }
+      j0 += run.count;
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < total; ++j) s[r * total + j] = st[j * kStripColumns + r];
+      const int64_t row = (b * setup_.q_heads + h) * setup_.q_len + r;
+      softmax_row(b, h, r, mask, nonpad, qk ? qk + row * total : nullptr, s + r * total, total);
+    }
+    std::fill(acc, acc + rows * dv, 0.0f);  // no keys at all: O = 0
+    j0 = 0;
+    for (const KvRun& run : kv_runs(past_v, v, setup_.v, dv, b, kvh)) {
+      if (run.count == 0) continue;
+      for (int64_t d = 0; d < dv; d += kStripColumns)
+        gemm_strip_avx2(rows, s + j0, total, run.rows + d, run.ld, run.count, acc + d, dv, nullptr,
+                        /*first=*/false, std::min(kStripColumns, dv - d));
+      j0 += run.count;
+    }
+    for (int64_t r = 0; r < rows; ++r) narrow_row(acc + r * dv, y + setup_.y.at(b, h, r), dv);
   }
 
   // present = past (if any) then the new keys/values, [B, Hkv, T, size].

@@ -90,6 +90,27 @@ std::vector<AttentionCase> cases() {
                  2,
                  "float",
                  {1, 1, 1, 520}});
+  // A strip of queries or less reads K and V in place (head_in_place): Whisper's
+  // cross-attention (4 queries over many keys, 3-D), a decoder step with a past (1 query,
+  // causal, GQA, the past then the new key), a 3-D bool mask over keys past a strip.
+  all.push_back(
+      {"3-D 4 queries 300 keys", {1, 4, 2 * 64}, {1, 300, 2 * 64}, {1, 300, 2 * 40}, 2, 2});
+  {
+    AttentionCase step = {
+        "4-D 1 query past GQA causal", {2, 4, 1, 32}, {2, 2, 1, 32}, {2, 2, 1, 24}};
+    step.causal = true;
+    step.past = true;
+    step.present = true;
+    all.push_back(step);
+  }
+  all.push_back({"3-D 3 queries bool mask",
+                 {1, 3, 2 * 16},
+                 {1, 70, 2 * 16},
+                 {1, 70, 2 * 16},
+                 2,
+                 2,
+                 "bool",
+                 {3, 70}});
   // Causal and bottom-right aligned by each batch entry's key count: entry 0 has all 45 keys
   // (offset 32: row i sees keys 0 .. i + 32), entry 1 only 9 (offset -4: its first 4 rows
   // attend to nothing).
