@@ -24,7 +24,6 @@ accuracy needs trained weights.
 """
 import os
 import sys
-import traceback
 import warnings
 
 import numpy as np
@@ -32,7 +31,7 @@ import onnx
 import onnxruntime as ort
 import torch
 import torchvision
-from onnx import numpy_helper
+from export_util import export_all, write_test_data
 
 M = torchvision.models
 
@@ -81,10 +80,6 @@ MODELS = {
 }
 
 
-def write_tensor(path, array, name):
-    with open(path, "wb") as f:
-        f.write(numpy_helper.from_array(np.asarray(array), name).SerializeToString())
-
 
 def export(name, make, inputs, exporter, folder):
     torch.manual_seed(0)
@@ -101,12 +96,7 @@ def export(name, make, inputs, exporter, folder):
         flat += a if isinstance(a, list) else [a]
     feeds = {i.name: t.numpy() for i, t in zip(session.get_inputs(), flat)}
     outputs = session.run(None, feeds)
-    data = os.path.join(folder, "test_data_set_0")
-    os.makedirs(data, exist_ok=True)
-    for i, (n, v) in enumerate(feeds.items()):
-        write_tensor(os.path.join(data, f"input_{i}.pb"), v, n)
-    for i, (o, v) in enumerate(zip(session.get_outputs(), outputs)):
-        write_tensor(os.path.join(data, f"output_{i}.pb"), v, o.name)
+    write_test_data(folder, feeds, session, outputs)
     graph = onnx.load(path).graph
     print(f"{name}_{exporter}: {len(graph.node)} nodes, outputs "
           f"{[np.asarray(v).shape for v in outputs]}", flush=True)
@@ -115,26 +105,9 @@ def export(name, make, inputs, exporter, folder):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    out, wanted = sys.argv[1], set(sys.argv[2:])
     warnings.filterwarnings("ignore")
-    for name, (make, inputs) in MODELS.items():
-        if wanted and name not in wanted:
-            continue
-        for exporter in ("ts", "dynamo"):
-            folder = os.path.join(out, f"{name}_{exporter}")
-            if os.path.exists(os.path.join(folder, "test_data_set_0")):
-                continue
-            os.makedirs(folder, exist_ok=True)
-            try:
-                export(name, make, inputs, exporter, folder)
-            except Exception as e:  # an architecture one exporter cannot take
-                print(f"{name}_{exporter}: not exported ({type(e).__name__}: "
-                      f"{str(e).splitlines()[0][:200]})", flush=True)
-                with open(os.path.join(folder, "EXPORT_FAILED"), "w") as f:
-                    f.write(traceback.format_exc())
-                partial = os.path.join(folder, "model.onnx")
-                if os.path.exists(partial):  # the timing script takes every model.onnx
-                    os.remove(partial)
+    export_all(MODELS, sys.argv[1], set(sys.argv[2:]),
+               lambda name, exporter, folder: export(name, *MODELS[name], exporter, folder))
 
 
 if __name__ == "__main__":
