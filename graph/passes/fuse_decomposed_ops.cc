@@ -758,7 +758,8 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
     // MatMul(P, V); Hq a multiple of Hkv, as Attention's inference checks.
     if (sc->keys.k4 == kNoValue || !heads_4d(g, sc->keys.k4)) return std::nullopt;
     const Value& k4 = g.value(sc->keys.k4);
-    if (v_unrepeated) {
+    // V unrepeated where K is (its heads then match K's), else as it is.
+    if (v_unrepeated && g.value(*v_unrepeated).shape->dims[1] == k4.shape->dims[1]) {
       v4 = *v_unrepeated;
       core.insert(core.end(), v_repeat.begin(), v_repeat.end());
     }
@@ -767,8 +768,9 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
     const auto& kd = k4.shape->dims;
     const auto& vd = v4v.shape->dims;
     if (!same_dim(kd[0], qd[0]) || !same_dim(vd[0], qd[0]) || !same_dim(kd[1], vd[1]) ||
-        !same_dim(kd[2], vd[2]) || !(kd[3] == qd[3]) || qd[1].value % kd[1].value != 0 ||
-        k4.dtype != q4.dtype || v4v.dtype != q4.dtype || !is_float(q4.dtype))
+        !same_dim(kd[2], vd[2]) || !(kd[3] == qd[3]) || kd[1].value <= 0 ||
+        qd[1].value % kd[1].value != 0 || k4.dtype != q4.dtype || v4v.dtype != q4.dtype ||
+        !is_float(q4.dtype))
       return std::nullopt;
     f.nodes = core;
     f.nodes.push_back(m.id(pv));
