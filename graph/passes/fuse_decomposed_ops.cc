@@ -90,6 +90,21 @@ class Matcher {
     return kNoValue;
   }
 
+  // For `v` = Mul(x, c) or Mul(c, x) with c a one-element float constant: the Mul, x and c.
+  struct ScalarProduct {
+    const Node* mul;
+    ValueId x;
+    double c;
+  };
+  std::optional<ScalarProduct> scalar_product(ValueId v) const {
+    const Node* mul = def(v, OpType::kMul);
+    if (!mul || mul->inputs.size() != 2) return std::nullopt;
+    const int c_side = scalar_value(mul->inputs[1]) ? 1 : 0;
+    const std::optional<double> c = scalar_value(mul->inputs[c_side]);
+    if (!c) return std::nullopt;
+    return ScalarProduct{mul, mul->inputs[1 - c_side], *c};
+  }
+
   // For a two-input node with `a` as an operand: the other operand, else kNoValue.
   static ValueId other_operand(const Node* n, ValueId a) {
     if (!n || n->inputs.size() != 2) return kNoValue;
@@ -596,25 +611,21 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
       scaling = m.id(div);
       s = div->inputs[0];
     } else if (const Node* mul = m.def(s, OpType::kMul); mul && mul->inputs.size() == 2) {
-      const int c_side = m.scalar_value(mul->inputs[1]) ? 1 : 0;
-      const std::optional<double> c = m.scalar_value(mul->inputs[c_side]);
-      if (!c) return std::nullopt;
-      r.scale = *c;
+      const std::optional<Matcher::ScalarProduct> by = m.scalar_product(s);
+      if (!by) return std::nullopt;
+      r.scale = by->c;
       scaling = m.id(mul);
-      s = mul->inputs[1 - c_side];
+      s = by->x;
     }
     const Node* qk = m.def(s, OpType::kMatMul);
     if (!qk || qk->inputs.size() != 2) return std::nullopt;
     // torch.export's scaled_dot_product_attention scales Q and K^T each by sqrt(scale).
     auto unscaled = [&m, &r](ValueId x) {
-      const Node* mul = m.def(x, OpType::kMul);
-      if (!mul || mul->inputs.size() != 2) return x;
-      const int c_side = m.scalar_value(mul->inputs[1]) ? 1 : 0;
-      const std::optional<double> c = m.scalar_value(mul->inputs[c_side]);
-      if (!c) return x;
-      r.scale *= *c;
-      r.nodes.push_back(m.id(mul));
-      return mul->inputs[1 - c_side];
+      const std::optional<Matcher::ScalarProduct> by = m.scalar_product(x);
+      if (!by) return x;
+      r.scale *= by->c;
+      r.nodes.push_back(m.id(by->mul));
+      return by->x;
     };
     r.q4 = unscaled(qk->inputs[0]);
     std::optional<KeysT> keys = keys_of_transposed(m, unscaled(qk->inputs[1]));

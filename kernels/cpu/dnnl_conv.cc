@@ -158,6 +158,8 @@ class ConvKernel final : public Kernel {
   dnnl::primitive_desc create_pd(dt compute, dt dst_type) const;
   Status run_impl(const KernelArgs& a) const;
   void store_shifted(const float* staged, const float* bias, void* out, int threads) const;
+  // `src`, or its copy in the layout the chosen path reads (src_reorder_, in the workspace).
+  const void* reordered_src(const void* src, void* ws, int threads) const;
 
   const bool transpose_;
   std::string impl_;  // implementation()
@@ -216,6 +218,21 @@ int64_t whole_input_window(const graph::ConvAttrs& conv, const TensorDesc& x) {
     positions *= win.in_spatial[i];
   }
   return x.conv_layout && positions != 1 ? 0 : window;
+}
+
+// A tensor of the caller's in its layout: plain, or the convolutions' own where the runtime
+// keeps the tensor so between two convolutions (runtime/layout_plan.h; f32, or natively
+// computed bf16, so never staged).
+memory::desc caller_desc(const memory::dims& dims, dt type, bool conv_layout) {
+  return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
+}
+
+// A tensor's dims as oneDNN sees them, with the unit axis lift_to_2d added to a 1-D
+// convolution's window (the bytes are the same).
+memory::dims lifted_dims(const std::vector<int64_t>& dims, bool lifted, bool tall) {
+  memory::dims d = to_dnnl_dims(dims);
+  if (lifted) d.insert(tall ? d.end() : d.begin() + 2, 1);
+  return d;
 }
 
 // Whether oneDNN chose its im2col GEMM convolution ("gemm:jit"; not brgconv).
@@ -481,18 +498,14 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
         conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr);
     live_w_ = {};  // packed per tap
     off_tap_sum_ = ws_.add(tap_sum_->workspace_bytes());
-    memory::dims src_dims = to_dnnl_dims(x.dims), dst_dims = to_dnnl_dims(y.dims);
-    if (lifted) {
-      src_dims.insert(tall ? src_dims.end() : src_dims.begin() + 2, 1);
-      dst_dims.insert(tall ? dst_dims.end() : dst_dims.begin() + 2, 1);
-    }
-    auto caller_desc = [](const memory::dims& dims, bool conv_layout) {
-      return conv_layout ? conv_activation_desc(dims, dt::f32) : plain_desc(dims, dt::f32);
-    };
+    const memory::dims src_dims = lifted_dims(x.dims, lifted, tall);
+    const memory::dims dst_dims = lifted_dims(y.dims, lifted, tall);
     const memory::desc src_nhwc = channels_last_desc(src_dims, dt::f32);
     const memory::desc dst_nhwc = channels_last_desc(dst_dims, dt::f32);
-    src_reorder_.prepare(caller_desc(src_dims, x.conv_layout), src_nhwc, ws_, cfg.num_threads);
-    dst_reorder_.prepare(dst_nhwc, caller_desc(dst_dims, y.conv_layout), ws_, cfg.num_threads);
+    src_reorder_.prepare(caller_desc(src_dims, dt::f32, x.conv_layout), src_nhwc, ws_,
+                         cfg.num_threads);
+    dst_reorder_.prepare(dst_nhwc, caller_desc(dst_dims, dt::f32, y.conv_layout), ws_,
+                         cfg.num_threads);
     if (src_reorder_.active()) off_src_blk_ = ws_.add(src_nhwc.get_size());
     if (dst_reorder_.active()) off_dst_blk_ = ws_.add(dst_nhwc.get_size());
     impl_ = tap_sum_->implementation() + cut_note;
@@ -541,16 +554,9 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   if (stage_dst_) off_dst_ = ws_.add(static_cast<size_t>(dnnl_dst_numel_) * sizeof(float));
   memory::dims dst_dims = {conv_.n, dst_channels()};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
-  // The caller's layouts: plain, or the convolutions' own where the runtime keeps the tensor
-  // so between two convolutions (runtime/layout_plan.h; f32, or natively computed bf16, so
-  // never staged).
-  auto caller_desc = [](const memory::dims& dims, dt type, bool conv_layout) {
-    return conv_layout ? conv_activation_desc(dims, type) : plain_desc(dims, type);
-  };
-  memory::dims src_dims = to_dnnl_dims(x.dims);
-  if (lifted) src_dims.insert(tall ? src_dims.end() : src_dims.begin() + 2, 1);
-  src_reorder_.prepare(caller_desc(src_dims, src_md_.data_type(), x.conv_layout), src_md_, ws_,
-                       cfg.num_threads);
+  src_reorder_.prepare(
+      caller_desc(lifted_dims(x.dims, lifted, tall), src_md_.data_type(), x.conv_layout), src_md_,
+      ws_, cfg.num_threads);
   if (depth_to_space_) {
     // A plain output: the pixels stay in the layout the primitive prefers where the
     // depth-to-space reads it, else they are reordered to plain.
@@ -658,6 +664,13 @@ void ConvKernel::store_shifted(const float* staged, const float* bias, void* out
   }
 }
 
+const void* ConvKernel::reordered_src(const void* src, void* ws, int threads) const {
+  if (!src_reorder_.active()) return src;
+  void* copy = WorkspaceLayout::at(ws, off_src_blk_);
+  src_reorder_.run(src, copy, ws, threads);
+  return copy;
+}
+
 Status ConvKernel::run_impl(const KernelArgs& a) const {
   if (empty_) return Status::ok();
   const int threads = a.num_threads;
@@ -669,23 +682,13 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
   }
   void* ws = a.workspace;
   if (winograd_) {
-    const void* x = a.inputs[0];
-    if (src_reorder_.active()) {
-      void* blocked = WorkspaceLayout::at(ws, off_src_blk_);
-      src_reorder_.run(x, blocked, ws, threads);
-      x = blocked;
-    }
-    winograd_->run(static_cast<const float*>(x), static_cast<float*>(a.outputs[0]),
-                   WorkspaceLayout::at(ws, off_winograd_), threads);
+    winograd_->run(static_cast<const float*>(reordered_src(a.inputs[0], ws, threads)),
+                   static_cast<float*>(a.outputs[0]), WorkspaceLayout::at(ws, off_winograd_),
+                   threads);
     return Status::ok();
   }
   if (tap_sum_) {
-    const void* x = a.inputs[0];
-    if (src_reorder_.active()) {
-      void* nhwc = WorkspaceLayout::at(ws, off_src_blk_);
-      src_reorder_.run(x, nhwc, ws, threads);
-      x = nhwc;
-    }
+    const void* x = reordered_src(a.inputs[0], ws, threads);
     void* y = dst_reorder_.active() ? WorkspaceLayout::at(ws, off_dst_blk_) : a.outputs[0];
     tap_sum_->run(static_cast<const float*>(x), static_cast<float*>(y),
                   WorkspaceLayout::at(ws, off_tap_sum_), threads);
@@ -713,11 +716,7 @@ Status ConvKernel::run_impl(const KernelArgs& a) const {
       bias = buf;
     }
   }
-  if (src_reorder_.active()) {
-    void* blk = WorkspaceLayout::at(ws, off_src_blk_);
-    src_reorder_.run(src, blk, ws, threads);
-    src = blk;
-  }
+  src = reordered_src(src, ws, threads);
   void* dst = stage_dst_ || depth_to_space_ ? WorkspaceLayout::at(ws, off_dst_) : a.outputs[0];
   void* prim_dst = dst_reorder_.active() ? WorkspaceLayout::at(ws, off_dst_blk_) : dst;
 

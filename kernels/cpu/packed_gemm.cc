@@ -61,6 +61,9 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
   // Panels a strip covers at once: the AVX-512 kernel takes up to three.
   const int64_t step = avx512 ? kAvx512StripPanels : 1;
   const int64_t blocks = row_blocks(rows);
+  // The panels a strip covers from panel p: four left go as two pairs, as a lone panel
+  // keeps half the FMA chains.
+  auto panels_at = [&](int64_t p) { return p1 - p == 4 && step == 3 ? 2 : std::min(step, p1 - p); };
   // One strip's multiply of the K slice at k0 of panels [p, p + panels), prefetching a part
   // of `next` (next_lines lines of it) into L1.
   auto slice = [&](int64_t m0, int64_t m1, int64_t k0, int64_t p, int64_t panels, const float* next,
@@ -90,7 +93,7 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
     const bool prefetch = !avx512 && m1 - m0 >= 2 * kStripRows;
     if (panel_outer(m1 - m0, k, j1 - j0)) {
       for (int64_t p = p0, panels = 0; p < p1; p += panels) {
-        panels = p1 - p == 4 && step == 3 ? 2 : std::min(step, p1 - p);
+        panels = panels_at(p);
         for (int64_t k0 = 0; k0 < k; k0 += kKc) {
           const float* next = nullptr;
           int64_t next_floats = 0;
@@ -111,8 +114,7 @@ AMP_AVX2_FMA void run_panels(const float* x, int64_t ldx, int64_t rows, int64_t 
       for (int64_t k0 = 0; k0 < k; k0 += kKc) {
         const int64_t kc = std::min(kKc, k - k0);
         for (int64_t p = p0, panels = 0; p < p1; p += panels) {
-          // Four panels left go as two pairs: a lone panel keeps half the FMA chains.
-          panels = p1 - p == 4 && step == 3 ? 2 : std::min(step, p1 - p);
+          panels = panels_at(p);
           // The slice of B the strips take next, prefetched a part per strip (packed_gemm.h):
           // the next panels of this K slice, else the first of the next K slice, else of the
           // next block of rows.
