@@ -23,15 +23,14 @@ activations, tied detector scores), so this checks conversion, kernels and speed
 accuracy needs trained weights.
 """
 import os
-import sys
-import warnings
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import torch
 import torchvision
-from export_util import export_all, write_test_data
+import export_util
+from export_util import write_test_data
 
 M = torchvision.models
 
@@ -102,13 +101,7 @@ def export(name, make, inputs, exporter, folder):
           f"{[np.asarray(v).shape for v in outputs]}", flush=True)
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    warnings.filterwarnings("ignore")
-    export_all(MODELS, sys.argv[1], set(sys.argv[2:]),
-               lambda name, exporter, folder: export(name, *MODELS[name], exporter, folder))
-
-
 if __name__ == "__main__":
-    main()
+    export_util.main(
+        __doc__, MODELS,
+        lambda name, exporter, folder: export(name, *MODELS[name], exporter, folder))

@@ -23,15 +23,14 @@ transformers onnxscript). Random weights check conversion, kernels and speed, no
 accuracy.
 """
 import os
-import sys
-import warnings
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 import torch
 import transformers as T
-from export_util import export_all, write_test_data
+import export_util
+from export_util import write_test_data
 
 
 def ids(n, vocab=1000):
@@ -106,12 +105,5 @@ def export(name, exporter, folder):
           f"{[np.asarray(v).shape for v in outputs]}", flush=True)
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    warnings.filterwarnings("ignore")
-    export_all(MODELS, sys.argv[1], set(sys.argv[2:]), export)
-
-
 if __name__ == "__main__":
-    main()
+    export_util.main(__doc__, MODELS, export)

@@ -1,7 +1,9 @@
 """What export_torchvision.py and export_transformers.py share: writing a folder's
 test_data_set_0 and exporting each requested model through both PyTorch exporters."""
 import os
+import sys
 import traceback
+import warnings
 
 import numpy as np
 from onnx import numpy_helper
@@ -45,3 +47,11 @@ def export_all(names, out, wanted, export):
                 partial = os.path.join(folder, "model.onnx")
                 if os.path.exists(partial):
                     os.remove(partial)
+
+
+def main(doc, names, export):
+    """The scripts' command line: OUT [model ...] (every model when none is named)."""
+    if len(sys.argv) < 2:
+        sys.exit(doc)
+    warnings.filterwarnings("ignore")
+    export_all(names, sys.argv[1], set(sys.argv[2:]), export)
