@@ -22,9 +22,53 @@ TEST(AmprunAccuracy, AtolScalesWithTheOutputsLargestMagnitude) {
                                      f32({12.01f, 0.0415f, -3.02f}), 1e-2, 1e-3);
   EXPECT_TRUE(a.pass);
   EXPECT_NEAR(a.max_abs_err, 0.02, 1e-4);
-  // Outputs within [-1, 1] keep plain atol: the same 0.0015 fails there.
+  EXPECT_DOUBLE_EQ(a.scale, 12.0);
+  // The same 0.0015 fails an output reaching only 0.9.
   const Accuracy b = compare_outputs("probs", f32({0.9f, 0.04f}), f32({0.9f, 0.0415f}), 1e-2, 1e-3);
   EXPECT_FALSE(b.pass);
+}
+
+TEST(AmprunAccuracy, TheVerdictDoesNotDependOnTheOutputsUnits) {
+  // Floating-point error is relative: the same relative errors pass or fail alike at every
+  // scale, small logits included (no floor at 1).
+  const std::vector<float> e = {2.0f, -0.5f, 0.01f, 1.0f};
+  const std::vector<float> ok = {2.002f, -0.501f, 0.0115f, 0.999f};  // atol: 0.002
+  const std::vector<float> bad = {2.002f, -0.501f, 0.0250f, 0.999f};
+  for (const float unit : {1e-4f, 1.0f, 1e4f}) {
+    auto scaled = [unit](std::vector<float> v) {
+      for (float& x : v) x *= unit;
+      return f32(v);
+    };
+    EXPECT_TRUE(compare_outputs("y", scaled(e), scaled(ok), 1e-2, 1e-3).pass) << unit;
+    EXPECT_FALSE(compare_outputs("y", scaled(e), scaled(bad), 1e-2, 1e-3).pass) << unit;
+  }
+  // An output whose values all flushed to zero in low precision fails however small they
+  // were; an all-zero output must come back all zero.
+  EXPECT_FALSE(compare_outputs("y", f32({4e-14f, -2e-14f}), f32({0.0f, 0.0f}), 1e-2, 1e-3).pass);
+  EXPECT_TRUE(compare_outputs("y", f32({0.0f, 0.0f}), f32({0.0f, 0.0f}), 1e-2, 1e-3).pass);
+  EXPECT_FALSE(compare_outputs("y", f32({0.0f, 0.0f}), f32({0.0f, 1e-9f}), 1e-2, 1e-3).pass);
+}
+
+TEST(AmprunAccuracy, DefaultTolerancesAreUnitsOfEachTypesRounding) {
+  const Tolerance fp16 = default_tolerance(amp::Precision::kFp16);
+  const Tolerance bf16 = default_tolerance(amp::Precision::kBf16);
+  EXPECT_DOUBLE_EQ(fp16.atol, 8 * 0x1p-11);
+  EXPECT_DOUBLE_EQ(fp16.rtol, 16 * 0x1p-11);
+  EXPECT_DOUBLE_EQ(bf16.atol, 8 * 0x1p-8);
+  EXPECT_DOUBLE_EQ(default_tolerance(amp::Precision::kAuto).atol, bf16.atol);
+  EXPECT_DOUBLE_EQ(default_tolerance(amp::Precision::kFp32).rtol, 1e-3);
+  // Logits like GPT-2's in fp16 (largest 2.83): the worst element measured 2.5 units of
+  // fp16 rounding of that scale beyond 8 of its own value. That passes; an error of 20
+  // units (fp16 accumulation or normalization) fails.
+  const float scale = 2.83f, u = 0x1p-11f;
+  const float x = 0.05f;
+  const Accuracy healthy =
+      compare_outputs("logits", f32({scale, x}), f32({scale, x + 2.5f * u * scale + 8 * u * x}),
+                      fp16.rtol, fp16.atol);
+  EXPECT_TRUE(healthy.pass);
+  const Accuracy broken = compare_outputs("logits", f32({scale, x}),
+                                          f32({scale, x + 20 * u * scale}), fp16.rtol, fp16.atol);
+  EXPECT_FALSE(broken.pass);
 }
 
 TEST(AmprunAccuracy, NanMismatchAndShapeMismatchFail) {

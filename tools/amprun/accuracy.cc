@@ -5,6 +5,22 @@
 
 namespace amprun {
 
+Tolerance default_tolerance(amp::Precision precision) {
+  double u = 0;
+  switch (precision) {
+    case amp::Precision::kFp32:
+      return {1e-3, 1e-4};
+    case amp::Precision::kFp16:
+      u = 0x1p-11;
+      break;
+    case amp::Precision::kBf16:
+    case amp::Precision::kAuto:  // its bf16 nodes
+      u = 0x1p-8;
+      break;
+  }
+  return {16 * u, 8 * u};
+}
+
 Accuracy compare_outputs(const std::string& name, const amp::Tensor& e, const amp::Tensor& a,
                          double rtol, double atol) {
   Accuracy r;
@@ -17,12 +33,14 @@ Accuracy compare_outputs(const std::string& name, const amp::Tensor& e, const am
   const bool exact = !amp::is_float(e.dtype());
   const std::vector<float> ev = e.to_float_vector();
   const std::vector<float> av = a.to_float_vector();
-  // atol is in units of the output's scale (its largest finite magnitude, at least 1): a
-  // low-precision run's absolute error grows with the values it carries (logits of 10s),
-  // so a fixed atol would fail the near-zero elements of a large-valued output.
-  double scale = 1.0;
+  // atol is in units of the output's scale, its largest finite magnitude: floating-point
+  // error is relative, so what a low-precision run may be off by on any element grows with
+  // the largest values the output carries, and shrinks with them (logits under 1 from a
+  // small model are judged as finely as logits of 10s). A scale of 0 asks for exact zeros.
+  double scale = 0.0;
   for (const float x : ev)
     if (std::isfinite(x)) scale = std::max(scale, std::fabs(static_cast<double>(x)));
+  r.scale = scale;
   atol *= scale;
   double dot = 0, ne = 0, na = 0;
   r.elements = static_cast<int64_t>(ev.size());

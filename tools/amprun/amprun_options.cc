@@ -88,9 +88,10 @@ const char* usage_text() {
                                an input whose name holds "mask")
   --compare DIR                output_N.pb references: per-output accuracy, exit 1 if beyond tolerance
   --compare-precision fp32     run the model again in fp32 and report accuracy against it
-  --rtol R --atol A            tolerances, |diff| <= atol * max(1, max|ref|) + rtol * |ref|
-                               (default by precision: fp32 1e-3/1e-4, fp16 1e-2/1e-3,
-                               bf16 5e-2/1e-2)
+  --rtol R --atol A            tolerances, |diff| <= atol * max|ref| + rtol * |ref|
+                               (default by precision: fp32 1e-3/1e-4, fp16 7.8e-3/3.9e-3,
+                               bf16 and auto 6.3e-2/3.1e-2: 16 and 8 units of the type's
+                               rounding)
   --warmup N                   warm-up runs (default 10)
   --iterations N               timed runs (default 100)
   --duration SECONDS           minimum timed duration (keeps running past --iterations)

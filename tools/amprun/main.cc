@@ -24,21 +24,6 @@ using nlohmann::ordered_json;
 
 namespace {
 
-void default_tolerances(amp::Precision p, double& rtol, double& atol) {
-  switch (p) {
-    case amp::Precision::kFp32:
-      rtol = 1e-3, atol = 1e-4;
-      return;
-    case amp::Precision::kFp16:
-      rtol = 1e-2, atol = 1e-3;
-      return;
-    case amp::Precision::kBf16:
-    case amp::Precision::kAuto:  // its bf16 nodes
-      rtol = 5e-2, atol = 1e-2;
-      return;
-  }
-}
-
 std::string mib(double bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1024.0 * 1024.0));
@@ -88,8 +73,8 @@ bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string
                      ordered_json& json) {
   bool ok = true;
   std::printf("\n=== Accuracy (against %s) ===\n", against.c_str());
-  std::printf("  %-28s %12s %12s %10s %8s  %s\n", "output", "max_abs_err", "max_rel_err", "cosine",
-              "argmax", "verdict");
+  std::printf("  %-28s %12s %12s %12s %10s %8s  %s\n", "output", "max|expected|", "max_abs_err",
+              "max_rel_err", "cosine", "argmax", "verdict");
   for (const auto& a : acc) {
     char argmax[16] = "-";
     if (a.argmax_agree >= 0) std::snprintf(argmax, sizeof argmax, "%.0f%%", a.argmax_agree * 100);
@@ -97,10 +82,12 @@ bool report_accuracy(const std::vector<amprun::Accuracy>& acc, const std::string
     if (a.nonfinite_both > 0)
       note += " (" + std::to_string(a.nonfinite_both) + " of " + std::to_string(a.elements) +
               " elements NaN/Inf in both: not compared)";
-    std::printf("  %-28s %12.3e %12.3e %10.6f %8s  %s%s\n", a.output.c_str(), a.max_abs_err,
-                a.max_rel_err, a.cosine, argmax, a.pass ? "pass" : "FAIL", note.c_str());
+    std::printf("  %-28s %12.3e %12.3e %12.3e %10.6f %8s  %s%s\n", a.output.c_str(), a.scale,
+                a.max_abs_err, a.max_rel_err, a.cosine, argmax, a.pass ? "pass" : "FAIL",
+                note.c_str());
     ok = ok && a.pass;
     ordered_json j = {{"output", a.output},
+                      {"max_abs_expected", a.scale},
                       {"max_abs_err", a.max_abs_err},
                       {"max_rel_err", a.max_rel_err},
                       {"cosine", a.cosine},
@@ -350,10 +337,9 @@ int run(const amprun::Args& args) {
 
   // Accuracy.
   std::vector<amp::Tensor> outputs = engine.run(inputs);
-  double rtol = 0, atol = 0;
-  default_tolerances(engine.precision(), rtol, atol);
-  rtol = args.rtol.value_or(rtol);
-  atol = args.atol.value_or(atol);
+  const amprun::Tolerance tol = amprun::default_tolerance(engine.precision());
+  const double rtol = args.rtol.value_or(tol.rtol);
+  const double atol = args.atol.value_or(tol.atol);
   if (!args.compare_dir.empty()) {
     std::vector<amprun::Accuracy> acc;
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -378,8 +364,11 @@ int run(const amprun::Args& args) {
           amprun::compare_outputs(engine.outputs()[i].name, ref_out[i], outputs[i], rtol, atol));
     passed = report_accuracy(acc, amp::precision_name(*args.compare_precision), json) && passed;
   }
-  if (!args.compare_dir.empty() || args.compare_precision)
-    std::printf("  tolerance: rtol %.1e, atol %.1e\n", rtol, atol);
+  if (!args.compare_dir.empty() || args.compare_precision) {
+    json["tolerance"] = {{"rtol", rtol}, {"atol_of_max_abs_expected", atol}};
+    std::printf("  tolerance: |diff| <= %.1e x the output's largest |value| + %.1e x |value|\n",
+                atol, rtol);
+  }
 
   if (!args.save_outputs_dir.empty()) {
     fs::create_directories(args.save_outputs_dir);
