@@ -32,6 +32,7 @@
 #include "amp/dtype.h"
 #include "graph/ir/attribute.h"
 #include "graph/ir/shape.h"
+#include "graph/ir/sym_int.h"
 #include "graph/ir/tensor_data.h"
 #include "graph/ops/op_attrs.h"
 #include "graph/ops/op_types.h"
@@ -47,6 +48,11 @@ struct Value {
   DType dtype = DType::kUndefined;
   std::optional<Shape> shape;          // nullopt until inferred (unknown rank)
   std::optional<TensorData> constant;  // set for weights and folded constants
+  // The elements of a small integer tensor (rank <= 1) that shape inference knows though
+  // they are not constant: Shape(x) of an x with symbolic dims, and what Gather, Slice,
+  // Concat and integer arithmetic make of it (graph/ops/sym_values.h). Derived: refilled by
+  // every inference, not serialized.
+  std::optional<std::vector<SymInt>> sym_value;
 
   bool is_constant() const { return constant.has_value(); }
   // The dims when the shape is inferred and static, else nullopt.

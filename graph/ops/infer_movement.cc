@@ -12,6 +12,7 @@
 
 #include "graph/ops/infer_rules.h"
 #include "graph/ops/infer_util.h"
+#include "graph/ops/sym_values.h"
 
 namespace amp::graph {
 namespace {
@@ -72,7 +73,9 @@ Result<Dim> solve_inferred_dim(const Shape& in, const std::vector<Dim>& others) 
   if (fo.product == 0)
     return invalid_model("shape has -1 together with a dim of size 0, so the -1 is ambiguous");
   if (fi.product == 0) return Dim(0);  // no elements, whatever the symbols are
-  if (fi.unknown || fo.unknown || !cancel_symbols(fi.symbols, fo.symbols)) return Dim();
+  if (fi.unknown || fo.unknown) return Dim();
+  if (!cancel_symbols(fi.symbols, fo.symbols))  // [b, s + 1, 512] over [b, 8, 64]
+    return exact_div(dims_product_sym(in.dims), dims_product_sym(others)).to_dim();
   if (fi.product % fo.product != 0) {
     if (!fi.symbols.empty()) return Dim();  // a symbol may make it divisible
     return invalid_model("cannot reshape " + in.to_string() + ": " + std::to_string(fi.product) +
@@ -81,7 +84,8 @@ Result<Dim> solve_inferred_dim(const Shape& in, const std::vector<Dim>& others) 
   const int64_t q = fi.product / fo.product;
   if (fi.symbols.empty()) return Dim(q);
   if (fi.symbols.size() == 1 && q == 1) return Dim::symbolic(fi.symbols[0]);
-  return Dim();
+  // What is left is a product of symbols (or a polynomial): its SymInt names it.
+  return exact_div(dims_product_sym(in.dims), dims_product_sym(others)).to_dim();
 }
 
 // Without -1 the element counts must agree; checked wherever symbols allow it.
@@ -158,7 +162,17 @@ Status infer_reshape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&)
       return invalid_model("attribute 'allowzero' is " + std::to_string(allowzero) +
                            ", expected 0 or 1");
   }
-  AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> target, const_ints(*in[1], 1));
+  AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> constant, const_ints(*in[1], 1));
+  // A computed target (torch.export's Concat of Shape slices) is read symbolically; an
+  // element shape inference cannot name is an unnamed dim. A symbolic element is taken as
+  // the dim it names, never as 0 (copy) or -1, which a size computed from dims is not.
+  std::optional<std::vector<SymInt>> target;
+  if (constant) {
+    target.emplace();
+    for (int64_t v : *constant) target->push_back(SymInt::constant(v));
+  } else {
+    target = sym_ints(*in[1]);
+  }
   if (!target) {
     std::optional<int64_t> len = static_length(*in[1]);
     if (len) AMP_RETURN_IF_ERROR(check_rank_limit(*len));
@@ -167,17 +181,22 @@ Status infer_reshape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&)
     return Status::ok();
   }
 
-  const std::vector<int64_t>& t = *target;
+  const std::vector<SymInt>& t = *target;
+  AMP_RETURN_IF_ERROR(check_rank_limit(static_cast<int64_t>(t.size())));
   int64_t minus_one = -1;  // position of -1, if any
   bool has_zero = false;
+  bool all_known = true;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (t[i] < -1)
-      return invalid_model("shape entry " + std::to_string(i) + " is " + std::to_string(t[i]));
-    if (t[i] == -1) {
+    const std::optional<int64_t> c = t[i].constant_value();
+    if (!t[i].known()) all_known = false;
+    if (!c) continue;
+    if (*c < -1)
+      return invalid_model("shape entry " + std::to_string(i) + " is " + std::to_string(*c));
+    if (*c == -1) {
       if (minus_one >= 0) return invalid_model("shape has more than one -1");
       minus_one = static_cast<int64_t>(i);
     }
-    if (t[i] == 0) has_zero = true;
+    if (*c == 0) has_zero = true;
   }
   if (allowzero == 1 && has_zero && minus_one >= 0)
     return invalid_model("shape has both 0 and -1 with allowzero=1");
@@ -186,18 +205,18 @@ Status infer_reshape(const Node& node, const Inputs& in, Outputs& out, OpAttrs&)
   std::vector<Dim> others;  // every output dim but the -1, for solving it
   for (size_t i = 0; i < t.size(); ++i) {
     if (static_cast<int64_t>(i) == minus_one) continue;
-    if (t[i] == 0 && allowzero == 0) {
+    if (t[i].constant_value() == 0 && allowzero == 0) {
       if (data.shape && i >= data.shape->rank())
         return invalid_model("shape entry " + std::to_string(i) +
                              " is 0 (copy the input dim) but the input has rank " +
                              std::to_string(data.shape->rank()));
       if (data.shape) result.dims[i] = data.shape->dims[i];
     } else {
-      result.dims[i] = Dim(t[i]);
+      result.dims[i] = t[i].to_dim();
     }
     others.push_back(result.dims[i]);
   }
-  if (data.shape) {
+  if (data.shape && all_known) {
     if (minus_one >= 0) {
       AMP_ASSIGN_OR_RETURN(result.dims[static_cast<size_t>(minus_one)],
                            solve_inferred_dim(*data.shape, others));
@@ -404,9 +423,11 @@ Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs& a
 
   int64_t total = 0;
   bool total_known = true;
+  SymInt sym_total = SymInt::constant(0);  // past + 1 for a KV cache's Concat
   for (size_t i = 0; i < in.size(); ++i) {
     if (!in[i]->shape) {
       total_known = false;
+      sym_total = SymInt();
       continue;
     }
     const Shape& s = *in[i]->shape;
@@ -425,6 +446,7 @@ Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs& a
       result.dims[static_cast<size_t>(k)] = *m;
     }
     const Dim& d = s.dims[static_cast<size_t>(a)];
+    sym_total = sym_total + SymInt::of(d);
     if (!d.is_static()) {
       total_known = false;
       continue;
@@ -436,7 +458,7 @@ Status infer_concat(const Node& node, const Inputs& in, Outputs& out, OpAttrs& a
   if (in.size() == 1)
     result.dims[static_cast<size_t>(a)] = in[0]->shape->dims[static_cast<size_t>(a)];
   else
-    result.dims[static_cast<size_t>(a)] = total_known ? Dim(total) : Dim();
+    result.dims[static_cast<size_t>(a)] = total_known ? Dim(total) : sym_total.to_dim();
   set_output(out, 0, dtype, std::move(result));
   attrs = AxisAttrs{a};
   return Status::ok();
@@ -676,6 +698,16 @@ Status infer_expand(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
       return Status::ok();
     }
     AMP_ASSIGN_OR_RETURN(Shape s, broadcast_shapes(*x.shape, Shape::from_static(*target)));
+    set_output(out, 0, x.dtype, std::move(s));
+    return Status::ok();
+  }
+  if (std::optional<std::vector<SymInt>> sym = sym_ints(*in[1]); sym && x.shape) {
+    // A computed target (repeat_kv's [b, kv, n_rep, s, d] from Shape slices): broadcast
+    // against its named dims; an element inference cannot name is an unnamed dim.
+    AMP_RETURN_IF_ERROR(check_rank_limit(static_cast<int64_t>(sym->size())));
+    Shape t;
+    for (const SymInt& v : *sym) t.dims.push_back(v.to_dim());
+    AMP_ASSIGN_OR_RETURN(Shape s, broadcast_shapes(*x.shape, t));
     set_output(out, 0, x.dtype, std::move(s));
     return Status::ok();
   }

@@ -9,6 +9,7 @@
 
 #include "graph/ops/infer_rules.h"
 #include "graph/ops/infer_util.h"
+#include "graph/ops/sym_values.h"
 
 namespace amp::graph {
 namespace {
@@ -119,6 +120,13 @@ Status infer_constant_of_shape(const Node& node, const Inputs& in, Outputs& out,
   attrs = fill;
   AMP_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, const_ints(shape_v, 0));
   if (!dims) {
+    if (std::optional<std::vector<SymInt>> sym = sym_ints(shape_v)) {  // Shape(x) computed
+      AMP_RETURN_IF_ERROR(check_rank_limit(static_cast<int64_t>(sym->size())));
+      Shape s;
+      for (const SymInt& v : *sym) s.dims.push_back(v.to_dim());
+      set_output(out, 0, dtype, std::move(s));
+      return Status::ok();
+    }
     std::optional<int64_t> len = static_length(shape_v);
     if (len) AMP_RETURN_IF_ERROR(check_rank_limit(*len));
     set_output(out, 0, dtype,
@@ -176,7 +184,15 @@ Status infer_range(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
     AMP_RETURN_IF_ERROR(check_scalar(*in[i], i, /*allow_1=*/true));
   }
   if (!in[0]->is_constant() || !in[1]->is_constant() || !in[2]->is_constant()) {
-    set_output(out, 0, t, unknown_dims(1));
+    // Integer start and limit known symbolically with a delta of 1 (a position range
+    // arange(past, past + s)): the length is limit - start.
+    std::optional<std::vector<SymInt>> start = sym_ints(*in[0]), limit = sym_ints(*in[1]),
+                                       delta = sym_ints(*in[2]);
+    Dim n;
+    if (!is_float(t) && start && limit && delta && start->size() == 1 && limit->size() == 1 &&
+        delta->size() == 1 && (*delta)[0].constant_value() == 1)
+      n = ((*limit)[0] - (*start)[0]).to_dim();
+    set_output(out, 0, t, Shape({n}));
     return Status::ok();
   }
   for (size_t i = 0; i < 3; ++i)

@@ -6,6 +6,7 @@
 #include "graph/ir/node_label.h"
 #include "graph/ops/control_flow.h"
 #include "graph/ops/op_schema.h"
+#include "graph/ops/sym_values.h"
 
 namespace amp::graph {
 namespace {
@@ -63,6 +64,9 @@ Status infer_node(Graph& g, NodeId id) {
     AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_label(n)));
   }
   n.resolved = std::move(resolved);
+  std::vector<Value*> out_values;
+  for (ValueId v : n.outputs) out_values.push_back(v == kNoValue ? nullptr : &g.value(v));
+  propagate_sym_values(n, inputs, out_values);
   // Control flow: the rule typed and inferred copies of the bodies; they replace the node's.
   if (const auto* cf = std::get_if<ControlFlowAttrs>(&n.resolved)) {
     const std::vector<std::string> names = body_attr_names(n.op);

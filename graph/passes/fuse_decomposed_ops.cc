@@ -517,6 +517,12 @@ std::optional<KeysT> keys_of_transposed(const Matcher& m, ValueId v) {
     return std::nullopt;
   r.k4 = merge->inputs[0];
   r.nodes = {m.id(merge), m.id(t), m.id(split)};
+  // Heads that repeat_kv made by a Reshape of its 5-D repeat (torch.export keeps that
+  // Reshape where the sequence is dynamic): the kv heads unrepeated. The repeat stays
+  // outside the match: the Shape that sizes the K^T reshapes reads it, and once binding
+  // folds that Shape, dead-code elimination drops the repeat.
+  std::vector<NodeId> repeat;
+  if (std::optional<ValueId> k4 = unrepeated_heads(m, r.k4, repeat)) r.k4 = *k4;
   return r;
 }
 
@@ -795,6 +801,42 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
   return f;
 }
 
+// An Attention node the exporter wrote (torch.onnx at opset 23) in its 4-D form over kv
+// heads that repeat_kv repeated: the same node over the unrepeated heads. Only output 0
+// may be used (present_key / present_value would be the repeated heads).
+std::optional<Fusion> match_repeated_kv_attention(const Matcher& m, const Node& n) {
+  const Graph& g = m.graph();
+  if (n.inputs.size() < 3 || n.inputs.size() > 4) return std::nullopt;
+  for (size_t k = 1; k < n.outputs.size(); ++k)
+    if (n.outputs[k] != kNoValue &&
+        (!m.uses(n.outputs[k]).empty() || m.is_graph_output(n.outputs[k])))
+      return std::nullopt;
+  const Value& q = g.value(n.inputs[0]);
+  if (!heads_4d(g, n.inputs[0]) || !heads_4d(g, n.inputs[1]) || !heads_4d(g, n.inputs[2]))
+    return std::nullopt;
+  std::vector<NodeId> k_repeat, v_repeat;
+  const std::optional<ValueId> k = unrepeated_heads(m, n.inputs[1], k_repeat);
+  const std::optional<ValueId> v = unrepeated_heads(m, n.inputs[2], v_repeat);
+  if (!k || !v) return std::nullopt;
+  const auto& kd = g.value(*k).shape->dims;
+  const auto& vd = g.value(*v).shape->dims;
+  const auto& qd = q.shape->dims;
+  if (!(kd[1] == vd[1]) || !kd[1].is_static() || kd[1].value <= 0 || qd[1].value % kd[1].value != 0)
+    return std::nullopt;
+  Fusion f;
+  f.nodes = k_repeat;
+  f.nodes.insert(f.nodes.end(), v_repeat.begin(), v_repeat.end());
+  f.nodes.push_back(m.id(&n));
+  f.op = OpType::kAttention;
+  f.op_version = n.op_version;
+  f.inputs = n.inputs;
+  f.inputs[1] = *k;
+  f.inputs[2] = *v;
+  f.attrs = n.attrs;
+  if (f.attrs.has("kv_num_heads")) f.attrs.set("kv_num_heads", kd[1].value);
+  return f;
+}
+
 std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
   switch (n.op) {
     case OpType::kDiv:
@@ -808,6 +850,8 @@ std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
       return match_hard_swish(m, n);
     case OpType::kSoftmax:
       return match_attention(m, n);
+    case OpType::kAttention:
+      return match_repeated_kv_attention(m, n);
     default:
       return std::nullopt;
   }

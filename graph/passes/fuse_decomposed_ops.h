@@ -35,7 +35,8 @@
 //                       product becomes Attention's 4-D form over the [B, H, S, D] tensors
 //                       in MatMul(P, V)'s place; grouped kv heads repeated by Hugging Face's
 //                       repeat_kv (Unsqueeze at axis 2, Expand, Reshape) go in unrepeated
-//                       (kv_num_heads < q_num_heads)
+//                       (kv_num_heads < q_num_heads); an Attention node the exporter
+//                       wrote over such repeated heads takes them unrepeated too
 // The trailing "* 0.5" of Gelu may come first or last: (x * 0.5) * (1 + ...) and
 // (x * (1 + ...)) * 0.5 both match; every Add and Mul matches with its operands swapped.
 //

@@ -362,5 +362,152 @@ TEST(FuseAttention, LlamaStyleBecomesAttentionOverUnrepeatedKvHeads) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
 }
 
+// One decoder step as torch.export writes it with a dynamic cache length: the cache
+// Concat along a symbolic axis, repeat_kv's Expand and Reshape and the K^T reshapes all
+// sized by Shape slices of run-time tensors (graph/ops/sym_values.h names their dims).
+Graph decoder_step_graph() {
+  constexpr int64_t kKv = 1, kRep = kHeads / kKv;
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, {1, 1, kHidden});
+  const Shape cache({Dim(1), Dim(kKv), Dim::symbolic("past"), Dim(kHeadDim)});
+  const ValueId past_k = b.input("past_k", DType::kF32, cache);
+  const ValueId past_v = b.input("past_v", DType::kF32, cache);
+  const ValueId new_k = b.input("new_k", DType::kF32, {1, kKv, 1, kHeadDim});
+  const ValueId new_v = b.input("new_v", DType::kF32, {1, kKv, 1, kHeadDim});
+  auto ints = [&](const std::string& name, std::vector<int64_t> v) {
+    return b.constant(name, TensorData::vector_i64(std::move(v)));
+  };
+  Attributes axis0, axis2;
+  axis0.set("axis", int64_t{0});
+  axis2.set("axis", int64_t{2});
+  auto shape_slice = [&](ValueId v, int64_t start, int64_t end, const std::string& name) {
+    return b.node(OpType::kSlice, {b.node(OpType::kShape, {v}), ints(name + "_s", {start}),
+                                   ints(name + "_e", {end})});
+  };
+  auto repeated = [&](ValueId past, ValueId now, const std::string& name) {
+    const ValueId present = b.node(OpType::kConcat, {past, now}, axis2);
+    b.output(present);
+    const ValueId len = shape_slice(present, 2, 3, name + "_len");
+    const ValueId target5 =
+        b.node(OpType::kConcat,
+               {shape_slice(present, 0, 2, name + "_lead"), ints(name + "_rep", {kRep}),
+                shape_slice(present, 2, 4, name + "_tail")},
+               axis0);
+    const ValueId rep = b.node(
+        OpType::kExpand, {b.node(OpType::kUnsqueeze, {present, ints(name + "_ax", {2})}), target5});
+    const ValueId target4 = b.node(
+        OpType::kConcat,
+        {ints(name + "_b", {1}), ints(name + "_h", {kHeads}), len, ints(name + "_d", {kHeadDim})},
+        axis0);
+    return b.node(OpType::kReshape, {rep, target4});
+  };
+  const ValueId k4 = repeated(past_k, new_k, "k"), v4 = repeated(past_v, new_v, "v");
+  const ValueId klen = shape_slice(k4, 2, 3, "kt_len");
+  const ValueId k3 = b.node(
+      OpType::kReshape,
+      {k4, b.node(OpType::kConcat, {ints("kt_m1", {-1}), klen, ints("kt_d", {kHeadDim})}, axis0)});
+  const ValueId kt =
+      b.node(OpType::kReshape,
+             {b.node(OpType::kTranspose, {k3}, perm({0, 2, 1})),
+              b.node(OpType::kConcat, {ints("kt_bh", {1, kHeads}), ints("kt_d2", {kHeadDim}), klen},
+                     axis0)});
+  const ValueId q = b.node(
+      OpType::kTranspose, {b.node(OpType::kReshape, {x, ints("qsplit", {1, 1, kHeads, kHeadDim})})},
+      perm({0, 2, 1, 3}));
+  const float root = std::sqrt(1.0f / std::sqrt(static_cast<float>(kHeadDim)));
+  Attributes last;
+  last.set("axis", int64_t{-1});
+  const ValueId probs = b.node(
+      OpType::kSoftmax,
+      {b.node(OpType::kMatMul, {scale_of(b, q, "qs", root), scale_of(b, kt, "ks", root)})}, last);
+  const ValueId p = b.node(
+      OpType::kWhere,
+      {b.node(OpType::kIsNaN, {probs}), b.constant("zero", TensorData::scalar_f32(0.0f)), probs});
+  b.output(b.node(OpType::kMatMul, {p, v4}));
+  return b.build();
+}
+
+TEST(FuseAttention, DecoderStepWithDynamicCacheBecomesAttentionOverTheCache) {
+  Graph g = decoder_step_graph();
+  ASSERT_TRUE(infer_shapes(g).is_ok());
+  constexpr int64_t kPast = 7;
+  const std::map<std::string, TensorData> in = {
+      {"x", test::random_f32({1, 1, kHidden}, 2.0f, 31)},
+      {"past_k", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 32)},
+      {"past_v", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 33)},
+      {"new_k", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 34)},
+      {"new_v", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 35)}};
+  auto before = test::run_graph(g, in);
+  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
+  Graph fused = g;
+  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  ASSERT_EQ(count(fused, OpType::kAttention), 1u);
+  EXPECT_EQ(count(fused, OpType::kSoftmax), 0u);
+  EXPECT_EQ(count(fused, OpType::kExpand), 0u);  // K's and V's repeats are gone
+  for (const Node& n : fused.nodes) {
+    if (n.op != OpType::kAttention) continue;
+    for (int k : {1, 2}) {  // the caches themselves: one kv head of past + 1 keys
+      const Value& kv = fused.value(n.inputs[static_cast<size_t>(k)]);
+      ASSERT_TRUE(kv.shape.has_value());
+      EXPECT_EQ(kv.shape->to_string(), "[1,1,past + 1,4]");
+    }
+  }
+  auto after = test::run_graph(fused, in);
+  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+  ASSERT_EQ(before->size(), after->size());
+  for (size_t o = 0; o < before->size(); ++o) {
+    const std::vector<double> a = (*before)[o].to_f64_vector(), c = (*after)[o].to_f64_vector();
+    ASSERT_EQ(a.size(), c.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
+  }
+}
+
+TEST(FuseAttention, AnExportedAttentionNodeTakesItsKvHeadsUnrepeated) {
+  // torch.onnx at opset 23 writes Attention itself, over repeat_kv's repeated heads.
+  constexpr int64_t kKv = 1;
+  GraphBuilder b;
+  b.set_opset(23);
+  const ValueId q = b.input("q", DType::kF32, {1, kHeads, kSeq, kHeadDim});
+  const ValueId k = b.input("k", DType::kF32, {1, kKv, kSeq, kHeadDim});
+  const ValueId v = b.input("v", DType::kF32, {1, kKv, kSeq, kHeadDim});
+  auto repeated = [&](ValueId x, const std::string& name) {
+    const ValueId unsq =
+        b.node(OpType::kUnsqueeze, {x, b.constant(name + "_ax", TensorData::vector_i64({2}))});
+    const ValueId rep = b.node(
+        OpType::kExpand,
+        {unsq,
+         b.constant(name + "_rep", TensorData::vector_i64({1, kKv, kHeads, kSeq, kHeadDim}))});
+    return b.node(
+        OpType::kReshape,
+        {rep, b.constant(name + "_merge", TensorData::vector_i64({1, kHeads, kSeq, kHeadDim}))});
+  };
+  Attributes causal;
+  causal.set("is_causal", int64_t{1});
+  const ValueId rk = repeated(k, "k"), rv = repeated(v, "v");
+  b.output(b.node(OpType::kAttention, {q, rk, rv}, causal));
+  Graph g = b.build();
+  ASSERT_TRUE(infer_shapes(g).is_ok());
+  const std::map<std::string, TensorData> in = {
+      {"q", test::random_f32({1, kHeads, kSeq, kHeadDim}, 2.0f, 41)},
+      {"k", test::random_f32({1, kKv, kSeq, kHeadDim}, 2.0f, 42)},
+      {"v", test::random_f32({1, kKv, kSeq, kHeadDim}, 2.0f, 43)}};
+  auto before = test::run_graph(g, in);
+  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
+  Graph fused = g;
+  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  ASSERT_EQ(count(fused, OpType::kAttention), 1u);
+  EXPECT_EQ(count(fused, OpType::kExpand), 0u);
+  for (const Node& n : fused.nodes)
+    if (n.op == OpType::kAttention) {
+      EXPECT_EQ(n.inputs[1], k);
+      EXPECT_EQ(n.inputs[2], v);
+    }
+  auto after = test::run_graph(fused, in);
+  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+  const std::vector<double> a = (*before)[0].to_f64_vector(), c = (*after)[0].to_f64_vector();
+  ASSERT_EQ(a.size(), c.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
+}
+
 }  // namespace
 }  // namespace amp::graph

@@ -34,9 +34,12 @@ TEST(InferReshape, SymbolsCancelByName) {
   ValueId y = t.input(DType::kF32, {sym("N"), 12, 64});
   ASSERT_OK(t.run(OpType::kReshape, {y, t.ints({-1, 768})}));
   EXPECT_EQ(t.shape(), "[N,768]");
-  // A symbol that does not cancel leaves the -1 unknown.
+  // A symbol that does not cancel names the -1 by the product it leaves.
   ASSERT_OK(t.run(OpType::kReshape, {y, t.ints({-1})}));
-  EXPECT_EQ(t.shape(), "[?]");
+  EXPECT_EQ(t.shape(), "[768*N]");
+  ValueId z = t.input(DType::kF32, {sym("N"), Dim(), 64});
+  ASSERT_OK(t.run(OpType::kReshape, {z, t.ints({-1})}));
+  EXPECT_EQ(t.shape(), "[?]");  // an unnamed dim leaves it unknown
 }
 
 TEST(InferReshape, AllowZero) {
@@ -171,7 +174,10 @@ TEST(InferConcat, AddsTheAxisAndMergesOthers) {
   EXPECT_EQ(t.shape(), "[N,11,4]");
   ValueId c = t.input(DType::kF32, {2, 3, 4});
   ASSERT_OK(t.run(OpType::kConcat, {a, c}, attrs({{"axis", int64_t{0}}})));
-  EXPECT_EQ(t.shape(), "[?,3,4]");
+  EXPECT_EQ(t.shape(), "[N + 2,3,4]");  // a symbolic sum (graph/ir/sym_int.h)
+  ValueId u = t.input(DType::kF32, {Dim(), 3, 4});
+  ASSERT_OK(t.run(OpType::kConcat, {a, u}, attrs({{"axis", int64_t{0}}})));
+  EXPECT_EQ(t.shape(), "[?,3,4]");  // an unnamed part leaves the sum unknown
 }
 
 TEST(InferConcat, Errors) {
