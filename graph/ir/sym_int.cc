@@ -101,6 +101,13 @@ std::optional<int64_t> SymInt::constant_value() const {
   return std::nullopt;
 }
 
+bool SymInt::nonnegative() const {
+  if (!known_) return false;
+  for (const auto& [m, c] : terms_)
+    if (c <= 0) return false;
+  return true;
+}
+
 Dim SymInt::to_dim() const {
   if (!known_) return Dim();
   if (std::optional<int64_t> c = constant_value()) return *c >= 0 ? Dim(*c) : Dim();

@@ -50,6 +50,8 @@ class SymInt {
   // a / b where the division is exact term by term (b a constant or one monomial), or both
   // are constants (floor division, as ONNX's integer Div truncates: only for a, b >= 0).
   friend SymInt exact_div(const SymInt& a, const SymInt& b);
+  // Known to be >= 0 whatever its symbols are (each a dim, >= 0): every coefficient > 0.
+  bool nonnegative() const;
   bool operator==(const SymInt& o) const { return known_ && o.known_ && terms_ == o.terms_; }
 
  private:

@@ -575,6 +575,22 @@ Dim slice_symbolic(const Dim& d, int64_t start, int64_t end, int64_t step) {
   return Dim();
 }
 
+// The length of a slice [start, end) of step 1 where the dim or a bound is symbolic, the
+// bounds taken as lying within the dim (torch's x[:, :seq] of a 512-long table, x[:, -1:],
+// x[:, 1:]): a negative constant counts from the end, an INT_MAX-like end is the end. The
+// plan's exact inference at binding checks what this assumes.
+Dim slice_length_symbolic(const Dim& d, const SymInt& start, const SymInt& end) {
+  const SymInt dim = SymInt::of(d);
+  auto resolve = [&](const SymInt& b, bool is_end) -> SymInt {
+    const std::optional<int64_t> c = b.constant_value();
+    if (!c) return b;  // a size computed from dims
+    if (*c >= INT32_MAX) return is_end ? dim : SymInt();
+    if (*c <= INT32_MIN) return SymInt::constant(0);
+    return *c < 0 ? dim + b : b;
+  };
+  return (resolve(end, true) - resolve(start, false)).to_dim();
+}
+
 }  // namespace
 
 // Slice(data, starts, ends, axes?, steps?).
@@ -625,8 +641,17 @@ Status infer_slice(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
   }
   const bool has_steps = optional_input(in, 4) != nullptr;
   const bool known = params[1] && params[2] && (!has_steps || params[4]);
+  // Bounds computed from dims (x[:, :Shape(y)[1]]), for steps of 1.
+  const std::optional<std::vector<SymInt>> sym_starts = sym_ints(*in[1]),
+                                           sym_ends = sym_ints(*in[2]);
   for (size_t i = 0; i < axes.size(); ++i) {
     Dim& d = result.dims[static_cast<size_t>(axes[i])];
+    const bool unit_steps = !has_steps || (params[4] && (*params[4])[i] == 1);
+    if (unit_steps && sym_starts && sym_ends && sym_starts->size() == axes.size() &&
+        sym_ends->size() == axes.size() && (!known || !d.is_static())) {
+      d = slice_length_symbolic(d, (*sym_starts)[i], (*sym_ends)[i]);
+      continue;
+    }
     if (!known) {
       d = Dim();
       continue;

@@ -224,7 +224,7 @@ Result<Dim> dims_product(const std::vector<Dim>& dims) {
   if (symbolic == 0) return Dim(product);
   if (product == 0) return Dim(0);  // zero times anything
   if (symbolic == 1 && product == 1) return *symbol;
-  return Dim();
+  return dims_product_sym(dims).to_dim();  // "batch*seq" (unknown if a dim is unnamed)
 }
 
 std::optional<int64_t> checked_add(int64_t a, int64_t b) {

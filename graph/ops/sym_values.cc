@@ -17,7 +17,8 @@ std::optional<int64_t> small_length(const Value& v) {
 }
 
 std::optional<std::vector<int64_t>> const_ints_of(const Value* v) {
-  if (!v || !v->is_constant() || !is_integer(v->constant->dtype()) ||
+  if (!v || !v->is_constant() ||
+      !(is_integer(v->constant->dtype()) || v->constant->dtype() == DType::kBool) ||
       v->constant->numel() > kMaxSymElements)
     return std::nullopt;
   Result<std::vector<int64_t>> r = v->constant->to_i64_vector();
@@ -148,6 +149,37 @@ std::optional<Syms> derive(const Node& n, const std::vector<const Value*>& in) {
         }
       });
     }
+    case OpType::kEqual: {
+      // TorchScript's Expand target: Where(Equal(shape, -1), 1, shape).
+      std::optional<Syms> a = syms_of(input(0)), b = syms_of(input(1));
+      if (!a || !b) return std::nullopt;
+      return elementwise(*a, *b, [](const SymInt& x, const SymInt& y) -> SymInt {
+        if (x == y) return SymInt::constant(1);
+        std::optional<int64_t> cx = x.constant_value(), cy = y.constant_value();
+        if (cx && cy) return SymInt::constant(*cx == *cy ? 1 : 0);
+        // A sum of products of dims is >= 0: never equal to a negative constant.
+        if ((cx && *cx < 0 && y.nonnegative()) || (cy && *cy < 0 && x.nonnegative()))
+          return SymInt::constant(0);
+        return {};
+      });
+    }
+    case OpType::kWhere: {
+      std::optional<Syms> c = syms_of(input(0)), a = syms_of(input(1)), b = syms_of(input(2));
+      if (!c || !a || !b) return std::nullopt;
+      std::optional<Syms> ab =
+          elementwise(*a, *b, [](const SymInt& x, const SymInt&) { return x; });
+      if (!ab) return std::nullopt;
+      const size_t n = std::max(c->size(), ab->size());
+      if ((c->size() != n && c->size() != 1) || (a->size() != n && a->size() != 1) ||
+          (b->size() != n && b->size() != 1) || c->empty() || a->empty() || b->empty())
+        return std::nullopt;
+      Syms out(n);
+      for (size_t i = 0; i < n; ++i) {
+        const std::optional<int64_t> pick = (*c)[c->size() == 1 ? 0 : i].constant_value();
+        if (pick) out[i] = *pick ? (*a)[a->size() == 1 ? 0 : i] : (*b)[b->size() == 1 ? 0 : i];
+      }
+      return out;
+    }
     default:
       return std::nullopt;
   }
@@ -169,7 +201,9 @@ void propagate_sym_values(const Node& n, const std::vector<const Value*>& inputs
                           std::vector<Value*>& outputs) {
   for (Value* v : outputs)
     if (v) v->sym_value.reset();
-  if (outputs.size() != 1 || !outputs[0] || !is_integer(outputs[0]->dtype)) return;
+  if (outputs.size() != 1 || !outputs[0] ||
+      !(is_integer(outputs[0]->dtype) || outputs[0]->dtype == DType::kBool))
+    return;
   Value& out = *outputs[0];
   const std::optional<int64_t> len = small_length(out);
   if (!len) return;

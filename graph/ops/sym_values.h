@@ -3,7 +3,7 @@
 // constants, so that Reshape, Expand, ConstantOfShape and Range get named output dims.
 //
 // Algorithm: infer_node, after an op's shape rule, calls propagate_sym_values. An output
-// gets a sym_value when it is an integer tensor of rank <= 1 with at most kMaxSymElements
+// gets a sym_value when it is an integer (or bool) tensor of rank <= 1 with at most kMaxSymElements
 // elements and the op is one of
 //   Shape, Size                  the input's dims (from the inferred, possibly symbolic shape)
 //   Identity, Cast (int to int), Reshape, Squeeze, Unsqueeze, Flatten
@@ -11,6 +11,9 @@
 //   Concat (axis 0), Gather (constant indices), Slice (constant starts/ends/axes/steps)
 //   Add, Sub, Mul, Div, Max, Min (elementwise, a one-element side broadcast; Div exact,
 //                                Max / Min where the operands are constants or equal)
+//   Equal, Where                 TorchScript's Where(Equal(shape, -1), 1, shape): equal
+//                                operands, constants, or a dims polynomial against a
+//                                negative constant (never equal); Where by a known condition
 // over inputs whose elements are known (a constant, or an earlier sym_value). The shape rules
 // read them through sym_ints(). Integer ops are exact, so what this derives is what the plan,
 // which binds every dim, computes; binding re-infers and checks every shape.

@@ -64,6 +64,20 @@ class Matcher {
     return n.op == op && n.outputs.size() == 1 ? &n : nullptr;
   }
 
+  // Like sole_use, but not counting the Shape and Size nodes that read `v`'s dims only (a
+  // dynamic export sizes its reshapes from them; the fusion keeps what they read).
+  const Node* sole_data_use(ValueId v, OpType op) const {
+    if (v == kNoValue || is_output_[static_cast<size_t>(v)]) return nullptr;
+    const Node* found = nullptr;
+    for (NodeId c : consumers_[static_cast<size_t>(v)]) {
+      const Node& n = g_.nodes[static_cast<size_t>(c)];
+      if (reads_dims_only(n)) continue;
+      if (found) return nullptr;
+      found = &n;
+    }
+    return found && found->op == op && found->outputs.size() == 1 ? found : nullptr;
+  }
+
   // The nodes that read `v`.
   const std::vector<NodeId>& uses(ValueId v) const { return consumers_[static_cast<size_t>(v)]; }
   bool is_graph_output(ValueId v) const { return is_output_[static_cast<size_t>(v)] != 0; }
@@ -135,7 +149,8 @@ class Matcher {
   }
 
   // Every value the fusion's nodes produce, except the root's output, is used by the
-  // fusion's nodes only and is no graph output; no node is in an earlier fusion.
+  // fusion's nodes (or read for its dims by a Shape or Size outside) only and is no graph
+  // output; no node is in an earlier fusion.
   bool self_contained(const Fusion& f, const std::vector<char>& claimed) const {
     std::vector<char> in(g_.nodes.size(), 0);
     for (NodeId n : f.nodes) {
@@ -147,9 +162,15 @@ class Matcher {
         if (v == kNoValue) continue;
         if (is_output_[static_cast<size_t>(v)]) return false;
         for (NodeId c : consumers_[static_cast<size_t>(v)])
-          if (!in[static_cast<size_t>(c)]) return false;
+          if (!in[static_cast<size_t>(c)] && !reads_dims_only(g_.nodes[static_cast<size_t>(c)]))
+            return false;
       }
     return true;
+  }
+
+  // Shape and Size read a value's dims, never its elements.
+  static bool reads_dims_only(const Node& n) {
+    return n.op == OpType::kShape || n.op == OpType::kSize;
   }
 
  private:
@@ -724,18 +745,22 @@ std::optional<Fusion> match_attention(const Matcher& m, const Node& softmax) {
       sc->q->size == sc->k->size) {
     ValueId heads_out = pv->outputs[0];
     // Whisper's export reshapes the heads' output to the shape it has.
-    if (const Node* same = m.sole_use(heads_out, OpType::kReshape)) {
+    if (const Node* same = m.sole_data_use(heads_out, OpType::kReshape)) {
       const Value& in = g.value(heads_out);
       const Value& o = g.value(same->outputs[0]);
-      if (in.shape && o.shape && in.shape->is_static() && *in.shape == *o.shape) {
+      // Equal shapes of static or named dims (a symbol names one size wherever it is).
+      const bool named =
+          in.shape && std::all_of(in.shape->dims.begin(), in.shape->dims.end(),
+                                  [](const Dim& d) { return d.is_static() || !d.symbol.empty(); });
+      if (named && o.shape && *in.shape == *o.shape) {
         tail.push_back(m.id(same));
         heads_out = same->outputs[0];
       }
     }
-    const Node* merge = m.sole_use(heads_out, OpType::kTranspose);
+    const Node* merge = m.sole_data_use(heads_out, OpType::kTranspose);
     if (merge && merge->inputs.size() == 1 && m.transpose(merge->outputs[0], {0, 2, 1, 3})) {
       tail.push_back(m.id(merge));
-      out = m.sole_use(merge->outputs[0], OpType::kReshape);
+      out = m.sole_data_use(merge->outputs[0], OpType::kReshape);
       merged = out != nullptr;
     }
   }
@@ -857,6 +882,33 @@ std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
   }
 }
 
+// A matched node whose output a Shape or Size outside the match reads stays, with the
+// matched nodes it reads (reverse topological order): a dynamic export sizes its reshapes
+// from the very values a fusion removes. They compute nothing anyone reads once binding
+// folds those Shapes to constants; the plan's dead-code elimination then drops them.
+void keep_what_shapes_read(const Graph& g, std::vector<char>& remove) {
+  std::vector<NodeId> producer(g.values.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (ValueId v : g.nodes[i].outputs)
+      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<NodeId>(i);
+  std::vector<char> keep(g.nodes.size(), 0);
+  for (const Node& n : g.nodes) {
+    if (n.op != OpType::kShape && n.op != OpType::kSize) continue;
+    for (ValueId v : n.inputs)
+      if (v != kNoValue && producer[static_cast<size_t>(v)] >= 0 &&
+          remove[static_cast<size_t>(producer[static_cast<size_t>(v)])])
+        keep[static_cast<size_t>(producer[static_cast<size_t>(v)])] = 1;
+  }
+  for (size_t i = g.nodes.size(); i-- > 0;) {
+    if (!keep[i]) continue;
+    remove[i] = 0;
+    for (ValueId v : g.nodes[i].inputs)
+      if (v != kNoValue && producer[static_cast<size_t>(v)] >= 0 &&
+          remove[static_cast<size_t>(producer[static_cast<size_t>(v)])])
+        keep[static_cast<size_t>(producer[static_cast<size_t>(v)])] = 1;
+  }
+}
+
 }  // namespace
 
 Result<bool> FuseDecomposedOps::run(Graph& g) {
@@ -880,8 +932,10 @@ Result<bool> FuseDecomposedOps::run(Graph& g) {
     return false;
   }
   std::vector<char> remove(g.nodes.size(), 0);
-  for (const Fusion& f : fusions) {
+  for (const Fusion& f : fusions)
     for (size_t i = 0; i + 1 < f.nodes.size(); ++i) remove[static_cast<size_t>(f.nodes[i])] = 1;
+  keep_what_shapes_read(g, remove);
+  for (const Fusion& f : fusions) {
     Node& root = g.nodes[static_cast<size_t>(f.nodes.back())];
     root.op = f.op;
     root.op_version = f.op_version;

@@ -509,5 +509,79 @@ TEST(FuseAttention, AnExportedAttentionNodeTakesItsKvHeadsUnrepeated) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
 }
 
+// BERT through the TorchScript exporter with dynamic batch and sequence: every Reshape
+// target is Concat(Shape(...) slices, constants), Shape reads the query heads and the heads'
+// output, and the heads' output is reshaped to its own shape before the merge.
+Graph dynamic_encoder_graph() {
+  GraphBuilder b;
+  const Shape bsh({Dim::symbolic("batch"), Dim::symbolic("seq"), Dim(kHidden)});
+  const ValueId xq = b.input("xq", DType::kF32, bsh);
+  const ValueId xk = b.input("xk", DType::kF32, bsh);
+  const ValueId xv = b.input("xv", DType::kF32, bsh);
+  int names = 0;
+  auto ints = [&](std::vector<int64_t> v) {
+    return b.constant("c" + std::to_string(names++), TensorData::vector_i64(std::move(v)));
+  };
+  Attributes axis0;
+  axis0.set("axis", int64_t{0});
+  auto dims_of = [&](ValueId v, int64_t start, int64_t end) {
+    return b.node(OpType::kSlice, {b.node(OpType::kShape, {v}), ints({start}), ints({end})});
+  };
+  auto split = [&](ValueId x) {
+    return b.node(
+        OpType::kReshape,
+        {x, b.node(OpType::kConcat, {dims_of(x, 0, 2), ints({kHeads, kHeadDim})}, axis0)});
+  };
+  const ValueId q = b.node(OpType::kTranspose, {split(xq)}, perm({0, 2, 1, 3}));
+  const ValueId kt = b.node(OpType::kTranspose, {split(xk)}, perm({0, 2, 3, 1}));
+  const ValueId v = b.node(OpType::kTranspose, {split(xv)}, perm({0, 2, 1, 3}));
+  b.output(b.node(OpType::kCast, {dims_of(q, 0, 1)}, [] {  // the query heads' dims, read
+    Attributes a;
+    a.set("to", int64_t{1});
+    return a;
+  }()));
+  Attributes last;
+  last.set("axis", int64_t{-1});
+  const ValueId probs =
+      b.node(OpType::kSoftmax,
+             {b.node(OpType::kDiv, {b.node(OpType::kMatMul, {q, kt}),
+                                    b.constant("sqrt_d", TensorData::scalar_f32(2.0f))})},
+             last);
+  const ValueId ctx = b.node(OpType::kMatMul, {probs, v});
+  const ValueId same = b.node(OpType::kReshape, {ctx, b.node(OpType::kShape, {ctx})});
+  const ValueId merged = b.node(OpType::kTranspose, {same}, perm({0, 2, 1, 3}));
+  b.output(
+      b.node(OpType::kReshape,
+             {merged, b.node(OpType::kConcat, {dims_of(merged, 0, 2), ints({kHidden})}, axis0)}));
+  return b.build();
+}
+
+TEST(FuseAttention, DynamicEncoderWhoseHeadsShapesAreReadStillFuses) {
+  Graph g = dynamic_encoder_graph();
+  ASSERT_TRUE(infer_shapes(g).is_ok());
+  const std::map<std::string, TensorData> in = {
+      {"xq", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 51)},
+      {"xk", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 52)},
+      {"xv", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 53)}};
+  auto before = test::run_graph(g, in);
+  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
+  Graph fused = g;
+  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  ASSERT_EQ(count(fused, OpType::kAttention), 1u);
+  for (const Node& n : fused.nodes)
+    if (n.op == OpType::kAttention) {
+      EXPECT_EQ(fused.value(n.inputs[0]).name, "xq");  // the 3-D form, over the projections
+      EXPECT_EQ(fused.value(n.outputs[0]).shape->to_string(), "[batch,seq,12]");
+    }
+  auto after = test::run_graph(fused, in);
+  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
+  ASSERT_EQ(before->size(), after->size());
+  for (size_t o = 0; o < before->size(); ++o) {
+    const std::vector<double> a = (*before)[o].to_f64_vector(), c = (*after)[o].to_f64_vector();
+    ASSERT_EQ(a.size(), c.size());
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
+  }
+}
+
 }  // namespace
 }  // namespace amp::graph

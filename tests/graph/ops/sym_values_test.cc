@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "tests/graph/ops/infer_test_util.h"
 
 namespace amp::graph {
@@ -94,6 +96,33 @@ TEST(SymValues, NonIntegerOrLargeValuesCarryNothing) {
   const ValueId opaque = t.input(DType::kI64, {3});
   ASSERT_OK(t.run(OpType::kReshape, {x, opaque}));
   EXPECT_EQ(t.shape(), "[?,?,?]");
+}
+
+TEST(SymValues, SlicesWithComputedBoundsAndTorchScriptsExpandTarget) {
+  InferCase t;
+  const ValueId x = t.input(DType::kF32, {sym("batch"), sym("seq")});
+  const ValueId table = t.input(DType::kI64, {1, 512});
+  const ValueId seq = shape_slice(t, x, 1, 2);
+  // position_ids[:, 0:seq] of a 512-long table: seq, taking the bound as within the dim.
+  ASSERT_OK(t.run(OpType::kSlice, {table, t.ints({0}), seq, t.ints({1})}));
+  EXPECT_EQ(t.shape(), "[1,seq]");
+  // x[:, 1:], x[:, :-1] and x[:, -1:] of a symbolic dim.
+  ASSERT_OK(t.run(OpType::kSlice, {x, t.ints({1}), t.ints({INT64_MAX}), t.ints({1})}));
+  EXPECT_EQ(t.shape(), "[batch,seq - 1]");
+  ASSERT_OK(t.run(OpType::kSlice, {x, t.ints({0}), t.ints({-1}), t.ints({1})}));
+  EXPECT_EQ(t.shape(), "[batch,seq - 1]");
+  ASSERT_OK(t.run(OpType::kSlice, {x, t.ints({-1}), t.ints({INT64_MAX}), t.ints({1})}));
+  EXPECT_EQ(t.shape(), "[batch,1]");
+  // Where(Equal(shape, -1), 1, shape): a dims polynomial is never -1.
+  ASSERT_OK(t.run(OpType::kShape, {x}));
+  const ValueId shape = t.out_id();
+  ASSERT_OK(t.run(OpType::kEqual, {shape, t.ints({-1, -1})}));
+  ASSERT_OK(t.run(OpType::kWhere, {t.out_id(), t.ints({1, 1}), shape}));
+  ASSERT_OK(t.run(OpType::kExpand, {t.input(DType::kF32, {1, 1}), t.out_id()}));
+  EXPECT_EQ(t.shape(), "[batch,seq]");
+  // Flatten of two symbolic dims is their product.
+  ASSERT_OK(t.run(OpType::kFlatten, {x}, attrs({{"axis", int64_t{2}}})));
+  EXPECT_EQ(t.shape(), "[batch*seq,1]");
 }
 
 }  // namespace
