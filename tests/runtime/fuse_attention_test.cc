@@ -139,27 +139,32 @@ size_t count(const Graph& g, OpType op) {
       std::count_if(g.nodes.begin(), g.nodes.end(), [op](const Node& n) { return n.op == op; }));
 }
 
+// Fuses `g` (run_runtime_passes) and checks that every output of the fused graph matches the
+// unfused graph's on `in`; returns the fused graph.
+Graph fuse_keeping_outputs(const Graph& g, const std::map<std::string, TensorData>& in) {
+  Graph fused = g;
+  const Status st = run_runtime_passes(fused);
+  EXPECT_TRUE(st.is_ok()) << st.to_string();
+  auto before = test::run_graph(g, in);
+  auto after = test::run_graph(fused, in);
+  EXPECT_TRUE(before.is_ok()) << before.status().to_string();
+  EXPECT_TRUE(after.is_ok()) << after.status().to_string();
+  if (!before.is_ok() || !after.is_ok()) return fused;
+  EXPECT_EQ(before->size(), after->size());
+  for (size_t o = 0; o < before->size() && o < after->size(); ++o) {
+    EXPECT_EQ((*before)[o].dims(), (*after)[o].dims());
+    const std::vector<double> a = (*before)[o].to_f64_vector(), c = (*after)[o].to_f64_vector();
+    for (size_t i = 0; i < a.size() && i < c.size(); ++i)
+      EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
+  }
+  return fused;
+}
+
 // Fuses `s`'s graph and checks the fused graph against the unfused one; returns it.
 Graph fuse_and_compare(const AttentionSpelling& s) {
   Graph g = attention_graph(s);
   EXPECT_TRUE(infer_shapes(g).is_ok());
-  const auto in = inputs_for(s);
-  auto before = test::run_graph(g, in);
-  EXPECT_TRUE(before.is_ok()) << before.status().to_string();
-  Graph fused = g;
-  const Status st = run_runtime_passes(fused);
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  auto after = test::run_graph(fused, in);
-  EXPECT_TRUE(after.is_ok()) << after.status().to_string();
-  if (!before.is_ok() || !after.is_ok()) return fused;
-  EXPECT_EQ(before->size(), after->size());
-  const std::vector<double> a = (*before)[0].to_f64_vector(), c = (*after)[0].to_f64_vector();
-  EXPECT_EQ((*before)[0].dims(), (*after)[0].dims());
-  double worst = 0;
-  for (size_t i = 0; i < a.size() && i < c.size(); ++i)
-    worst = std::max(worst, std::abs(a[i] - c[i]) / (1.0 + std::abs(a[i])));
-  EXPECT_LE(worst, 2e-5);
-  return fused;
+  return fuse_keeping_outputs(g, inputs_for(s));
 }
 
 TEST(FuseAttention, BertStyleWithMaskBecomesOneAttentionNode) {
@@ -341,10 +346,7 @@ TEST(FuseAttention, LlamaStyleBecomesAttentionOverUnrepeatedKvHeads) {
   const std::map<std::string, TensorData> in = {
       {"x", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 11)},
       {"xkv", test::random_f32({kBatch, kSeq, kHeadDim}, 2.0f, 12)}};
-  auto before = test::run_graph(g, in);
-  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
-  Graph fused = g;
-  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  const Graph fused = fuse_keeping_outputs(g, in);
   ASSERT_EQ(count(fused, OpType::kAttention), 1u);
   EXPECT_EQ(count(fused, OpType::kExpand), 0u);
   EXPECT_EQ(count(fused, OpType::kSoftmax), 0u);
@@ -355,11 +357,6 @@ TEST(FuseAttention, LlamaStyleBecomesAttentionOverUnrepeatedKvHeads) {
     EXPECT_EQ(k.shape->rank(), 4u);
     EXPECT_EQ(k.shape->dims[1], Dim(1));  // the kv head, not its repeats
   }
-  auto after = test::run_graph(fused, in);
-  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
-  const std::vector<double> a = (*before)[0].to_f64_vector(), c = (*after)[0].to_f64_vector();
-  ASSERT_EQ(a.size(), c.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
 }
 
 // One decoder step as torch.export writes it with a dynamic cache length: the cache
@@ -437,10 +434,7 @@ TEST(FuseAttention, DecoderStepWithDynamicCacheBecomesAttentionOverTheCache) {
       {"past_v", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 33)},
       {"new_k", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 34)},
       {"new_v", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 35)}};
-  auto before = test::run_graph(g, in);
-  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
-  Graph fused = g;
-  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  const Graph fused = fuse_keeping_outputs(g, in);
   ASSERT_EQ(count(fused, OpType::kAttention), 1u);
   EXPECT_EQ(count(fused, OpType::kSoftmax), 0u);
   EXPECT_EQ(count(fused, OpType::kExpand), 0u);  // K's and V's repeats are gone
@@ -451,14 +445,6 @@ TEST(FuseAttention, DecoderStepWithDynamicCacheBecomesAttentionOverTheCache) {
       ASSERT_TRUE(kv.shape.has_value());
       EXPECT_EQ(kv.shape->to_string(), "[1,1,past + 1,4]");
     }
-  }
-  auto after = test::run_graph(fused, in);
-  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
-  ASSERT_EQ(before->size(), after->size());
-  for (size_t o = 0; o < before->size(); ++o) {
-    const std::vector<double> a = (*before)[o].to_f64_vector(), c = (*after)[o].to_f64_vector();
-    ASSERT_EQ(a.size(), c.size());
-    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
   }
 }
 
@@ -491,10 +477,7 @@ TEST(FuseAttention, AnExportedAttentionNodeTakesItsKvHeadsUnrepeated) {
       {"q", test::random_f32({1, kHeads, kSeq, kHeadDim}, 2.0f, 41)},
       {"k", test::random_f32({1, kKv, kSeq, kHeadDim}, 2.0f, 42)},
       {"v", test::random_f32({1, kKv, kSeq, kHeadDim}, 2.0f, 43)}};
-  auto before = test::run_graph(g, in);
-  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
-  Graph fused = g;
-  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  const Graph fused = fuse_keeping_outputs(g, in);
   ASSERT_EQ(count(fused, OpType::kAttention), 1u);
   EXPECT_EQ(count(fused, OpType::kExpand), 0u);
   for (const Node& n : fused.nodes)
@@ -502,11 +485,6 @@ TEST(FuseAttention, AnExportedAttentionNodeTakesItsKvHeadsUnrepeated) {
       EXPECT_EQ(n.inputs[1], k);
       EXPECT_EQ(n.inputs[2], v);
     }
-  auto after = test::run_graph(fused, in);
-  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
-  const std::vector<double> a = (*before)[0].to_f64_vector(), c = (*after)[0].to_f64_vector();
-  ASSERT_EQ(a.size(), c.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
 }
 
 // BERT through the TorchScript exporter with dynamic batch and sequence: every Reshape
@@ -563,24 +541,13 @@ TEST(FuseAttention, DynamicEncoderWhoseHeadsShapesAreReadStillFuses) {
       {"xq", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 51)},
       {"xk", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 52)},
       {"xv", test::random_f32({kBatch, kSeq, kHidden}, 2.0f, 53)}};
-  auto before = test::run_graph(g, in);
-  ASSERT_TRUE(before.is_ok()) << before.status().to_string();
-  Graph fused = g;
-  ASSERT_TRUE(run_runtime_passes(fused).is_ok());
+  const Graph fused = fuse_keeping_outputs(g, in);
   ASSERT_EQ(count(fused, OpType::kAttention), 1u);
   for (const Node& n : fused.nodes)
     if (n.op == OpType::kAttention) {
       EXPECT_EQ(fused.value(n.inputs[0]).name, "xq");  // the 3-D form, over the projections
       EXPECT_EQ(fused.value(n.outputs[0]).shape->to_string(), "[batch,seq,12]");
     }
-  auto after = test::run_graph(fused, in);
-  ASSERT_TRUE(after.is_ok()) << after.status().to_string();
-  ASSERT_EQ(before->size(), after->size());
-  for (size_t o = 0; o < before->size(); ++o) {
-    const std::vector<double> a = (*before)[o].to_f64_vector(), c = (*after)[o].to_f64_vector();
-    ASSERT_EQ(a.size(), c.size());
-    for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], c[i], 2e-5 * (1.0 + std::abs(a[i])));
-  }
 }
 
 }  // namespace
