@@ -173,6 +173,27 @@ class Matcher {
     return n.op == OpType::kShape || n.op == OpType::kSize;
   }
 
+  // Unmarks in `remove` each matched node whose output a Shape or Size outside the match
+  // reads, with the matched nodes it reads (reverse topological order): a dynamic export
+  // sizes its reshapes from the very values a fusion removes. They compute nothing anyone
+  // reads once binding folds those Shapes to constants; the plan's dead-code elimination
+  // then drops them.
+  void keep_what_shapes_read(std::vector<char>& remove) const {
+    std::vector<char> keep(g_.nodes.size(), 0);
+    auto keep_producer = [&](ValueId v) {
+      const NodeId p = v == kNoValue ? -1 : producer_[static_cast<size_t>(v)];
+      if (p >= 0 && remove[static_cast<size_t>(p)]) keep[static_cast<size_t>(p)] = 1;
+    };
+    for (const Node& n : g_.nodes)
+      if (reads_dims_only(n))
+        for (ValueId v : n.inputs) keep_producer(v);
+    for (size_t i = g_.nodes.size(); i-- > 0;) {
+      if (!keep[i]) continue;
+      remove[i] = 0;
+      for (ValueId v : g_.nodes[i].inputs) keep_producer(v);
+    }
+  }
+
  private:
   Graph& g_;
   NameTable& names_;
@@ -882,38 +903,12 @@ std::optional<Fusion> match_any(const Matcher& m, const Node& n) {
   }
 }
 
-// A matched node whose output a Shape or Size outside the match reads stays, with the
-// matched nodes it reads (reverse topological order): a dynamic export sizes its reshapes
-// from the very values a fusion removes. They compute nothing anyone reads once binding
-// folds those Shapes to constants; the plan's dead-code elimination then drops them.
-void keep_what_shapes_read(const Graph& g, std::vector<char>& remove) {
-  std::vector<NodeId> producer(g.values.size(), -1);
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (ValueId v : g.nodes[i].outputs)
-      if (v != kNoValue) producer[static_cast<size_t>(v)] = static_cast<NodeId>(i);
-  std::vector<char> keep(g.nodes.size(), 0);
-  for (const Node& n : g.nodes) {
-    if (n.op != OpType::kShape && n.op != OpType::kSize) continue;
-    for (ValueId v : n.inputs)
-      if (v != kNoValue && producer[static_cast<size_t>(v)] >= 0 &&
-          remove[static_cast<size_t>(producer[static_cast<size_t>(v)])])
-        keep[static_cast<size_t>(producer[static_cast<size_t>(v)])] = 1;
-  }
-  for (size_t i = g.nodes.size(); i-- > 0;) {
-    if (!keep[i]) continue;
-    remove[i] = 0;
-    for (ValueId v : g.nodes[i].inputs)
-      if (v != kNoValue && producer[static_cast<size_t>(v)] >= 0 &&
-          remove[static_cast<size_t>(producer[static_cast<size_t>(v)])])
-        keep[static_cast<size_t>(producer[static_cast<size_t>(v)])] = 1;
-  }
-}
-
 }  // namespace
 
 Result<bool> FuseDecomposedOps::run(Graph& g) {
   std::vector<Fusion> fusions;
   std::vector<char> claimed(g.nodes.size(), 0);
+  std::vector<char> remove(g.nodes.size(), 0);
   const size_t values_before = g.values.size();
   {
     NameTable names = NameTable::values_of(g);
@@ -926,15 +921,14 @@ Result<bool> FuseDecomposedOps::run(Graph& g) {
       for (NodeId n : f->nodes) claimed[static_cast<size_t>(n)] = 1;
       fusions.push_back(std::move(*f));
     }
+    for (const Fusion& f : fusions)
+      for (size_t i = 0; i + 1 < f.nodes.size(); ++i) remove[static_cast<size_t>(f.nodes[i])] = 1;
+    m.keep_what_shapes_read(remove);
   }
   if (fusions.empty()) {
     g.values.resize(values_before);  // drops constants a failed match added (all unused)
     return false;
   }
-  std::vector<char> remove(g.nodes.size(), 0);
-  for (const Fusion& f : fusions)
-    for (size_t i = 0; i + 1 < f.nodes.size(); ++i) remove[static_cast<size_t>(f.nodes[i])] = 1;
-  keep_what_shapes_read(g, remove);
   for (const Fusion& f : fusions) {
     Node& root = g.nodes[static_cast<size_t>(f.nodes.back())];
     root.op = f.op;
