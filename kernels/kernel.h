@@ -3,7 +3,9 @@
 // Lifetime: the runtime creates one Kernel per node per bound shape set, calls prepare()
 // once with the node's static shapes and dtypes (and the bytes of constant inputs, so
 // weights can be pre-packed), then calls run() any number of times, possibly from several
-// threads at once (one per ExecutionContext). Hence:
+// threads at once (one per ExecutionContext). A later plan whose node is configured the same
+// (op, attributes, descriptions, threads) runs the same kernel (runtime/kernel_reuse.h), so
+// a kernel depends on nothing but its KernelConfig and keeps no pointer to the node. Hence:
 //   - prepare() validates everything (dtypes, ranks, attributes), precomputes, creates
 //     oneDNN primitives / picks cuDNN algorithms, and sizes the workspace;
 //   - run() is const: it must not allocate, must not re-validate, and keeps all mutable

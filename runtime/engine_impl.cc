@@ -480,7 +480,10 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(
   popt.backend = backend_.get();
   popt.threads = threads;
   popt.weights_file = mapped_file_;
-  AMP_ASSIGN_OR_RETURN(auto plan, runtime::build_execution_plan(graph, key, shape_values, popt));
+  // The plan used last is the likeliest to share kernels with this one (a decoder's
+  // previous step); runtime/kernel_reuse.h.
+  AMP_ASSIGN_OR_RETURN(
+      auto plan, runtime::build_execution_plan(graph, key, shape_values, popt, last_plan_.get()));
   if (options.memory_limit_bytes) {
     // Inputs and outputs outside the arena are memory all the same: the tensors a run
     // returns, the caller's inputs or the context's copies of them.

@@ -12,6 +12,7 @@
 #include "runtime/backend/backend.h"
 #include "runtime/backend/cpu_backend.h"
 #include "runtime/control_flow.h"
+#include "runtime/kernel_reuse.h"
 #include "runtime/layout_plan.h"
 #include "runtime/node_label.h"
 #include "runtime/plan_split.h"
@@ -79,8 +80,8 @@ void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPl
 
 Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     const Graph& engine_graph, const PlanKey& key,
-    const std::vector<std::optional<graph::TensorData>>& shape_values,
-    const PlanBuildOptions& opt) {
+    const std::vector<std::optional<graph::TensorData>>& shape_values, const PlanBuildOptions& opt,
+    const ExecutionPlan* earlier) {
   auto plan = std::make_shared<ExecutionPlan>();
   plan->key = key;
   plan->graph = engine_graph;
@@ -90,9 +91,10 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
 
   // Every CPU kernel folds (not only the graph layer's shape arithmetic), so shapes that
   // the model computes with any op resolve once the inputs are bound; an If whose condition
-  // folds is inlined. Folding re-infers as it goes.
+  // folds is inlined. Folding re-infers what it changes as it goes (binding inferred all).
   AMP_RETURN_IF_ERROR(graph::run_folding(
-      g, std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry()), false));
+      g, std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry()), false, nullptr,
+      /*shapes_current=*/true));
   AMP_ASSIGN_OR_RETURN(std::optional<PlanSplit> split, split_at_data_dependent(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));
   if (split) {
@@ -146,6 +148,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   for (const Node& n : g.nodes)
     for (ValueId v : n.inputs)
       if (v != kNoValue) ++reads[static_cast<size_t>(v)];
+  const KernelReuse reuse(earlier);
   plan->steps.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -169,17 +172,23 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     physical(n, cfg.inputs);
     physical(n, cfg.outputs);
     PlanStep& step = plan->steps[i];
-    step.kernel = def->create();
-    AMP_RETURN_IF_ERROR(step.kernel->prepare(cfg).with_context(node_label(n)));
-    // A weight the kernel now holds in a form of its own, and that no other node reads,
-    // goes back to the OS at once, so that a load never holds every weight twice
-    // (runtime/weight_pages.h).
-    if (opt.weights_file)
-      for (size_t k : step.kernel->replaced_constant_inputs())
-        if (k < cfg.inputs.size() && cfg.inputs[k].constant_data != nullptr &&
-            reads[static_cast<size_t>(n.inputs[k])] == 1)
-          drop_constant_pages(*opt.weights_file, cfg.inputs[k].constant_data,
-                              cfg.inputs[k].bytes());
+    step.kernel = reuse.find(n, cfg);
+    if (!step.kernel) {
+      step.kernel = def->create();
+      if (Status s = step.kernel->prepare(cfg); !s.is_ok()) return s.with_context(node_label(n));
+      // A weight the kernel now holds in a form of its own, and that no other node reads,
+      // goes back to the OS at once, so that a load never holds every weight twice
+      // (runtime/weight_pages.h). A reused kernel's went back when it was prepared.
+      if (opt.weights_file)
+        for (size_t k : step.kernel->replaced_constant_inputs())
+          if (k < cfg.inputs.size() && cfg.inputs[k].constant_data != nullptr &&
+              reads[static_cast<size_t>(n.inputs[k])] == 1)
+            drop_constant_pages(*opt.weights_file, cfg.inputs[k].constant_data,
+                                cfg.inputs[k].bytes());
+    }
+    step.prepared_inputs = std::move(cfg.inputs);
+    step.prepared_outputs = std::move(cfg.outputs);
+    step.prepared_threads = cfg.num_threads;
     step.inputs = n.inputs;
     step.outputs = n.outputs;
     step.in_place_input = def->in_place_input;
@@ -218,6 +227,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
   }
   mark_direct_io(g, plan->memory, *plan);
   AMP_RETURN_IF_ERROR(opt.backend->place_constants(*plan));
+  if (opt.weights_file) plan->weight_reads = weight_ranges_read(*opt.weights_file, *plan);
   return std::shared_ptr<const ExecutionPlan>(std::move(plan));
 }
 
@@ -261,7 +271,10 @@ Result<std::shared_ptr<const ExecutionPlan>> continuation_plan(
     const std::vector<std::optional<graph::TensorData>>& shape_values) {
   std::lock_guard<std::mutex> lock(c.mu);
   if (auto it = c.plans.find(key); it != c.plans.end()) return it->second;
-  AMP_ASSIGN_OR_RETURN(auto plan, build_execution_plan(c.rest, key, shape_values, c.options));
+  const std::shared_ptr<const ExecutionPlan> earlier = c.last_built.lock();
+  AMP_ASSIGN_OR_RETURN(auto plan,
+                       build_execution_plan(c.rest, key, shape_values, c.options, earlier.get()));
+  c.last_built = plan;
   // Bounded like the engine's cache: a detector sees many counts; drop the oldest-keyed.
   if (c.plans.size() >= 16) c.plans.erase(c.plans.begin());
   c.plans[key] = plan;

@@ -5,9 +5,11 @@
 //
 // Building (build_execution_plan):
 //   1. copy the engine graph, set each graph input's shape to the bound dims, replace
-//      shape-deciding inputs by their values (shape_inputs.h), re-infer;
-//   2. ConstantFolding + DeadCodeElimination (Shape/Gather/... chains collapse);
-//   3. per node: registry lookup by (op, backend, kernel dtype), create, prepare();
+//      shape-deciding inputs by their values (shape_inputs.h);
+//   2. ConstantFolding + DeadCodeElimination, which re-infer node by node (Shape/Gather/...
+//      chains collapse);
+//   3. per node: the kernel of an earlier plan's node prepared alike (kernel_reuse.h), else
+//      registry lookup by (op, backend, kernel dtype), create, prepare();
 //   4. plan_memory with the kernels' in-place declarations and workspaces;
 //   5. the backend places constants (on CUDA: device copies, weights shared with the engine).
 // A graph with a data-dependent node (NonZero, Compress, NonMaxSuppression) is cut after it
@@ -42,7 +44,12 @@ struct ValueRef {
 };
 
 struct PlanStep {
-  std::unique_ptr<kernels::Kernel> kernel;
+  // Shared with other plans whose node was prepared alike (runtime/kernel_reuse.h).
+  std::shared_ptr<kernels::Kernel> kernel;
+  // What the kernel was prepared with (KernelConfig's descriptions and threads), so a later
+  // plan can tell whether it may take the kernel.
+  std::vector<kernels::TensorDesc> prepared_inputs, prepared_outputs;
+  int prepared_threads = 0;
   std::vector<graph::ValueId> inputs;   // kNoValue for absent optionals
   std::vector<graph::ValueId> outputs;  // kNoValue for absent optionals
   int64_t workspace_offset = graph::kNotInArena;
@@ -90,6 +97,7 @@ struct Continuation {
   PlanBuildOptions options;
   mutable std::mutex mu;
   mutable std::map<PlanKey, std::shared_ptr<const ExecutionPlan>> plans;
+  mutable std::weak_ptr<const ExecutionPlan> last_built;  // whose kernels the next may take
 };
 
 struct ExecutionPlan {
@@ -128,13 +136,18 @@ struct ExecutionPlan {
   };
   std::vector<DynamicOutput> dynamic;
   std::shared_ptr<const Continuation> continuation;
+  // Built with PlanBuildOptions::weights_file: the byte ranges of that file this plan's
+  // runs read, sorted and merged (runtime/weight_pages.h, step 1).
+  std::vector<std::pair<size_t, size_t>> weight_reads;
 };
 
 // `shape_values` holds, per graph input, its value when it decides shapes (else nullopt).
+// `earlier`: a plan built from the same graph with the same options, whose kernels this
+// plan takes where a node is prepared alike (runtime/kernel_reuse.h); may be null.
 Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     const graph::Graph& engine_graph, const PlanKey& key,
     const std::vector<std::optional<graph::TensorData>>& shape_values,
-    const PlanBuildOptions& options);
+    const PlanBuildOptions& options, const ExecutionPlan* earlier = nullptr);
 
 // What the memory planner is told of `plan`'s kernels (in place, workspaces, parts); the
 // options refer to `plan`, which must outlive them.

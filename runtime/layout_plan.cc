@@ -1,5 +1,7 @@
 #include "runtime/layout_plan.h"
 
+#include <algorithm>
+
 #include "graph/ops/op_types.h"
 #include "graph/ops/window_geometry.h"
 
@@ -217,6 +219,13 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
                                     const BlockedLayout& blocked8) {
   const size_t count = g.values.size();
   std::vector<char> in(count, 0);
+  // Every value that survives descends from a convolution's output (the others must read
+  // values that survive), so a graph without one keeps every tensor plain: a transformer's
+  // plans skip the analysis.
+  auto conv_reader = [&](const Node& n) {
+    return n.op == OpType::kConv || dnnl_max_pool(g, n, native) || tiled_conv_transpose(g, n);
+  };
+  if (std::none_of(g.nodes.begin(), g.nodes.end(), conv_reader)) return in;
   const std::vector<graph::NodeId> producer = graph::compute_producers(g);
   const std::vector<std::vector<graph::NodeId>> consumers = graph::compute_consumers(g);
   std::vector<char> is_output(count, 0);
@@ -225,7 +234,7 @@ std::vector<char> plan_conv_layouts(const Graph& g, const std::function<bool(DTy
   std::vector<int> operand(g.nodes.size(), -1);  // kChannelBroadcast: the per-channel input
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.op == OpType::kConv || dnnl_max_pool(g, n, native) || tiled_conv_transpose(g, n)) {
+    if (conv_reader(n)) {
       reader[i] = Reader::kConv;
     } else if (layout_free_elementwise(g, n, native)) {
       reader[i] = Reader::kFree;

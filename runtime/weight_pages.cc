@@ -36,7 +36,28 @@ void collect_reads(const graph::MappedFile& file, const ExecutionPlan& plan,
                     keep);
 }
 
+// Sorts and merges overlapping or touching ranges in place.
+void merge_ranges(std::vector<Range>& ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  size_t out = 0;
+  for (const Range& r : ranges) {
+    if (out > 0 && r.first <= ranges[out - 1].second)
+      ranges[out - 1].second = std::max(ranges[out - 1].second, r.second);
+    else
+      ranges[out++] = r;
+  }
+  ranges.resize(out);
+}
+
 }  // namespace
+
+std::vector<std::pair<size_t, size_t>> weight_ranges_read(const graph::MappedFile& file,
+                                                          const ExecutionPlan& plan) {
+  std::vector<Range> keep;
+  collect_reads(file, plan, keep);
+  merge_ranges(keep);
+  return keep;
+}
 
 void drop_constant_pages(const graph::MappedFile& file, const void* data, size_t bytes) {
   if (bytes == 0 || !file.contains(data, bytes)) return;
@@ -49,8 +70,10 @@ size_t drop_unread_weight_pages(const graph::MappedFile& file,
   std::vector<Range> keep;
   for (const ExecutionPlan* p : plans)
     if (p != nullptr)
-      for_each_plan(*p, [&](const ExecutionPlan& q) { collect_reads(file, q, keep); });
-  std::sort(keep.begin(), keep.end());
+      for_each_plan(*p, [&](const ExecutionPlan& q) {
+        keep.insert(keep.end(), q.weight_reads.begin(), q.weight_reads.end());
+      });
+  merge_ranges(keep);
   size_t dropped = 0, from = 0;
   for (const Range& r : keep) {
     if (r.first > from) dropped += file.drop_pages(from, r.first - from);

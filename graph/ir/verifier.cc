@@ -3,6 +3,7 @@
 #include "graph/ir/limits.h"
 
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 namespace amp::graph {
@@ -18,6 +19,14 @@ std::string node_label(const Graph& g, size_t i) {
 }
 
 Status verify_at_depth(const Graph& g, int depth);
+
+// Whether `shape` is static with exactly these dims (without building a dims vector).
+bool same_static_dims(const Shape& shape, const std::vector<int64_t>& dims) {
+  if (shape.dims.size() != dims.size()) return false;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (!shape.dims[i].is_static() || shape.dims[i].value != dims[i]) return false;
+  return true;
+}
 
 // 8. A node's subgraphs are graphs of their own, verified recursively; nesting is capped.
 Status verify_subgraphs(const Graph& g, size_t i, int depth) {
@@ -39,7 +48,10 @@ Status verify_at_depth(const Graph& g, int depth) {
   const size_t nv = g.values.size();
   // 2. names
   {
-    std::unordered_set<std::string> seen;
+    // Views of the graph's own strings: verification runs after every pass and at every
+    // plan build, and copying each name into the set was most of its cost.
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(nv);
     for (size_t i = 0; i < nv; ++i) {
       const std::string& name = g.values[i].name;
       if (name.empty()) return invalid_model("value " + std::to_string(i) + " has no name");
@@ -47,7 +59,8 @@ Status verify_at_depth(const Graph& g, int depth) {
       // 7. sizes, before anything downstream multiplies dims
       AMP_RETURN_IF_ERROR(check_value_size(g.values[i]));
     }
-    std::unordered_set<std::string> node_names;
+    std::unordered_set<std::string_view> node_names;
+    node_names.reserve(g.nodes.size());
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       const std::string& name = g.nodes[i].name;
       if (!name.empty() && !node_names.insert(name).second)
@@ -73,7 +86,7 @@ Status verify_at_depth(const Graph& g, int depth) {
       return invalid_model("constant '" + v.name + "' stores " +
                            std::string(dtype_name(v.constant->dtype())) + " but is declared " +
                            std::string(dtype_name(v.dtype)));
-    if (v.shape && (!v.shape->is_static() || v.shape->static_dims() != v.constant->dims()))
+    if (v.shape && !same_static_dims(*v.shape, v.constant->dims()))
       return invalid_model("constant '" + v.name + "' has data of shape " +
                            Shape::from_static(v.constant->dims()).to_string() +
                            " but is declared " + v.shape->to_string());

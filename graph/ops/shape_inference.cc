@@ -45,7 +45,9 @@ Status infer_node(Graph& g, NodeId id) {
   for (ValueId v : n.inputs) inputs.push_back(v == kNoValue ? nullptr : &g.value(v));
   std::vector<OutputInfo> outs(n.outputs.size());
   OpAttrs resolved;
-  AMP_RETURN_IF_ERROR(schema.infer(n, inputs, outs, resolved).with_context(node_label(n)));
+  // Labels are built only on failure: inference runs for every node at every plan build.
+  if (Status s = schema.infer(n, inputs, outs, resolved); !s.is_ok())
+    return s.with_context(node_label(n));
 
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k] == kNoValue) continue;
@@ -61,7 +63,7 @@ Status infer_node(Graph& g, NodeId id) {
     if (outs[k].shape) v.shape = outs[k].shape;
     // An inferred shape obeys the caps a recorded one does (Expand, Tile, Range and
     // ConstantOfShape can make huge outputs from small constants).
-    AMP_RETURN_IF_ERROR(check_value_size(v).with_context(node_label(n)));
+    if (Status s = check_value_size(v); !s.is_ok()) return s.with_context(node_label(n));
   }
   n.resolved = std::move(resolved);
   std::vector<Value*> out_values;

@@ -17,12 +17,15 @@
 namespace amp::graph {
 
 Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool infer_after_each,
-                   std::vector<PassRecord>* records) {
+                   std::vector<PassRecord>* records, bool shapes_current) {
   auto fold = [&](bool inline_first) -> Status {
     PassManager pm;
     pm.set_infer_after_each(infer_after_each);
     if (inline_first) pm.add(std::make_unique<InlineConstantIf>());
-    pm.add(std::make_unique<ConstantFolding>(evaluator));
+    auto folding = std::make_unique<ConstantFolding>(evaluator);
+    // Shapes are current only before the first sweep: InlineConstantIf changes the graph.
+    folding->set_shapes_current(shapes_current && !inline_first);
+    pm.add(std::move(folding));
     pm.add(std::make_unique<DeadCodeElimination>());
     AMP_RETURN_IF_ERROR(pm.run(g));
     if (records) records->insert(records->end(), pm.records().begin(), pm.records().end());

@@ -19,8 +19,10 @@ namespace amp::graph {
 // constant: InlineConstantIf -> ConstantFolding -> DeadCodeElimination (the taken branch's
 // own arithmetic folds too, and an If nested in it may fold next). At most one round per
 // nesting level. `evaluator` as ConstantFolding's (null: the reference evaluator).
+// `shapes_current`: the caller has just inferred g, so the first ConstantFolding re-infers
+// only what it changes (ConstantFolding::set_shapes_current).
 Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool infer_after_each,
-                   std::vector<PassRecord>* records = nullptr);
+                   std::vector<PassRecord>* records = nullptr, bool shapes_current = false);
 
 // `records` (optional) receives each pass's name, change flag and time.
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullptr);

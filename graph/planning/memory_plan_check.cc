@@ -174,6 +174,12 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   auto at = [&](ValueId v) { return where[static_cast<size_t>(v)]; };
   auto name = [&](ValueId v) { return "'" + g.value(v).name + "'"; };
   auto label = [&](size_t node) { return node_label(g.nodes[node]); };
+  // Who reads, for an error: built only on failure (a plan build checks every step). Step
+  // nodes.size() is the caller, reading the outputs.
+  auto reader_of = [&](size_t step) {
+    if (step == g.nodes.size()) return std::string("the caller, after the last step,");
+    return label(step) + " (step " + std::to_string(step + 1) + ")";
+  };
 
   // Expected contents. A constant (read by a copy) is its own origin.
   std::vector<Content> want(nv);
@@ -189,7 +195,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   };
 
   ArenaTags arena(regions_end);
-  auto holds = [&](ValueId v, const std::string& reader) -> Status {
+  auto holds = [&](ValueId v, size_t step) -> Status {
     if (!placed(v)) return Status::ok();
     size_t visited = 0;
     const std::optional<ArenaTags::Mismatch> bad =
@@ -204,7 +210,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
     } else if (bad->writer != kNobody) {
       by = "the workspace of " + label(static_cast<size_t>(-2 - bad->writer));
     }
-    return internal_error("memory plan: " + reader + " reads " + name(v) +
+    return internal_error("memory plan: " + reader_of(step) + " reads " + name(v) +
                           ", but its bytes at arena offset " + std::to_string(bad->at) +
                           " hold what " + by + " wrote");
   };
@@ -212,12 +218,12 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
   // nothing to do where it is there already; a memcpy otherwise, from bytes that hold it
   // and do not overlap `dest`.
   auto copy = [&](ValueId v, uint64_t source, uint64_t dest, const Content& c, ValueId writer,
-                  const std::string& reader) -> Status {
+                  size_t step) -> Status {
     if (placed(v)) {
-      AMP_RETURN_IF_ERROR(holds(v, reader));
+      AMP_RETURN_IF_ERROR(holds(v, step));
       if (source == dest) return Status::ok();
       if (overlap(source, size_of(v), dest, size_of(v)))
-        return internal_error("memory plan: " + reader + " copies " + name(v) +
+        return internal_error("memory plan: " + reader_of(step) + " copies " + name(v) +
                               " onto bytes that overlap it");
     }
     arena.write(dest, c, writer);
@@ -232,7 +238,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
 
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    const std::string reader = label(i) + " (step " + std::to_string(i + 1) + ")";
+    const size_t step = i;  // who reads, in errors
     uint64_t ws_at = 0, ws_bytes = 0;
     if (plan.workspace_offset[i] != kNotInArena && opt.workspace_bytes) {
       ws_at = static_cast<uint64_t>(plan.workspace_offset[i]);
@@ -243,7 +249,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
                               " lies outside the arena");
       arena.write(ws_at, {{kNoValue, 0, ws_bytes}}, workspace_of(i));
     }
-    for (ValueId v : n.inputs) AMP_RETURN_IF_ERROR(holds(v, reader));
+    for (ValueId v : n.inputs) AMP_RETURN_IF_ERROR(holds(v, step));
 
     const ValueId in0 = n.inputs.empty() ? kNoValue : n.inputs[0];
     const ValueId out0 = n.outputs.empty() ? kNoValue : n.outputs[0];
@@ -255,7 +261,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
       if (!charge(content(in0).size())) return gave_up;
       content(out0) = content(in0);
       AMP_RETURN_IF_ERROR(
-          copy(in0, placed(in0) ? at(in0) : 0, at(out0), content(out0), out0, reader));
+          copy(in0, placed(in0) ? at(in0) : 0, at(out0), content(out0), out0, step));
     } else if (n.op == OpType::kConcat && !parts.empty() && parts.size() == n.inputs.size() &&
                placed(out0)) {
       // The parts at their offsets, in order; bytes between them (none, for the kernels'
@@ -266,7 +272,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
       for (size_t k = 0; k < parts.size(); ++k) {
         if (n.inputs[k] == kNoValue) continue;
         if (parts[k] < filled || parts[k] + content_bytes(n.inputs[k]) > size_of(out0))
-          return internal_error("memory plan: " + reader +
+          return internal_error("memory plan: " + reader_of(step) +
                                 " reports part offsets that overlap or leave its output");
         if (!charge(content(n.inputs[k]).size())) return gave_up;
         if (parts[k] > filled) gaps.push_back({out0, filled, parts[k] - filled});
@@ -282,7 +288,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
         const ValueId part = n.inputs[k];
         if (part == kNoValue) continue;
         AMP_RETURN_IF_ERROR(copy(part, placed(part) ? at(part) : 0, at(out0) + parts[k],
-                                 content(part), out0, reader));
+                                 content(part), out0, step));
       }
       for (const Piece& gap : gaps) arena.write(at(out0) + gap.offset, {gap}, out0);
     } else if (n.op == OpType::kSplit && !parts.empty() && parts.size() == n.outputs.size() &&
@@ -291,13 +297,14 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
         const ValueId part = n.outputs[k];
         if (!placed(part)) continue;
         if (parts[k] + size_of(part) > content_bytes(in0))
-          return internal_error("memory plan: " + reader + " reports a part offset past its input");
+          return internal_error("memory plan: " + reader_of(step) +
+                                " reports a part offset past its input");
         content(part) = slice(content(in0), parts[k], size_of(part));
         if (placed(in0)) {
-          AMP_RETURN_IF_ERROR(holds(in0, reader));
+          AMP_RETURN_IF_ERROR(holds(in0, step));
           if (at(in0) + parts[k] == at(part)) continue;
           if (overlap(at(in0), size_of(in0), at(part), size_of(part)))
-            return internal_error("memory plan: " + reader + " writes " + name(part) +
+            return internal_error("memory plan: " + reader_of(step) + " writes " + name(part) +
                                   " over its input, elsewhere than at the part's offset");
         }
         arena.write(at(part), content(part), part);
@@ -310,20 +317,20 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
         const ValueId o = n.outputs[k];
         if (!placed(o)) continue;
         if (overlap(at(o), size_of(o), ws_at, ws_bytes))
-          return internal_error("memory plan: " + name(o) + " of " + reader +
+          return internal_error("memory plan: " + name(o) + " of " + reader_of(step) +
                                 " overlaps the node's workspace");
         for (size_t j = 0; j < n.outputs.size(); ++j) {
           const ValueId p = n.outputs[j];
           if (j != k && placed(p) && overlap(at(o), size_of(o), at(p), size_of(p)))
             return internal_error("memory plan: outputs " + name(o) + " and " + name(p) + " of " +
-                                  reader + " overlap");
+                                  reader_of(step) + " overlap");
         }
         for (size_t j = 0; j < n.inputs.size(); ++j) {
           const ValueId v = n.inputs[j];
           if (!placed(v) || !overlap(at(o), size_of(o), at(v), size_of(v))) continue;
           const bool may = k == 0 && (in_place == -2 || in_place == static_cast<int>(j));
           if (!may || at(o) != at(v) || size_of(o) != size_of(v))
-            return internal_error("memory plan: " + name(o) + " of " + reader +
+            return internal_error("memory plan: " + name(o) + " of " + reader_of(step) +
                                   " overlaps its input " + name(v));
         }
       }
@@ -334,7 +341,7 @@ Status simulate(const Graph& g, const MemoryPlan& plan, const MemoryPlanOptions&
       }
     }
   }
-  for (ValueId v : g.outputs) AMP_RETURN_IF_ERROR(holds(v, "the caller, after the last step,"));
+  for (ValueId v : g.outputs) AMP_RETURN_IF_ERROR(holds(v, g.nodes.size()));
   return Status::ok();
 }
 

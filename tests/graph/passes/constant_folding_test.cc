@@ -115,6 +115,61 @@ TEST(ConstantFolding, GatherIndexOutOfRangeIsAnErrorNamingTheNode) {
   EXPECT_NE(s.message().find("bad_gather"), std::string::npos) << s.message();
 }
 
+// What a plan build does: bind x's N to 4, infer the whole graph, then fold with
+// set_shapes_current, which re-infers only nodes whose inputs the sweep changed. The
+// Reshape's target goes through float, which symbolic shape values do not follow, so only
+// folding it tells the Reshape (and the Relu after it) their shapes; the Sigmoid reads
+// nothing the sweep changes. The result must equal a sweep that re-infers every node.
+//
+//   x[N,6] --Shape--Cast(f32)--Mul(0.5, 2)--Cast(i64)--> target
+//   x --Reshape(target reversed by Concat of its Gathers: [6, N])--> Relu --> y
+//   x --Sigmoid--> z
+TEST(ConstantFolding, ShapesCurrentReinfersWhatFoldingChangesAndEndsTheSame) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, Shape({Dim::symbolic("N"), Dim(6)}));
+  Attributes to_f32, to_i64;
+  to_f32.set("to", int64_t{1});
+  to_i64.set("to", int64_t{7});
+  const ValueId shape_f = b.node(OpType::kCast, {b.node(OpType::kShape, {x})}, to_f32);
+  const ValueId halves =
+      b.constant("halves", TensorData::from_vector<float>(DType::kF32, {2}, {0.5f, 0.5f}));
+  const ValueId twos =
+      b.constant("twos", TensorData::from_vector<float>(DType::kF32, {2}, {2.0f, 2.0f}));
+  const ValueId same =
+      b.node(OpType::kCast, {b.node(OpType::kMul, {b.node(OpType::kMul, {shape_f, halves}), twos})},
+             to_i64);
+  const ValueId one = b.constant("one", TensorData::vector_i64({1}));
+  const ValueId zero = b.constant("zero", TensorData::vector_i64({0}));
+  const ValueId target = b.node(OpType::kConcat,
+                                {b.node(OpType::kGather, {same, one}, attrs_axis(0)),
+                                 b.node(OpType::kGather, {same, zero}, attrs_axis(0))},
+                                attrs_axis(0));
+  const ValueId y = b.node(OpType::kRelu, {b.node(OpType::kReshape, {x, target})});
+  const ValueId z = b.node(OpType::kSigmoid, {x});
+  b.output(y);
+  b.output(z);
+  Graph bound = b.build();
+  bound.value(bound.inputs[0]).shape = Shape{4, 6};
+  ASSERT_TRUE(infer_shapes(bound).is_ok());
+  EXPECT_FALSE(bound.value(bound.outputs[0]).shape->is_static());  // before folding
+  Graph everything = bound;
+
+  ConstantFolding current;
+  current.set_shapes_current(true);
+  ASSERT_TRUE(current.run(bound).is_ok());
+  ConstantFolding full;
+  ASSERT_TRUE(full.run(everything).is_ok());
+
+  EXPECT_EQ(*bound.value(bound.outputs[0]).shape, (Shape{6, 4}));
+  EXPECT_EQ(*bound.value(bound.outputs[1]).shape, (Shape{4, 6}));
+  EXPECT_TRUE(bound == everything);
+  ASSERT_EQ(bound.values.size(), everything.values.size());
+  for (size_t i = 0; i < bound.values.size(); ++i)
+    EXPECT_EQ(bound.values[i].sym_value, everything.values[i].sym_value) << bound.values[i].name;
+  EXPECT_EQ(ops_of(bound),
+            (std::vector<OpType>{OpType::kReshape, OpType::kRelu, OpType::kSigmoid}));
+}
+
 //   x --Relu--> y (output)
 //   x --Neg--> dead --Abs--> dead2        (removed, with the unused constant)
 TEST(DeadCodeElimination, RemovesUnreachableNodesAndValues) {
