@@ -32,15 +32,20 @@ import time
 import numpy as np
 
 
-def export(out):
+def export(out, name):
     import torch
     import transformers as T
 
-    layers, kv_heads, head_dim, past = 4, 4, 64, 16
-    cfg = T.LlamaConfig(hidden_size=512, intermediate_size=1408, num_hidden_layers=layers,
-                        num_attention_heads=8, num_key_value_heads=kv_heads, vocab_size=32000)
     torch.manual_seed(0)
-    model = T.LlamaForCausalLM(cfg).eval()
+    if name == "llama":
+        layers, kv_heads, head_dim = 4, 4, 64
+        model = T.LlamaForCausalLM(T.LlamaConfig(
+            hidden_size=512, intermediate_size=1408, num_hidden_layers=layers,
+            num_attention_heads=8, num_key_value_heads=kv_heads, vocab_size=32000)).eval()
+    else:  # GPT-2 small's configuration
+        layers, kv_heads, head_dim = 12, 12, 64
+        model = T.GPT2LMHeadModel(T.GPT2Config()).eval()
+    past = 16
 
     class Step(torch.nn.Module):
         """One decoding step: the cache as 2 x layers tensors in, the new cache out."""
@@ -64,7 +69,7 @@ def export(out):
     mask = torch.ones(1, past + 1, dtype=torch.int64)
     cache = [torch.randn(1, kv_heads, past, head_dim) for _ in range(2 * layers)]
     kv = [f"{i}.{k}" for i in range(layers) for k in ("key", "value")]
-    folder = os.path.join(out, "llama_kv")
+    folder = os.path.join(out, f"{name}_kv")
     os.makedirs(folder, exist_ok=True)
     total, past_len = torch.export.Dim("total"), torch.export.Dim("past_len")
     with torch.no_grad():
@@ -164,8 +169,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help="write OUT/llama_kv/model.onnx (torch, transformers)")
+    e = sub.add_parser("export", help="write OUT/<model>_kv/model.onnx (torch, transformers)")
     e.add_argument("out")
+    e.add_argument("--model", choices=["llama", "gpt2"], default="llama")
     r = sub.add_parser("run", help="the greedy loop, amprt and ONNX Runtime in turn")
     r.add_argument("model", help="the decoder-with-past ONNX file (ONNX Runtime runs it)")
     r.add_argument("--amp", help="its .amp conversion for amprt (default: the ONNX file)")
@@ -176,7 +182,7 @@ def main():
     r.add_argument("--past", type=int, default=16, help="tokens in the starting cache")
     r.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    export(args.out) if args.command == "export" else run(args)
+    export(args.out, args.model) if args.command == "export" else run(args)
 
 
 if __name__ == "__main__":
