@@ -24,13 +24,16 @@
 // Our own loops take f32 products with a constant 2-D B and at most a row bias: those of a
 // few thousand multiply-adds (classifier heads), which cost less than oneDNN's call
 // overhead (kernels/cpu/small_gemm.h), and, on CPUs with AVX2 but no AVX-512, those of at
-// least 4 rows, where oneDNN repacks B on every call (kernels/cpu/packed_gemm.h).
+// least 4 rows, where oneDNN repacks B on every call (kernels/cpu/packed_gemm.h). And f16
+// and bf16 products of the same kind with at most 4 rows (a decoder's token), which oneDNN
+// would compute from B widened to f32: those read B in its 16 bits (kernels/cpu/half_gemv.h).
 #include <algorithm>
 
 #include "kernels/common/matmul_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/half_gemv.h"
 #include "kernels/cpu/packed_gemm.h"
 #include "kernels/cpu/small_gemm.h"
 
@@ -55,17 +58,18 @@ class MatMulKernel final : public Kernel {
   void held_constants(std::vector<HeldConstant>& out) const override {
     if (mode_ == Mode::kSmall) out.push_back(small_.held_constant());
     if (mode_ == Mode::kPacked) out.push_back(packed_.held_constant());
+    if (mode_ == Mode::kHalf) out.push_back(half_.held_constant());
     weights_.held_constants(out);
   }
   // B (input 1) when a packed form of it is what run() multiplies by.
   std::vector<size_t> replaced_constant_inputs() const override {
-    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked) return {1};
+    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked || mode_ == Mode::kHalf) return {1};
     if (mode_ == Mode::kPrimitive && weights_.holds_constant()) return {1};
     return {};
   }
 
  private:
-  enum class Mode { kEmpty, kFill, kSmall, kPacked, kPrimitive };
+  enum class Mode { kEmpty, kFill, kSmall, kPacked, kHalf, kPrimitive };
 
   std::string op() const { return gemm_ ? "Gemm" : "MatMul"; }
   Status prepare_impl(const KernelConfig& cfg);
@@ -73,7 +77,7 @@ class MatMulKernel final : public Kernel {
   Status gemm_geometry(const KernelConfig& cfg);
   dnnl::primitive_desc create_pd(dt compute, dt dst_type, bool b_constant) const;
   Status build(const KernelConfig& cfg);
-  // Rows of A when this product suits our own loops (f32, constant 2-D B, ...), else 0.
+  // Rows of A when this product suits our own loops (constant 2-D B, ...), else 0.
   int64_t own_loop_rows(const KernelConfig& cfg) const;
   void prepare_bias_row(const KernelConfig& cfg);
   // Gemm's C as the bias row [N] (c_as_bias_), in f32.
@@ -106,6 +110,7 @@ class MatMulKernel final : public Kernel {
   size_t off_bias_ = WorkspaceLayout::kNone;
   SmallGemm small_;    // Mode::kSmall
   PackedGemm packed_;  // Mode::kPacked
+  HalfGemv half_;      // Mode::kHalf: A and Y staged in f32 (off_src_, off_dst_)
 
   bool stage_src_ = false, stage_dst_ = false;
   DnnlPrimitivePair prims_;
@@ -204,9 +209,20 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
   }
   // Rows of A (batch axes and M, dense) times B [K, N] read through its strides.
   const int64_t rows = own_loop_rows(cfg);
-  const float* b = static_cast<const float*>(cfg.inputs[1].constant_data);
   const int64_t stride_k = rows > 0 ? b_strides_[b_strides_.size() - 2] : 0;
   const int64_t stride_n = rows > 0 ? b_strides_.back() : 0;
+  if (dtype_ != DType::kF32) {
+    if (rows == 0 || rows > HalfGemv::kMaxRows || !HalfGemv::suits_this_cpu()) return build(cfg);
+    mode_ = Mode::kHalf;
+    prepare_bias_row(cfg);
+    off_src_ = ws_.add(static_cast<size_t>(a_numel_) * sizeof(float));
+    off_dst_ = ws_.add(static_cast<size_t>(y_numel_) * sizeof(float));
+    half_.prepare(dtype_, k_, n_, static_cast<const uint16_t*>(cfg.inputs[1].constant_data),
+                  stride_k, stride_n, act_, cfg.inputs[1].constant_owner);
+    impl_ = "own GEMV over " + std::string(dtype_name(dtype_)) + " weights, avx2";
+    return Status::ok();
+  }
+  const float* b = static_cast<const float*>(cfg.inputs[1].constant_data);
   if (rows > 0 && SmallGemm::pays(rows, k_, n_)) {
     mode_ = Mode::kSmall;
     prepare_bias_row(cfg);
@@ -225,10 +241,10 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
   return build(cfg);
 }
 
-// f32, a constant B without batch axes (so A's rows are the output's), no transposed A, and
-// Gemm's C at most a row bias with alpha 1 (neither own loop has an output scale).
+// A constant B without batch axes (so A's rows are the output's), no transposed A, and Gemm's
+// C at most a row bias with alpha 1 (no own loop has an output scale).
 int64_t MatMulKernel::own_loop_rows(const KernelConfig& cfg) const {
-  if (dtype_ != DType::kF32 || cfg.inputs[1].constant_data == nullptr) return 0;
+  if (cfg.inputs[1].constant_data == nullptr || cfg.inputs[1].dtype != dtype_) return 0;
   for (size_t i = 0; i + 2 < b_dims_.size(); ++i)
     if (b_dims_[i] != 1) return 0;
   if (gemm_ && (gemm_dims_.trans_a || gemm_dims_.alpha != 1.0f || c_prefill_)) return 0;
@@ -358,6 +374,14 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
   if (mode_ == Mode::kPacked) {
     packed_.run(static_cast<const float*>(a.inputs[0]), a_numel_ / k_, bias,
                 static_cast<float*>(a.outputs[0]), threads);
+    return Status::ok();
+  }
+  if (mode_ == Mode::kHalf) {
+    auto* x = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_src_));
+    auto* y = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_dst_));
+    convert_to_f32(dtype_, a.inputs[0], x, a_numel_, threads);
+    half_.run(x, a_numel_ / k_, bias, y, threads);
+    store_from_f32(dtype_, y, a.outputs[0], y_numel_, threads);
     return Status::ok();
   }
 

@@ -31,6 +31,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
+#include "kernels/cpu/half_gemv.h"
 #include "kernels/cpu/packed_gemm.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
@@ -932,9 +933,10 @@ TEST(DnnlMatMul, SmallProductsRunOwnLoop) {
   Tensor bv = b;
   bv.constant = false;
   EXPECT_EQ(implementation(OpType::kMatMul, {a, bv}, {2, 3, 10}).rfind("oneDNN", 0), 0u);
+  // bf16: not this loop (the few-row 16-bit products have their own, the test below).
   Tensor a16 = rng.tensor(DType::kBF16, {3, 16}), b16 = rng.tensor(DType::kBF16, {16, 10});
   b16.constant = true;
-  EXPECT_EQ(implementation(OpType::kMatMul, {a16, b16}, {3, 10}).rfind("oneDNN", 0), 0u);
+  EXPECT_NE(implementation(OpType::kMatMul, {a16, b16}, {3, 10}), "own loop, small product");
   // Past the bound: oneDNN, or the packed GEMM on an AVX2-only CPU (the test below).
   Tensor big_a = rng.tensor(DType::kF32, {64, 64}), big_b = rng.tensor(DType::kF32, {64, 128});
   big_b.constant = true;
@@ -1018,6 +1020,64 @@ TEST(DnnlMatMul, LargerProductsOnAvx2CpusRunThePackedGemm) {
              true);
   check_matmul({40, 128}, {128, 512}, {40, 512}, DType::kF32, acts[acts.size() - 2], true, ++seed,
                2);
+}
+
+// f16 and bf16 products with a constant 2-D B and at most 4 rows (a decoder's token) read B
+// in its 16 bits on a CPU with AVX2, FMA and F16C (kernels/cpu/half_gemv.h), oneDNN
+// elsewhere: which products take it, and its results at the edges of its 64-column panels,
+// with every fused activation, Gemm's transposed B and bias row, and two threads.
+// amp_kernel_tests.AsOnAnAvx2Cpu runs this on an AVX-512 machine as on an AVX2-only one.
+TEST(DnnlMatMul, FewRowHalfProductsReadTheirSixteenBitWeights) {
+  const bool ours = kernels::cpu::HalfGemv::suits_this_cpu();
+  auto takes = [](const std::string& impl, const std::string& prefix) {
+    return impl.rfind(prefix, 0) == 0;
+  };
+  Rng rng(14000);
+  for (DType dt : {DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const std::string own =
+        ours ? "own GEMV over " + std::string(dtype_name(dt)) + " weights" : "oneDNN";
+    Tensor b = rng.tensor(dt, {96, 130});
+    b.constant = true;
+    // One token, and up to 4 rows however they are batched: ours.
+    EXPECT_TRUE(
+        takes(implementation(OpType::kMatMul, {rng.tensor(dt, {1, 1, 96}), b}, {1, 1, 130}), own));
+    EXPECT_TRUE(
+        takes(implementation(OpType::kMatMul, {rng.tensor(dt, {2, 2, 96}), b}, {2, 2, 130}), own));
+    // Five rows, a variable B, a batched B: oneDNN.
+    EXPECT_TRUE(
+        takes(implementation(OpType::kMatMul, {rng.tensor(dt, {5, 96}), b}, {5, 130}), "oneDNN"));
+    Tensor bv = b;
+    bv.constant = false;
+    EXPECT_TRUE(
+        takes(implementation(OpType::kMatMul, {rng.tensor(dt, {1, 96}), bv}, {1, 130}), "oneDNN"));
+    Tensor b3 = rng.tensor(dt, {2, 96, 130});
+    b3.constant = true;
+    EXPECT_TRUE(takes(
+        implementation(OpType::kMatMul, {rng.tensor(dt, {2, 1, 96}), b3}, {2, 1, 130}), "oneDNN"));
+    // Gemm: a Linear's transposed B with a bias row is ours; alpha != 1 stays on oneDNN.
+    Tensor bt = rng.tensor(dt, {130, 96}), bias = rng.tensor(dt, {130});
+    bt.constant = bias.constant = true;
+    graph::Attributes tb, tb_alpha;
+    tb.set("transB", int64_t{1});
+    tb_alpha.set("transB", int64_t{1});
+    tb_alpha.set("alpha", 0.5f);
+    EXPECT_TRUE(takes(
+        implementation(OpType::kGemm, {rng.tensor(dt, {1, 96}), bt, bias}, {1, 130}, tb), own));
+    EXPECT_TRUE(takes(
+        implementation(OpType::kGemm, {rng.tensor(dt, {1, 96}), bt, bias}, {1, 130}, tb_alpha),
+        "oneDNN"));
+
+    uint32_t seed = 14100 + 100 * static_cast<uint32_t>(dt);
+    for (const ActCase& act : act_cases())
+      for (int64_t n : {1, 63, 64, 130})
+        check_matmul({3, 70}, {70, n}, {3, n}, dt, act, true, ++seed);
+    check_matmul({1, 1, 300}, {300, 65}, {1, 1, 65}, dt, act_cases()[0], true, ++seed);
+    // A Linear with a bias row given at run time; two threads splitting 32 panels.
+    check_gemm({2, 64, 100, false, true, 1.0f, 1.0f, {100}}, dt, act_cases()[1], true, ++seed,
+               true);
+    check_matmul({1, 128}, {128, 2048}, {1, 2048}, dt, act_cases()[0], true, ++seed, 2);
+  }
 }
 
 // ---- Pools
