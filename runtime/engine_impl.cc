@@ -22,6 +22,7 @@
 #include "runtime/execution_context.h"
 #include "runtime/precision_timing.h"
 #include "runtime/weight_pages.h"
+#include "runtime/weight_streaming.h"
 
 namespace amp {
 namespace {
@@ -228,14 +229,22 @@ Status EngineImpl::plan_precision() {
     return Status::ok();
   }
   const DType low = options.precision == Precision::kBf16 ? DType::kBF16 : DType::kF16;
+  // On a device that runs `low` slower: why, and the only nodes planned low, those that
+  // stream constant weights (runtime/weight_streaming.h).
+  std::string slower;
+  std::vector<std::string> streaming;
   if (!options.emulate_low_precision) {
-    const std::string slower = backend_->low_precision_slower(low);
+    slower = backend_->low_precision_slower(low);
     if (!slower.empty()) {
-      // A permission, not an order (options.h): fp32 is the faster plan here.
-      run_fp32_instead(slower +
-                       " (Options::emulate_low_precision / amprun --emulate-low-precision 1 "
-                       "runs the AMP plan anyway)");
-      return Status::ok();
+      streaming =
+          runtime::weight_streaming_products(graph, backend_->low_precision_weight_rows(low));
+      if (streaming.empty()) {
+        // A permission, not an order (options.h): fp32 is the faster plan here.
+        run_fp32_instead(slower +
+                         " (Options::emulate_low_precision / amprun --emulate-low-precision 1 "
+                         "runs the AMP plan anyway)");
+        return Status::ok();
+      }
     }
   }
   graph::AmpPolicy policy;
@@ -257,6 +266,7 @@ Status EngineImpl::plan_precision() {
         "auto without calibration data: the fp16 plan (Options::calibration / amprun --calib "
         "lets the nodes whose values overflow fp16 run bf16)";
   }
+  if (!streaming.empty()) keep_fp32_but(streaming, slower, policy);
   if (options.precision_callback) {
     auto cb = options.precision_callback;
     policy.callback = [cb](const graph::Node& n) -> std::optional<graph::AmpColor> {
@@ -297,6 +307,27 @@ Status EngineImpl::plan_precision() {
   precision_dot = graph::precision_report_dot(graph, report);
   amp_report = std::move(report);
   return Status::ok();
+}
+
+void EngineImpl::keep_fp32_but(const std::vector<std::string>& streaming, const std::string& slower,
+                               graph::AmpPolicy& policy) {
+  const std::set<std::string> low_nodes(streaming.begin(), streaming.end());
+  const std::string reason = "this device runs it no faster in " +
+                             std::string(dtype_name(policy.target)) +
+                             " (it streams no constant weights)";
+  for (const graph::Node& n : graph.nodes) {
+    if (low_nodes.count(n.name)) continue;
+    // A saved plan's dtypes (a policy file's node_dtypes) stay as saved.
+    const auto it = policy.node_hints.find(n.name);
+    if (it != policy.node_hints.end() && it->second.reason.rfind("policy node_dtypes", 0) == 0)
+      continue;
+    policy.node_hints[n.name] = {DType::kF32, reason};
+  }
+  const std::string low_name = precision_name(options.precision);
+  precision_note += std::string(precision_note.empty() ? "" : "; ") + low_name +
+                    " requested: " + slower + ", so only the " + std::to_string(streaming.size()) +
+                    " products that stream constant weights for a few rows run " + low_name +
+                    " (their weights read in 16 bits), the rest fp32";
 }
 
 void EngineImpl::run_fp32_instead(const std::string& why) {

@@ -78,6 +78,10 @@ class EngineImpl {
   // fp16 / bf16 were a permission the engine declines: it runs fp32, and the note says
   // "<precision> requested, fp32 used: <why>".
   void run_fp32_instead(const std::string& why);
+  // On a device that runs the low type `slower` (its reason): every node but `streaming`
+  // (runtime/weight_streaming.h) pinned fp32 in `policy`, and the note says so.
+  void keep_fp32_but(const std::vector<std::string>& streaming, const std::string& slower,
+                     graph::AmpPolicy& policy);
   // Options::precision_timing (runtime/precision_timing.h): adds the nodes faster in fp32
   // to policy.node_hints; true when the whole plan is slower, and the engine then fp32.
   Result<bool> time_precision(graph::AmpPolicy& policy, const graph::KernelAvailability& has_kernel,

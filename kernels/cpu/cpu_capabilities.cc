@@ -4,6 +4,7 @@
 
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/half_gemv.h"
 
 namespace amp::kernels {
 
@@ -35,6 +36,11 @@ std::string cpu_low_precision_slower(DType low) {
            ") computes fp16 convolutions and products through fp32";
   return std::string("this CPU (oneDNN ISA ") + name +
          ") has no bf16 arithmetic: bf16 convolutions and products run through fp32";
+}
+
+int64_t cpu_low_precision_weight_rows(DType low) {
+  if (low != DType::kF16 && low != DType::kBF16) return 0;
+  return cpu::HalfGemv::suits_this_cpu() ? cpu::HalfGemv::kMaxRows : 0;
 }
 
 std::string cpu_untimed_low_precision_slower(DType low) {

@@ -27,6 +27,11 @@ AMP_DECLARE_KERNEL_FAMILIES(cpu)
 // convolutions 2x slower), so the engine times the plan (runtime/precision_timing.h).
 std::string cpu_low_precision_slower(DType low);
 
+// Where cpu_low_precision_slower says `low` is slower: the most rows of A for which a
+// product with a constant 2-D B still runs faster in `low`, since it reads B in 16 bits
+// (kernels/cpu/half_gemv.h: AVX2, FMA and F16C); 0 where none does.
+int64_t cpu_low_precision_weight_rows(DType low);
+
 // Where the engine could not time a plan: why fp32 is the better guess on this CPU, or "".
 // bf16 on AVX512-BF16 without AMX: most nodes measured slower than f32 (above).
 std::string cpu_untimed_low_precision_slower(DType low);

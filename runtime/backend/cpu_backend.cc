@@ -199,6 +199,9 @@ class CpuBackend : public Backend {
   std::string low_precision_slower(DType low) const override {
     return kernels::cpu_low_precision_slower(low);
   }
+  int64_t low_precision_weight_rows(DType low) const override {
+    return kernels::cpu_low_precision_weight_rows(low);
+  }
   bool times_low_precision(DType low) const override {
     return low == DType::kBF16 && kernels::cpu_computes_bf16();
   }

@@ -140,29 +140,37 @@ def run(args):
     def run_ort(feeds):
         return dict(zip(ort_outputs, session.run(None, feeds)))
 
-    engine = amprt.Engine.load(args.amp or args.model, precision=args.precision, backend="cpu",
-                               threads=args.threads)
+    runtimes = {}  # name: run(feeds) -> {output name: array}
+    for precision in args.precision.split(","):
+        engine = amprt.Engine.load(args.amp or args.model, precision=precision, backend="cpu",
+                                   threads=args.threads)
+        runtimes[f"amprt {precision} ({engine.precision})"] = engine.run
+    runtimes["ort"] = run_ort
 
     print(f"CPU: {cpu_name()}; {args.threads} thread(s); ONNX Runtime {ort.__version__}; "
-          f"amprt precision {engine.precision}; {args.steps} steps from a past of {args.past}")
+          f"{args.steps} steps from a past of {args.past}; amprt's precision as requested "
+          f"(as planned)")
     print("| round | runtime | median ms | mean ms | p90 ms | first ms | tokens as ORT's |")
     print("|---|---|---|---|---|---|---|")
     # Warm-up: the first plan's kernels and ONNX Runtime's first run are load costs.
-    greedy(engine.run, past_names, start, 4)
-    greedy(run_ort, past_names, start, 4)
-    medians = {"amprt": [], "ort": []}
+    for run_steps in runtimes.values():
+        greedy(run_steps, past_names, start, 4)
+    medians = {name: [] for name in runtimes}
     for r in range(args.rounds):
-        amp_t, amp_tokens = greedy(engine.run, past_names, start, args.steps)
-        ort_t, ort_tokens = greedy(run_ort, past_names, start, args.steps)
-        same = sum(a == b for a, b in zip(amp_tokens, ort_tokens))
-        for name, t in (("amprt", amp_t), ("ort", ort_t)):
+        results = {name: greedy(run_steps, past_names, start, args.steps)
+                   for name, run_steps in runtimes.items()}
+        for name, (t, tokens) in results.items():
             medians[name].append(np.median(t))
             m, mean, p90 = stats(t).split()
-            agree = f"{same}/{args.steps}" if name == "amprt" else ""
+            same = sum(a == b for a, b in zip(tokens, results["ort"][1]))
+            agree = f"{same}/{args.steps}" if name != "ort" else ""
             print(f"| {r} | {name} | {m} | {mean} | {p90} | {t[0]:.1f} | {agree} |")
-    a, o = np.median(medians["amprt"]), np.median(medians["ort"])
-    print(f"\nmedian of the rounds' medians: amprt {a:.2f} ms, ONNX Runtime {o:.2f} ms a "
-          f"token, ratio {a / o:.2f}")
+    o = np.median(medians["ort"])
+    print(f"\nmedian of the rounds' medians, ms a token: ONNX Runtime {o:.2f}")
+    for name in runtimes:
+        if name != "ort":
+            a = np.median(medians[name])
+            print(f"{name}: {a:.2f}, ratio to ONNX Runtime {a / o:.2f}")
 
 
 def main():
@@ -176,7 +184,8 @@ def main():
     r.add_argument("model", help="the decoder-with-past ONNX file (ONNX Runtime runs it)")
     r.add_argument("--amp", help="its .amp conversion for amprt (default: the ONNX file)")
     r.add_argument("--amprt-path", help="folder holding the amprt package (build/tools/python)")
-    r.add_argument("--precision", default="fp32", help="amprt's precision (fp32, fp16, bf16)")
+    r.add_argument("--precision", default="fp32",
+                   help="amprt's precision, or several side by side: fp32,fp16,bf16")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--steps", type=int, default=64)
     r.add_argument("--past", type=int, default=16, help="tokens in the starting cache")
