@@ -145,16 +145,23 @@ TEST(WeightStreaming, AnFp16TokenOnACpuWithoutFp16RunsItsLargeProductsFp16AndThe
   }
 }
 
-// Rows the load cannot see (a symbolic batch) might be a prompt's: fp32, as before.
-TEST(WeightStreaming, SymbolicRowsKeepTheWholePlanFp32OnSuchACpu) {
+// Rows the load cannot see (a symbolic batch) might be a prompt's: fp32, as before, unless
+// Options::input_shapes binds them to a token's.
+TEST(WeightStreaming, SymbolicRowsKeepTheWholePlanFp32OnSuchACpuUnlessBound) {
   if (kernels::cpu_low_precision_slower(DType::kF16).empty())
     GTEST_SKIP() << "this CPU computes fp16 itself: the whole plan is fp16";
   Options fp16;
   fp16.precision = Precision::kFp16;
-  const Engine e = test::load_on_cpu(token_block({Dim::symbolic("N")}), fp16);
+  const graph::Graph g = token_block({Dim::symbolic("N")});
+  const Engine e = test::load_on_cpu(g, fp16);
   EXPECT_EQ(e.precision(), Precision::kFp32);
   EXPECT_NE(e.precision_note().find("fp16 requested, fp32 used"), std::string::npos)
       << e.precision_note();
+  if (kernels::cpu_low_precision_weight_rows(DType::kF16) == 0)
+    GTEST_SKIP() << "this CPU has no AVX2 + FMA + F16C: bound rows stay fp32 too";
+  fp16.input_shapes = {{"x", {1, kWidth}}};
+  const Engine bound = test::load_on_cpu(g, fp16);
+  EXPECT_EQ(bound.precision(), Precision::kFp16) << bound.precision_note();
 }
 
 }  // namespace
