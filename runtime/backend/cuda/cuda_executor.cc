@@ -246,7 +246,9 @@ Status CudaExecutor::enqueue(const ExecutionPlan& plan, bool capturing, bool num
       inputs_finite = all_finite(numerics_views_);
     }
     if (profiling) AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[2 * s], stream_));
-    AMP_RETURN_IF_ERROR(step.kernel->run(args).with_context(node_label(g.nodes[s])));
+    // The label only on failure: this runs for every step of every run.
+    if (Status st = step.kernel->run(args); !st.is_ok())
+      return st.with_context(node_label(g.nodes[s]));
     if (profiling) AMP_CUDA_RETURN_IF_ERROR(cudaEventRecord(step_events_[2 * s + 1], stream_));
     if (check) {
       AMP_RETURN_IF_ERROR(fetch_to_host(plan, step.outputs, numerics_host_, numerics_views_));
