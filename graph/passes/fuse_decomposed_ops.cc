@@ -522,6 +522,10 @@ std::optional<KeysT> keys_of_transposed(const Matcher& m, ValueId v) {
   if (const Node* t = m.transpose(v, {0, 1, 3, 2})) {
     r.k4 = t->inputs[0];
     r.nodes = {m.id(t)};
+    // TorchScript's Llama: K^T as this Transpose of repeat_kv's heads; the kv heads go in
+    // unrepeated (the repeat, outside the match, is dead once the Transpose goes).
+    std::vector<NodeId> repeat;
+    if (std::optional<ValueId> k4 = unrepeated_heads(m, r.k4, repeat)) r.k4 = *k4;
     return r;
   }
   const Node* split = m.def(v, OpType::kReshape);

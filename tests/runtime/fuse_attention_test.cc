@@ -362,7 +362,9 @@ TEST(FuseAttention, LlamaStyleBecomesAttentionOverUnrepeatedKvHeads) {
 // One decoder step as torch.export writes it with a dynamic cache length: the cache
 // Concat along a symbolic axis, repeat_kv's Expand and Reshape and the K^T reshapes all
 // sized by Shape slices of run-time tensors (graph/ops/sym_values.h names their dims).
-Graph decoder_step_graph() {
+// `torchscript_keys`: K^T as TorchScript writes it (Optimum's exports), one Transpose of the
+// repeated heads (perm 0 1 3 2).
+Graph decoder_step_graph(bool torchscript_keys = false) {
   constexpr int64_t kKv = 1, kRep = kHeads / kKv;
   GraphBuilder b;
   const ValueId x = b.input("x", DType::kF32, {1, 1, kHidden});
@@ -399,15 +401,20 @@ Graph decoder_step_graph() {
     return b.node(OpType::kReshape, {rep, target4});
   };
   const ValueId k4 = repeated(past_k, new_k, "k"), v4 = repeated(past_v, new_v, "v");
-  const ValueId klen = shape_slice(k4, 2, 3, "kt_len");
-  const ValueId k3 = b.node(
-      OpType::kReshape,
-      {k4, b.node(OpType::kConcat, {ints("kt_m1", {-1}), klen, ints("kt_d", {kHeadDim})}, axis0)});
-  const ValueId kt =
-      b.node(OpType::kReshape,
-             {b.node(OpType::kTranspose, {k3}, perm({0, 2, 1})),
-              b.node(OpType::kConcat, {ints("kt_bh", {1, kHeads}), ints("kt_d2", {kHeadDim}), klen},
-                     axis0)});
+  ValueId kt = kNoValue;
+  if (torchscript_keys) {
+    kt = b.node(OpType::kTranspose, {k4}, perm({0, 1, 3, 2}));
+  } else {
+    const ValueId klen = shape_slice(k4, 2, 3, "kt_len");
+    const ValueId k3 = b.node(
+        OpType::kReshape,
+        {k4,
+         b.node(OpType::kConcat, {ints("kt_m1", {-1}), klen, ints("kt_d", {kHeadDim})}, axis0)});
+    kt = b.node(OpType::kReshape,
+                {b.node(OpType::kTranspose, {k3}, perm({0, 2, 1})),
+                 b.node(OpType::kConcat,
+                        {ints("kt_bh", {1, kHeads}), ints("kt_d2", {kHeadDim}), klen}, axis0)});
+  }
   const ValueId q = b.node(
       OpType::kTranspose, {b.node(OpType::kReshape, {x, ints("qsplit", {1, 1, kHeads, kHeadDim})})},
       perm({0, 2, 1, 3}));
@@ -425,25 +432,28 @@ Graph decoder_step_graph() {
 }
 
 TEST(FuseAttention, DecoderStepWithDynamicCacheBecomesAttentionOverTheCache) {
-  Graph g = decoder_step_graph();
-  ASSERT_TRUE(infer_shapes(g).is_ok());
-  constexpr int64_t kPast = 7;
-  const std::map<std::string, TensorData> in = {
-      {"x", test::random_f32({1, 1, kHidden}, 2.0f, 31)},
-      {"past_k", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 32)},
-      {"past_v", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 33)},
-      {"new_k", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 34)},
-      {"new_v", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 35)}};
-  const Graph fused = fuse_keeping_outputs(g, in);
-  ASSERT_EQ(count(fused, OpType::kAttention), 1u);
-  EXPECT_EQ(count(fused, OpType::kSoftmax), 0u);
-  EXPECT_EQ(count(fused, OpType::kExpand), 0u);  // K's and V's repeats are gone
-  for (const Node& n : fused.nodes) {
-    if (n.op != OpType::kAttention) continue;
-    for (int k : {1, 2}) {  // the caches themselves: one kv head of past + 1 keys
-      const Value& kv = fused.value(n.inputs[static_cast<size_t>(k)]);
-      ASSERT_TRUE(kv.shape.has_value());
-      EXPECT_EQ(kv.shape->to_string(), "[1,1,past + 1,4]");
+  for (bool torchscript_keys : {false, true}) {
+    SCOPED_TRACE(torchscript_keys ? "TorchScript's K^T" : "torch.export's K^T");
+    Graph g = decoder_step_graph(torchscript_keys);
+    ASSERT_TRUE(infer_shapes(g).is_ok());
+    constexpr int64_t kPast = 7;
+    const std::map<std::string, TensorData> in = {
+        {"x", test::random_f32({1, 1, kHidden}, 2.0f, 31)},
+        {"past_k", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 32)},
+        {"past_v", test::random_f32({1, 1, kPast, kHeadDim}, 2.0f, 33)},
+        {"new_k", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 34)},
+        {"new_v", test::random_f32({1, 1, 1, kHeadDim}, 2.0f, 35)}};
+    const Graph fused = fuse_keeping_outputs(g, in);
+    ASSERT_EQ(count(fused, OpType::kAttention), 1u);
+    EXPECT_EQ(count(fused, OpType::kSoftmax), 0u);
+    EXPECT_EQ(count(fused, OpType::kExpand), 0u);  // K's and V's repeats are gone
+    for (const Node& n : fused.nodes) {
+      if (n.op != OpType::kAttention) continue;
+      for (int k : {1, 2}) {  // the caches themselves: one kv head of past + 1 keys
+        const Value& kv = fused.value(n.inputs[static_cast<size_t>(k)]);
+        ASSERT_TRUE(kv.shape.has_value());
+        EXPECT_EQ(kv.shape->to_string(), "[1,1,past + 1,4]");
+      }
     }
   }
 }

@@ -84,7 +84,8 @@ def export(out, name):
 
 
 def cache_layout(path):
-    """The past inputs' names and their kv heads and head dim, from the ONNX file."""
+    """The past inputs' names, their kv heads and head dim, and whether the model takes
+    position_ids, from the ONNX file."""
     import onnx
 
     model = onnx.load(path, load_external_data=False)
@@ -92,16 +93,20 @@ def cache_layout(path):
     if not past:
         sys.exit(f"{path}: no past_key_values.* inputs (not a decoder-with-past export)")
     dims = past[0].type.tensor_type.shape.dim
-    return [i.name for i in past], dims[1].dim_value, dims[3].dim_value
+    takes_positions = any(i.name == "position_ids" for i in model.graph.input)
+    return [i.name for i in past], dims[1].dim_value, dims[3].dim_value, takes_positions
 
 
-def greedy(run, past_names, start_cache, steps):
-    """Per-step times (ms) and the tokens chosen, feeding each step's cache to the next."""
+def greedy(run, past_names, start_cache, steps, position_ids=False):
+    """Per-step times (ms) and the tokens chosen, feeding each step's cache to the next.
+    position_ids: the model takes them (Optimum's exports do)."""
     cache, token, times, tokens = dict(start_cache), 7, [], []
     past = next(iter(cache.values())).shape[2]
     for s in range(steps):
         feeds = {"input_ids": np.array([[token]], np.int64),
                  "attention_mask": np.ones((1, past + s + 1), np.int64), **cache}
+        if position_ids:
+            feeds["position_ids"] = np.array([[past + s]], np.int64)
         t0 = time.perf_counter()
         out = run(feeds)
         times.append((time.perf_counter() - t0) * 1e3)
@@ -125,7 +130,7 @@ def run(args):
         sys.path.insert(0, args.amprt_path)
     import amprt
 
-    past_names, kv_heads, head_dim = cache_layout(args.model)
+    past_names, kv_heads, head_dim, positions = cache_layout(args.model)
     rng = np.random.default_rng(0)
     start = {n: (0.5 * rng.standard_normal((1, kv_heads, args.past, head_dim))).astype(np.float32)
              for n in past_names}
@@ -154,10 +159,10 @@ def run(args):
     print("|---|---|---|---|---|---|---|")
     # Warm-up: the first plan's kernels and ONNX Runtime's first run are load costs.
     for run_steps in runtimes.values():
-        greedy(run_steps, past_names, start, 4)
+        greedy(run_steps, past_names, start, 4, positions)
     medians = {name: [] for name in runtimes}
     for r in range(args.rounds):
-        results = {name: greedy(run_steps, past_names, start, args.steps)
+        results = {name: greedy(run_steps, past_names, start, args.steps, positions)
                    for name, run_steps in runtimes.items()}
         for name, (t, tokens) in results.items():
             medians[name].append(np.median(t))
