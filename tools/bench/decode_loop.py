@@ -146,9 +146,13 @@ def run(args):
         return dict(zip(ort_outputs, session.run(None, feeds)))
 
     runtimes = {}  # name: run(feeds) -> {output name: array}
+    # A token engine: its inputs bound to one token (past lengths stay free), as a generator
+    # loads one for its steps, so that the load sees one row per product (an export with
+    # symbolic batch and sequence, as Optimum writes, would otherwise plan for any).
+    token = {"input_ids": [1, 1], **({"position_ids": [1, 1]} if positions else {})}
     for precision in args.precision.split(","):
         engine = amprt.Engine.load(args.amp or args.model, precision=precision, backend="cpu",
-                                   threads=args.threads)
+                                   threads=args.threads, input_shapes=token)
         runtimes[f"amprt {precision} ({engine.precision})"] = engine.run
     runtimes["ort"] = run_ort
 
