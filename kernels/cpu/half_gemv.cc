@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/cpu_common.h"
-#include "kernels/cpu/shared_constants.h"
+#include "kernels/cpu/gemv_panels.h"
 #include "kernels/cpu/vector_activation.h"
 
 // AVX2 and FMA intrinsics with F16C's widening.
@@ -15,32 +15,8 @@ namespace amp::kernels::cpu {
 namespace {
 
 constexpr int64_t kColumns = HalfGemv::kColumns;
+static_assert(kColumns == gemv_panels::kColumns, "the panels are gemv_panels.h's");
 constexpr int kVectors = kColumns / 8;
-
-int64_t panel_count(int64_t n) {
-  return (n + kColumns - 1) / kColumns;
-}
-
-size_t panel_bytes(int64_t k, int64_t n) {
-  return static_cast<size_t>(panel_count(n) * k * kColumns) * sizeof(uint16_t);
-}
-
-// How a HalfGemv packed its B: equal recipes of the same bytes give equal panels.
-struct HalfGemvRecipe {
-  int64_t k, n, stride_k, stride_n;
-  bool operator==(const HalfGemvRecipe&) const = default;
-};
-
-std::shared_ptr<const float> pack(int64_t k, int64_t n, const uint16_t* b, int64_t stride_k,
-                                  int64_t stride_n) {
-  return packed_form(panel_bytes(k, n), [&](float* storage) {
-    auto* out = reinterpret_cast<uint16_t*>(storage);
-    for (int64_t p = 0; p < panel_count(n); ++p)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t w = 0; w < std::min(kColumns, n - p * kColumns); ++w)
-          out[(p * k + kk) * kColumns + w] = b[kk * stride_k + (p * kColumns + w) * stride_n];
-  });
-}
 
 // Eight 16-bit values widened to f32.
 template <DType kStorage>
@@ -99,14 +75,12 @@ void HalfGemv::prepare(DType storage, int64_t k, int64_t n, const uint16_t* b, i
   n_ = n;
   act_ = act;
   // f16 and bf16 panels of the same bytes are the same bits: the recipe needs no dtype.
-  b_ = SharedConstants<HalfGemvRecipe, float>::instance().get(
-      b, owner, HalfGemvRecipe{k, n, stride_k, stride_n},
-      [&] { return pack(k, n, b, stride_k, stride_n); });
+  b_ = gemv_panels::packed(k, n, b, stride_k, stride_n, owner);
 }
 
 void HalfGemv::run(const float* x, int64_t rows, const float* bias, float* y, int threads) const {
   const auto* panels = reinterpret_cast<const uint16_t*>(b_.get());
-  const int64_t count = panel_count(n_);
+  const int64_t count = gemv_panels::count(n_);
   // Panels per thread: enough weights (~64K) to pay for waking a thread.
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, k_ * kColumns));
   parallel_for(
@@ -131,7 +105,7 @@ void HalfGemv::run(const float* x, int64_t rows, const float* bias, float* y, in
 }
 
 HeldConstant HalfGemv::held_constant() const {
-  return {b_.get(), b_ ? panel_bytes(k_, n_) : 0};
+  return {b_.get(), b_ ? gemv_panels::bytes(k_, n_, sizeof(uint16_t)) : 0};
 }
 
 }  // namespace amp::kernels::cpu

@@ -6,37 +6,14 @@
 
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/gemm_strip_avx512.h"
-#include "kernels/cpu/shared_constants.h"
+#include "kernels/cpu/gemv_panels.h"
 
 namespace amp::kernels::cpu {
 namespace {
 
 constexpr int64_t kColumns = PackedGemv::kColumns;
+static_assert(kColumns == gemv_panels::kColumns, "the panels are gemv_panels.h's");
 constexpr int kVectors = kColumns / 8;
-
-int64_t panel_count(int64_t n) {
-  return (n + kColumns - 1) / kColumns;
-}
-
-size_t panel_bytes(int64_t k, int64_t n) {
-  return static_cast<size_t>(panel_count(n) * k * kColumns) * sizeof(float);
-}
-
-// How a PackedGemv packed its B: equal recipes of the same bytes give equal panels.
-struct GemvRecipe {
-  int64_t k, n, stride_k, stride_n;
-  bool operator==(const GemvRecipe&) const = default;
-};
-
-std::shared_ptr<const float> pack(int64_t k, int64_t n, const float* b, int64_t stride_k,
-                                  int64_t stride_n) {
-  return packed_form(panel_bytes(k, n), [&](float* out) {
-    for (int64_t p = 0; p < panel_count(n); ++p)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t w = 0; w < std::min(kColumns, n - p * kColumns); ++w)
-          out[(p * k + kk) * kColumns + w] = b[kk * stride_k + (p * kColumns + w) * stride_n];
-  });
-}
 
 // The 64 outputs of one panel; `width` of them are stored.
 AMP_AVX2_FMA void panel(const float* __restrict__ x, const float* __restrict__ bp, int64_t k,
@@ -97,14 +74,12 @@ void PackedGemv::prepare(int64_t k, int64_t n, const float* b, int64_t stride_k,
                          const std::shared_ptr<const void>& owner) {
   k_ = k;
   n_ = n;
-  b_ = SharedConstants<GemvRecipe, float>::instance().get(
-      b, owner, GemvRecipe{k, n, stride_k, stride_n},
-      [&] { return pack(k, n, b, stride_k, stride_n); });
+  b_ = gemv_panels::packed(k, n, b, stride_k, stride_n, owner);
 }
 
 void PackedGemv::run(const float* x, float* y, bool accumulate, int64_t j0, int64_t j1) const {
   static const bool avx512 = cpu_has_avx512f();
-  const int64_t p1 = panel_count(j1);
+  const int64_t p1 = gemv_panels::count(j1);
   if (avx512) {
     for (int64_t p = j0 / kColumns; p < p1; p += 2) {
       const int64_t width = std::min(2 * kColumns, n_ - p * kColumns);
@@ -122,7 +97,7 @@ void PackedGemv::run(const float* x, float* y, bool accumulate, int64_t j0, int6
 }
 
 HeldConstant PackedGemv::held_constant() const {
-  return {b_.get(), b_ ? panel_bytes(k_, n_) : 0};
+  return {b_.get(), b_ ? gemv_panels::bytes(k_, n_, sizeof(float)) : 0};
 }
 
 }  // namespace amp::kernels::cpu
