@@ -323,9 +323,10 @@ void EngineImpl::keep_fp32_but(const std::vector<std::string>& streaming, const 
       continue;
     policy.node_hints[n.name] = {DType::kF32, reason};
   }
-  const std::string low_name = precision_name(options.precision);
-  precision_note += std::string(precision_note.empty() ? "" : "; ") + low_name +
-                    " requested: " + slower + ", so only the " + std::to_string(streaming.size()) +
+  const std::string low_name = policy.target == DType::kBF16 ? "bf16" : "fp16";
+  precision_note += std::string(precision_note.empty() ? "" : "; ") +
+                    precision_name(options.precision) + " requested: " + slower + ", so only the " +
+                    std::to_string(streaming.size()) +
                     " products that stream constant weights for a few rows run " + low_name +
                     " (their weights read in 16 bits), the rest fp32";
 }

@@ -5,9 +5,9 @@
 //
 // Building (build_execution_plan):
 //   1. copy the engine graph, set each graph input's shape to the bound dims, replace
-//      shape-deciding inputs by their values (shape_inputs.h);
-//   2. ConstantFolding + DeadCodeElimination, which re-infer node by node (Shape/Gather/...
-//      chains collapse);
+//      shape-deciding inputs by their values (shape_inputs.h), re-infer;
+//   2. ConstantFolding (re-inferring only the nodes whose inputs it folds or reshapes) +
+//      DeadCodeElimination (Shape/Gather/... chains collapse);
 //   3. per node: the kernel of an earlier plan's node prepared alike (kernel_reuse.h), else
 //      registry lookup by (op, backend, kernel dtype), create, prepare();
 //   4. plan_memory with the kernels' in-place declarations and workspaces;
