@@ -2,10 +2,12 @@
 """Greedy decoding with a KV cache, AMPRT next to ONNX Runtime, token by token.
 
 A decoder exported with its cache as inputs and outputs (Optimum's decoder-with-past layout:
-input_ids [1, 1], attention_mask [1, past + 1], past_key_values.<i>.key/value
-[1, kv heads, past, head dim] in; logits, present.<i>.key/value out) is run the way a text
-generator runs it: one token per step, each step's present cache fed back as the next step's
-past, so every step binds a new past length. AMPRT builds an execution plan per set of input
+input_ids [1, 1], attention_mask [1, past + 1], position_ids [1, 1] where the model takes
+them, past_key_values.<i>.key/value [1, kv heads, past, head dim] in; logits,
+present.<i>.key/value out) is run the way a text generator runs it: one token per step, each
+step's present cache fed back as the next step's past, so every step binds a new past
+length. amprt is loaded as a token engine: input_ids (and position_ids) bound to one token
+(Options::input_shapes), the past free. --precision fp32,fp16,bf16 times each side by side. AMPRT builds an execution plan per set of input
 dims, so this measures what a plan costs when every step needs a new one, next to ONNX
 Runtime (CPU, one session), which plans nothing ahead. Both start from the same random cache
 of --past tokens and token 7; after a warm-up of 4 steps each, rounds alternate the runtimes,
@@ -19,7 +21,8 @@ every step builds its plan), and the script prints per step the median, mean and
       --amp /tmp/kv/llama_kv/model.amp --amprt-path build/tools/python
 
 `export` writes a 4-layer Llama (hidden 512, 8 query heads, 4 kv heads, vocab 32000, random
-weights) through torch.export with dynamic past and mask lengths; it needs torch and
+weights), or GPT-2 small's decoder with --model gpt2, through torch.export with dynamic past
+and mask lengths; it needs torch and
 transformers (pip), like export_transformers.py. `run` needs onnxruntime and numpy, and the
 amprt package (tools/python; --amprt-path adds its folder to sys.path). Neither is a
 dependency of AMPRT's build or tests.
