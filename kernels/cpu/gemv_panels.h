@@ -5,11 +5,14 @@
 // owner the same way (shared_constants.h).
 #pragma once
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
+#include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/shared_constants.h"
 
 namespace amp::kernels::cpu::gemv_panels {
@@ -48,6 +51,18 @@ std::shared_ptr<const float> packed(int64_t k, int64_t n, const T* b, int64_t st
   };
   return SharedConstants<Recipe, float>::instance().get(
       b, owner, Recipe{k, n, stride_k, stride_n, sizeof(T)}, pack);
+}
+
+// A panel's 64 sums (8 AVX2 registers) stored to y[0, width): the last panel of N may hold
+// fewer than 64 columns, and nothing past column N is written.
+AMP_AVX2_FMA inline void store_panel(const __m256* acc, float* y, int64_t width) {
+  if (width == kColumns) {
+    for (int v = 0; v < kColumns / 8; ++v) _mm256_storeu_ps(y + 8 * v, acc[v]);
+    return;
+  }
+  alignas(32) float out[kColumns];
+  for (int v = 0; v < kColumns / 8; ++v) _mm256_store_ps(out + 8 * v, acc[v]);
+  std::copy(out, out + width, y);
 }
 
 }  // namespace amp::kernels::cpu::gemv_panels

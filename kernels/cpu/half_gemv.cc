@@ -46,13 +46,7 @@ AMP_AVX2_FMA_F16C void panel_row(const float* __restrict__ x, const uint16_t* __
     _Pragma("GCC unroll 8") for (int v = 0; v < kVectors; ++v) acc[v] =
         _mm256_fmadd_ps(xv, widen<kStorage>(row + 8 * v), acc[v]);
   }
-  if (width == kColumns) {
-    for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(y + 8 * v, acc[v]);
-  } else {
-    alignas(32) float out[kColumns];
-    for (int v = 0; v < kVectors; ++v) _mm256_store_ps(out + 8 * v, acc[v]);
-    std::copy(out, out + width, y);
-  }
+  gemv_panels::store_panel(acc, y, width);
 }
 
 }  // namespace

@@ -38,13 +38,7 @@ AMP_AVX2_FMA void panel(const float* __restrict__ x, const float* __restrict__ b
     _Pragma("GCC unroll 8") for (int v = 0; v < kVectors; ++v) acc[v] =
         _mm256_fmadd_ps(xv, _mm256_load_ps(row + 8 * v), acc[v]);
   }
-  if (width == kColumns) {
-    for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(y + 8 * v, acc[v]);
-  } else {
-    alignas(32) float out[kColumns];
-    for (int v = 0; v < kVectors; ++v) _mm256_store_ps(out + 8 * v, acc[v]);
-    std::copy(out, out + width, y);
-  }
+  gemv_panels::store_panel(acc, y, width);
 }
 
 // Panels [0, NP) at bp (each k * kColumns floats after the one before) on AVX-512: 4 NP
