@@ -510,6 +510,14 @@ std::optional<ValueId> unrepeated_heads(const Matcher& m, ValueId v, std::vector
   return x;
 }
 
+// K's heads `k4`, or the kv heads before it when it is repeat_kv's Reshape of their repeat
+// (unrepeated_heads). The repeat stays outside the match: dead code once the match is
+// applied, or read by a Shape until binding folds it.
+ValueId kv_heads_unrepeated(const Matcher& m, ValueId k4) {
+  std::vector<NodeId> repeat;
+  return unrepeated_heads(m, k4, repeat).value_or(k4);
+}
+
 std::optional<KeysT> keys_of_transposed(const Matcher& m, ValueId v) {
   const Graph& g = m.graph();
   KeysT r;
@@ -520,12 +528,9 @@ std::optional<KeysT> keys_of_transposed(const Matcher& m, ValueId v) {
     return r;
   }
   if (const Node* t = m.transpose(v, {0, 1, 3, 2})) {
-    r.k4 = t->inputs[0];
+    // TorchScript's Llama: K^T as this Transpose of repeat_kv's heads.
+    r.k4 = kv_heads_unrepeated(m, t->inputs[0]);
     r.nodes = {m.id(t)};
-    // TorchScript's Llama: K^T as this Transpose of repeat_kv's heads; the kv heads go in
-    // unrepeated (the repeat, outside the match, is dead once the Transpose goes).
-    std::vector<NodeId> repeat;
-    if (std::optional<ValueId> k4 = unrepeated_heads(m, r.k4, repeat)) r.k4 = *k4;
     return r;
   }
   const Node* split = m.def(v, OpType::kReshape);
@@ -561,14 +566,10 @@ std::optional<KeysT> keys_of_transposed(const Matcher& m, ValueId v) {
   if (!same_dim(md[1], hd[2]) || !same_dim(md[2], hd[3]) || !same_dim(kd[0], hd[0]) ||
       !same_dim(kd[1], hd[1]) || !same_dim(kd[2], hd[3]) || !same_dim(kd[3], hd[2]))
     return std::nullopt;
-  r.k4 = merge->inputs[0];
-  r.nodes = {m.id(merge), m.id(t), m.id(split)};
   // Heads that repeat_kv made by a Reshape of its 5-D repeat (torch.export keeps that
-  // Reshape where the sequence is dynamic): the kv heads unrepeated. The repeat stays
-  // outside the match: the Shape that sizes the K^T reshapes reads it, and once binding
-  // folds that Shape, dead-code elimination drops the repeat.
-  std::vector<NodeId> repeat;
-  if (std::optional<ValueId> k4 = unrepeated_heads(m, r.k4, repeat)) r.k4 = *k4;
+  // Reshape where the sequence is dynamic; the Shape that sizes the K^T reshapes reads it).
+  r.k4 = kv_heads_unrepeated(m, merge->inputs[0]);
+  r.nodes = {m.id(merge), m.id(t), m.id(split)};
   return r;
 }
 
