@@ -119,8 +119,6 @@ def greedy(run, past_names, start_cache, steps, position_ids=False):
     return np.array(times), tokens
 
 
-def stats(t):
-    return f"{np.median(t):6.2f} {t.mean():6.2f} {np.percentile(t, 90):6.2f}"
 
 
 def run(args):
@@ -173,10 +171,10 @@ def run(args):
                    for name, run_steps in runtimes.items()}
         for name, (t, tokens) in results.items():
             medians[name].append(np.median(t))
-            m, mean, p90 = stats(t).split()
             same = sum(a == b for a, b in zip(tokens, results["ort"][1]))
             agree = f"{same}/{args.steps}" if name != "ort" else ""
-            print(f"| {r} | {name} | {m} | {mean} | {p90} | {t[0]:.1f} | {agree} |")
+            print(f"| {r} | {name} | {np.median(t):.2f} | {t.mean():.2f} | "
+                  f"{np.percentile(t, 90):.2f} | {t[0]:.1f} | {agree} |")
     o = np.median(medians["ort"])
     print(f"\nmedian of the rounds' medians, ms a token: ONNX Runtime {o:.2f}")
     for name in runtimes:
