@@ -58,12 +58,13 @@ class MatMulKernel final : public Kernel {
   void held_constants(std::vector<HeldConstant>& out) const override {
     if (mode_ == Mode::kSmall) out.push_back(small_.held_constant());
     if (mode_ == Mode::kPacked) out.push_back(packed_.held_constant());
-    if (mode_ == Mode::kHalf) out.push_back(half_.held_constant());
+    if (mode_ == Mode::kHalf && !half_.reads_b_in_place()) out.push_back(half_.held_constant());
     weights_.held_constants(out);
   }
   // B (input 1) when a packed form of it is what run() multiplies by.
   std::vector<size_t> replaced_constant_inputs() const override {
-    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked || mode_ == Mode::kHalf) return {1};
+    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked) return {1};
+    if (mode_ == Mode::kHalf && !half_.reads_b_in_place()) return {1};
     if (mode_ == Mode::kPrimitive && weights_.holds_constant()) return {1};
     return {};
   }
@@ -380,7 +381,7 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
     auto* x = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_src_));
     auto* y = reinterpret_cast<float*>(WorkspaceLayout::at(ws, off_dst_));
     convert_to_f32(dtype_, a.inputs[0], x, a_numel_, threads);
-    half_.run(x, a_numel_ / k_, bias, y, threads);
+    half_.run(x, a_numel_ / k_, static_cast<const uint16_t*>(a.inputs[1]), bias, y, threads);
     store_from_f32(dtype_, y, a.outputs[0], y_numel_, threads);
     return Status::ok();
   }

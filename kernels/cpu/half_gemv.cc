@@ -3,10 +3,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/gemv_panels.h"
 #include "kernels/cpu/vector_activation.h"
+#include "runtime/common/half.h"
 
 // AVX2 and FMA intrinsics with F16C's widening.
 #define AMP_AVX2_FMA_F16C __attribute__((target("avx2,fma,f16c")))
@@ -21,7 +23,7 @@ constexpr int kVectors = kColumns / 8;
 // Eight 16-bit values widened to f32.
 template <DType kStorage>
 AMP_AVX2_FMA_F16C inline __m256 widen(const uint16_t* p) {
-  const __m128i h = _mm_load_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   if constexpr (kStorage == DType::kF16) {
     return _mm256_cvtph_ps(h);
   } else {  // bf16: the top half of an f32
@@ -49,6 +51,78 @@ AMP_AVX2_FMA_F16C void panel_row(const float* __restrict__ x, const uint16_t* __
   gemv_panels::store_panel(acc, y, width);
 }
 
+template <DType kStorage>
+inline float widen_one(uint16_t h) {
+  return kStorage == DType::kF16 ? half_bits_to_float(h) : bf16_bits_to_float(h);
+}
+
+// In place (header): columns [j, j + width) of kRows rows, B [K, N] dense row-major. The sums
+// are y[r * n + j ...], already started from the bias or zeros.
+template <DType kStorage, int kRows>
+AMP_AVX2_FMA_F16C void tile_rows(const float* __restrict__ x, const uint16_t* __restrict__ b,
+                                 int64_t k, int64_t n, int64_t j, int64_t width,
+                                 float* __restrict__ y) {
+  const int64_t vec_width = width & ~int64_t{7};
+  int64_t kk = 0;
+  for (; kk + 4 <= k; kk += 4) {
+    const uint16_t* b0 = b + kk * n + j;
+    const uint16_t* b1 = b0 + n;
+    const uint16_t* b2 = b1 + n;
+    const uint16_t* b3 = b2 + n;
+    __m256 xs[kRows][4];
+    for (int r = 0; r < kRows; ++r)
+      for (int i = 0; i < 4; ++i) xs[r][i] = _mm256_broadcast_ss(x + r * k + kk + i);
+    for (int64_t c = 0; c < vec_width; c += 8) {
+      const __m256 w0 = widen<kStorage>(b0 + c), w1 = widen<kStorage>(b1 + c);
+      const __m256 w2 = widen<kStorage>(b2 + c), w3 = widen<kStorage>(b3 + c);
+      for (int r = 0; r < kRows; ++r) {
+        float* sums = y + r * n + j + c;
+        __m256 acc = _mm256_loadu_ps(sums);
+        acc = _mm256_fmadd_ps(xs[r][0], w0, acc);
+        acc = _mm256_fmadd_ps(xs[r][1], w1, acc);
+        acc = _mm256_fmadd_ps(xs[r][2], w2, acc);
+        acc = _mm256_fmadd_ps(xs[r][3], w3, acc);
+        _mm256_storeu_ps(sums, acc);
+      }
+    }
+  }
+  for (; kk < k; ++kk) {
+    const uint16_t* b0 = b + kk * n + j;
+    for (int64_t c = 0; c < vec_width; c += 8) {
+      const __m256 w0 = widen<kStorage>(b0 + c);
+      for (int r = 0; r < kRows; ++r) {
+        float* sums = y + r * n + j + c;
+        _mm256_storeu_ps(
+            sums, _mm256_fmadd_ps(_mm256_broadcast_ss(x + r * k + kk), w0, _mm256_loadu_ps(sums)));
+      }
+    }
+  }
+  // The last tile's columns past a multiple of 8: the same sums in the same order, one fused
+  // multiply-add (one rounding) a step, as the vector lanes.
+  for (int64_t c = vec_width; c < width; ++c)
+    for (int r = 0; r < kRows; ++r) {
+      float acc = y[r * n + j + c];
+      for (int64_t i = 0; i < k; ++i)
+        acc = std::fma(x[r * k + i], widen_one<kStorage>(b[i * n + j + c]), acc);
+      y[r * n + j + c] = acc;
+    }
+}
+
+template <DType kStorage>
+void tile(const float* x, int64_t rows, const uint16_t* b, int64_t k, int64_t n, int64_t j,
+          int64_t width, float* y) {
+  switch (rows) {
+    case 1:
+      return tile_rows<kStorage, 1>(x, b, k, n, j, width, y);
+    case 2:
+      return tile_rows<kStorage, 2>(x, b, k, n, j, width, y);
+    case 3:
+      return tile_rows<kStorage, 3>(x, b, k, n, j, width, y);
+    default:
+      return tile_rows<kStorage, 4>(x, b, k, n, j, width, y);
+  }
+}
+
 }  // namespace
 
 bool HalfGemv::suits_this_cpu() {
@@ -68,12 +142,16 @@ void HalfGemv::prepare(DType storage, int64_t k, int64_t n, const uint16_t* b, i
   k_ = k;
   n_ = n;
   act_ = act;
+  panels_ = nullptr;
+  if (stride_n == 1 && stride_k == n && n >= kMinInPlaceColumns) return;  // read in place
   // f16 and bf16 panels of the same bytes are the same bits: the recipe needs no dtype.
-  b_ = gemv_panels::packed(k, n, b, stride_k, stride_n, owner);
+  panels_ = gemv_panels::packed(k, n, b, stride_k, stride_n, owner);
 }
 
-void HalfGemv::run(const float* x, int64_t rows, const float* bias, float* y, int threads) const {
-  const auto* panels = reinterpret_cast<const uint16_t*>(b_.get());
+void HalfGemv::run(const float* x, int64_t rows, const uint16_t* b, const float* bias, float* y,
+                   int threads) const {
+  if (reads_b_in_place()) return run_in_place(x, rows, b, bias, y, threads);
+  const auto* panels = reinterpret_cast<const uint16_t*>(panels_.get());
   const int64_t count = gemv_panels::count(n_);
   // Panels per thread: enough weights (~64K) to pay for waking a thread.
   const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, k_ * kColumns));
@@ -98,8 +176,40 @@ void HalfGemv::run(const float* x, int64_t rows, const float* bias, float* y, in
       grain);
 }
 
+void HalfGemv::run_in_place(const float* x, int64_t rows, const uint16_t* b, const float* bias,
+                            float* y, int threads) const {
+  // Tiles: one per thread, but at least ~64K weights each (to pay for waking a thread) and at
+  // most kMaxTile columns (the sums stay in cache).
+  auto round8 = [](int64_t v) { return (v + 7) / 8 * 8; };
+  int64_t width = round8((n_ + std::max(threads, 1) - 1) / std::max(threads, 1));
+  width = std::max(width, round8(65536 / std::max<int64_t>(k_, 1)));
+  width = std::min(width, kMaxTile);
+  const int64_t count = (n_ + width - 1) / width;
+  parallel_for(
+      count, threads,
+      [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t j = t * width, w = std::min(width, n_ - j);
+          for (int64_t r = 0; r < rows; ++r) {
+            float* sums = y + r * n_ + j;
+            if (bias != nullptr)
+              std::copy(bias + j, bias + j + w, sums);
+            else
+              std::fill(sums, sums + w, 0.0f);
+          }
+          if (storage_ == DType::kF16)
+            tile<DType::kF16>(x, rows, b, k_, n_, j, w, y);
+          else
+            tile<DType::kBF16>(x, rows, b, k_, n_, j, w, y);
+          if (act_.kind != graph::ActivationKind::kNone)
+            for (int64_t r = 0; r < rows; ++r) activate_f32(act_, y + r * n_ + j, w);
+        }
+      },
+      1);
+}
+
 HeldConstant HalfGemv::held_constant() const {
-  return {b_.get(), b_ ? gemv_panels::bytes(k_, n_, sizeof(uint16_t)) : 0};
+  return {panels_.get(), panels_ ? gemv_panels::bytes(k_, n_, sizeof(uint16_t)) : 0};
 }
 
 }  // namespace amp::kernels::cpu

@@ -151,7 +151,8 @@ Result<PreparedKernel> PreparedKernel::prepare(const kernels::KernelRegistry& re
   s->kernel = def->create();
   AMP_RETURN_IF_ERROR(s->kernel->prepare(s->config));
   if (call.scribble_constants)
-    for (std::vector<uint8_t>& c : s->constants) std::fill(c.begin(), c.end(), 0xFF);
+    for (size_t i : s->kernel->replaced_constant_inputs())
+      if (i < s->constants.size()) std::fill(s->constants[i].begin(), s->constants[i].end(), 0xFF);
   PreparedKernel p;
   p.state_ = std::move(s);
   return p;

@@ -8,8 +8,9 @@
 // with the runtime's rule (kernels::kernel_dtype), configured and prepared. Every run checks
 // that the kernel stays inside what it was given: outputs start poisoned (0xFF) with a guard
 // byte after each, the workspace is 64-byte aligned with a 64-byte canary after it, and
-// run-time inputs are private copies. With `scribble_constants`, constant inputs are
-// overwritten after prepare(), for kernels that promise to copy them there (packed weights).
+// run-time inputs are private copies. With `scribble_constants`, the constant inputs a
+// kernel promises not to read at run (Kernel::replaced_constant_inputs: packed weights) are
+// overwritten after prepare().
 //
 //   const KernelRun r = run_kernel({.op = OpType::kRelu}, {host_tensor(DType::kF16, {3}, v)},
 //                                  {output_spec(DType::kF16, {3})});
@@ -76,8 +77,10 @@ struct KernelCall {
   graph::Attributes attrs;
   int op_version = 22;
   int threads = 1;
-  bool in_place = false;            // output 0 starts as input 0 and is passed as both
-  bool scribble_constants = false;  // overwrite constant inputs after prepare()
+  bool in_place = false;  // output 0 starts as input 0 and is passed as both
+  // Overwrite, after prepare(), the constant inputs the kernel says run() never reads
+  // (Kernel::replaced_constant_inputs): a kernel that reads one anyway fails its check.
+  bool scribble_constants = false;
 };
 
 // A kernel prepared for one call; run() may be called any number of times, from several

@@ -101,8 +101,8 @@ std::vector<test::HostTensor> to_host(const std::vector<Tensor>& ts) {
   return out;
 }
 
-// Constants are scribbled over after prepare(): the library kernels pack them there and
-// must not read them at run.
+// The constants a kernel replaced by packed forms of its own are scribbled over after
+// prepare(): run() must not read them (their pages go back to the OS).
 Result<test::PreparedKernel> prepare(const graph::Node& node, const std::vector<Tensor>& inputs,
                                      const std::vector<OutSpec>& outs, int threads = 1) {
   return test::PreparedKernel::prepare(test::cpu_registry(), Backend::kCpu,
@@ -1024,8 +1024,10 @@ TEST(DnnlMatMul, LargerProductsOnAvx2CpusRunThePackedGemm) {
 
 // f16 and bf16 products with a constant 2-D B and at most 4 rows (a decoder's token) read B
 // in its 16 bits on a CPU with AVX2, FMA and F16C (kernels/cpu/half_gemv.h), oneDNN
-// elsewhere: which products take it, and its results at the edges of its 64-column panels,
-// with every fused activation, Gemm's transposed B and bias row, and two threads.
+// elsewhere: which products take it; that a row-major B is read in place (no second copy)
+// when wide and packed otherwise; and the results at the edges of the in-place tiles
+// (columns past a multiple of 8, K past a multiple of 4) and of the 64-column panels, with
+// every fused activation, Gemm's transposed B and bias row, and two threads.
 // amp_kernel_tests.AsOnAnAvx2Cpu runs this on an AVX-512 machine as on an AVX2-only one.
 TEST(DnnlMatMul, FewRowHalfProductsReadTheirSixteenBitWeights) {
   const bool ours = kernels::cpu::HalfGemv::suits_this_cpu();
@@ -1067,16 +1069,45 @@ TEST(DnnlMatMul, FewRowHalfProductsReadTheirSixteenBitWeights) {
     EXPECT_TRUE(takes(
         implementation(OpType::kGemm, {rng.tensor(dt, {1, 96}), bt, bias}, {1, 130}, tb_alpha),
         "oneDNN"));
+    if (ours) {
+      // The planner's 16-bit B is the only copy of a wide row-major B; a narrow one and a
+      // transposed one are packed into panels that replace them.
+      Tensor wide = rng.tensor(dt, {96, 2048});
+      wide.constant = true;
+      graph::Node matmul, gemm;
+      matmul.op = OpType::kMatMul;
+      gemm.op = OpType::kGemm;
+      gemm.attrs = tb;
+      auto in_place = prepare(matmul, {rng.tensor(dt, {1, 96}), wide}, {{dt, {1, 2048}}});
+      auto narrow = prepare(matmul, {rng.tensor(dt, {1, 96}), b}, {{dt, {1, 130}}});
+      auto transposed = prepare(gemm, {rng.tensor(dt, {1, 96}), bt, bias}, {{dt, {1, 130}}});
+      ASSERT_TRUE(in_place.is_ok() && narrow.is_ok() && transposed.is_ok());
+      std::vector<kernels::HeldConstant> held;
+      in_place->kernel().held_constants(held);
+      EXPECT_TRUE(held.empty());
+      EXPECT_TRUE(in_place->kernel().replaced_constant_inputs().empty());
+      for (const auto* packed : {&*narrow, &*transposed}) {
+        held.clear();
+        packed->kernel().held_constants(held);
+        ASSERT_EQ(held.size(), 1u);
+        EXPECT_EQ(held[0].bytes, size_t{3} * 96 * 64 * 2);  // 3 panels of 64 columns
+        EXPECT_EQ(packed->kernel().replaced_constant_inputs(), std::vector<size_t>{1});
+      }
+    }
 
     uint32_t seed = 14100 + 100 * static_cast<uint32_t>(dt);
     for (const ActCase& act : act_cases())
-      for (int64_t n : {1, 63, 64, 130})
+      for (int64_t n : {1, 63, 64, 130, 2050})
         check_matmul({3, 70}, {70, n}, {3, n}, dt, act, true, ++seed);
     check_matmul({1, 1, 300}, {300, 65}, {1, 1, 65}, dt, act_cases()[0], true, ++seed);
+    check_matmul({4, 3}, {3, 2053}, {4, 2053}, dt, act_cases()[1], true, ++seed);
     // A Linear with a bias row given at run time; two threads splitting 32 panels.
     check_gemm({2, 64, 100, false, true, 1.0f, 1.0f, {100}}, dt, act_cases()[1], true, ++seed,
                true);
-    check_matmul({1, 128}, {128, 2048}, {1, 2048}, dt, act_cases()[0], true, ++seed, 2);
+    // Two threads: two in-place tiles (the second with 3 columns past a multiple of 8), and
+    // more columns than one tile holds.
+    check_matmul({1, 128}, {128, 2051}, {1, 2051}, dt, act_cases()[0], true, ++seed, 2);
+    check_matmul({2, 8}, {8, 9000}, {2, 9000}, dt, act_cases()[0], true, ++seed);
   }
 }
 
