@@ -84,7 +84,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     const ExecutionPlan* earlier) {
   auto plan = std::make_shared<ExecutionPlan>();
   plan->key = key;
-  plan->graph = engine_graph;
+  plan->graph = graph::copy_for_reinference(engine_graph);  // binding infers it again
   Graph& g = plan->graph;
   if (!shape_values.empty()) AMP_RETURN_IF_ERROR(graph::bind_shape_input_values(g, shape_values));
   AMP_RETURN_IF_ERROR(bind_inputs(g, key.dims));

@@ -61,6 +61,32 @@ bool Graph::operator==(const Graph& o) const {
          metadata == o.metadata;
 }
 
+Graph copy_for_reinference(const Graph& g) {
+  Graph out;
+  out.values.reserve(g.values.size());
+  for (const Value& v : g.values) {
+    Value& c = out.values.emplace_back();
+    c.name = v.name;
+    c.dtype = v.dtype;
+    c.shape = v.shape;
+    c.constant = v.constant;
+  }
+  out.nodes.reserve(g.nodes.size());
+  for (const Node& n : g.nodes) {
+    Node& c = out.nodes.emplace_back();
+    c.name = n.name;
+    c.op = n.op;
+    c.op_version = n.op_version;
+    c.inputs = n.inputs;
+    c.outputs = n.outputs;
+    c.attrs = n.attrs;
+  }
+  out.inputs = g.inputs;
+  out.outputs = g.outputs;
+  out.metadata = g.metadata;
+  return out;
+}
+
 std::vector<NodeId> compute_producers(const Graph& g) {
   std::vector<NodeId> prod(g.values.size(), -1);
   for (size_t i = 0; i < g.nodes.size(); ++i)

@@ -43,6 +43,8 @@ using ValueId = int32_t;
 using NodeId = int32_t;
 inline constexpr ValueId kNoValue = -1;
 
+// A field added to Value or Node is copied by copy_for_reinference (below) unless every
+// inference refills it.
 struct Value {
   std::string name;
   DType dtype = DType::kUndefined;
@@ -117,6 +119,11 @@ class Graph {
 bool operator==(const Value& a, const Value& b);
 bool operator==(const Node& a, const Node& b);
 bool operator==(const Metadata& a, const Metadata& b);
+
+// A copy of g without the data that every inference refills (Value::sym_value,
+// Node::resolved): for a graph about to be inferred again, as a plan is once it binds its
+// input dims. Those are most of a copy's allocations (polynomials, control-flow bodies).
+Graph copy_for_reinference(const Graph& g);
 
 // For each value: the node that produces it (-1 for inputs/constants).
 std::vector<NodeId> compute_producers(const Graph& g);

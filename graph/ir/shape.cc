@@ -19,8 +19,15 @@ std::optional<int64_t> checked_numel(const std::vector<int64_t>& dims) {
 }
 
 std::optional<int64_t> Shape::numel() const {
-  if (!is_static()) return std::nullopt;
-  return checked_numel(static_dims());
+  // checked_numel's rule, without building the vector of dims (called for every value at
+  // every plan build).
+  int64_t n = 1;
+  for (const Dim& d : dims) {
+    if (!d.is_static()) return std::nullopt;
+    if (d.value != 0 && n > INT64_MAX / d.value) return std::nullopt;
+    n *= d.value;
+  }
+  return n;
 }
 
 std::vector<int64_t> Shape::static_dims() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <tuple>
 
 namespace amp::graph {
 namespace {
@@ -48,8 +49,26 @@ std::vector<std::pair<int, std::string>> split_terms(const std::string& s) {
 SymInt SymInt::constant(int64_t v) {
   SymInt r;
   r.known_ = true;
-  if (v != 0) r.terms_[{}] = v;
+  r.constant_ = v;
   return r;
+}
+
+bool SymInt::add_term(const Monomial& m, int64_t c) {
+  if (m.empty()) return !__builtin_add_overflow(constant_, c, &constant_);
+  int64_t& t = terms_[m];
+  if (__builtin_add_overflow(t, c, &t)) return false;
+  if (t == 0) terms_.erase(m);
+  return true;
+}
+
+template <typename Fn>
+void SymInt::for_each_term(Fn&& fn) const {
+  if (constant_ != 0) fn(Monomial{}, constant_);
+  for (const auto& [m, c] : terms_) fn(m, c);
+}
+
+size_t SymInt::term_count() const {
+  return terms_.size() + (constant_ != 0 ? 1 : 0);
 }
 
 SymInt SymInt::of(const Dim& d) {
@@ -78,9 +97,7 @@ SymInt SymInt::of(const Dim& d) {
     }
     if (!ok || m.size() > kMaxDegree) return atom(d.symbol);  // not a polynomial we print
     std::sort(m.begin(), m.end());
-    int64_t& t = r.terms_[m];
-    if (__builtin_add_overflow(t, coef, &t)) return {};
-    if (t == 0) r.terms_.erase(m);
+    if (!r.add_term(m, coef)) return {};
   }
   // A name that spells only numbers ("7") is a name, not that constant.
   if (r.constant_value()) return atom(d.symbol);
@@ -95,14 +112,12 @@ SymInt SymInt::atom(const std::string& name) {
 }
 
 std::optional<int64_t> SymInt::constant_value() const {
-  if (!known_) return std::nullopt;
-  if (terms_.empty()) return 0;
-  if (terms_.size() == 1 && terms_.begin()->first.empty()) return terms_.begin()->second;
-  return std::nullopt;
+  if (!known_ || !terms_.empty()) return std::nullopt;
+  return constant_;
 }
 
 bool SymInt::nonnegative() const {
-  if (!known_) return false;
+  if (!known_ || constant_ < 0) return false;
   for (const auto& [m, c] : terms_)
     if (c <= 0) return false;
   return true;
@@ -116,9 +131,10 @@ Dim SymInt::to_dim() const {
 
 std::string SymInt::to_string() const {
   if (!known_) return "?";
-  if (terms_.empty()) return "0";
+  if (term_count() == 0) return "0";
   // Higher degree first, then by name; the constant last.
   std::vector<std::pair<Monomial, int64_t>> order(terms_.begin(), terms_.end());
+  if (constant_ != 0) order.emplace_back(Monomial{}, constant_);
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   std::string s;
@@ -139,12 +155,9 @@ std::string SymInt::to_string() const {
 SymInt operator+(const SymInt& a, const SymInt& b) {
   if (!a.known_ || !b.known_) return {};
   SymInt r = a;
-  for (const auto& [m, c] : b.terms_) {
-    int64_t& t = r.terms_[m];
-    if (__builtin_add_overflow(t, c, &t)) return {};
-    if (t == 0) r.terms_.erase(m);
-  }
-  if (r.terms_.size() > kMaxTerms) return {};
+  bool ok = true;
+  b.for_each_term([&](const SymInt::Monomial& m, int64_t c) { ok = ok && r.add_term(m, c); });
+  if (!ok || r.term_count() > kMaxTerms) return {};
   return r;
 }
 
@@ -155,41 +168,57 @@ SymInt operator-(const SymInt& a, const SymInt& b) {
 SymInt operator*(const SymInt& a, const SymInt& b) {
   if (!a.known_ || !b.known_) return {};
   SymInt r = SymInt::constant(0);
-  for (const auto& [ma, ca] : a.terms_)
-    for (const auto& [mb, cb] : b.terms_) {
+  // Constants, the common case once dims are bound: no monomials to build.
+  if (a.terms_.empty() && b.terms_.empty())
+    return __builtin_mul_overflow(a.constant_, b.constant_, &r.constant_) ? SymInt{} : r;
+  bool ok = true;
+  a.for_each_term([&](const SymInt::Monomial& ma, int64_t ca) {
+    b.for_each_term([&](const SymInt::Monomial& mb, int64_t cb) {
+      if (!ok) return;
       SymInt::Monomial m = ma;
       m.insert(m.end(), mb.begin(), mb.end());
-      if (m.size() > kMaxDegree) return {};
-      std::sort(m.begin(), m.end());
       int64_t p;
-      if (__builtin_mul_overflow(ca, cb, &p)) return {};
-      int64_t& t = r.terms_[m];
-      if (__builtin_add_overflow(t, p, &t)) return {};
-      if (t == 0) r.terms_.erase(m);
-      if (r.terms_.size() > kMaxTerms) return {};
-    }
-  return r;
+      ok = m.size() <= kMaxDegree && !__builtin_mul_overflow(ca, cb, &p);
+      if (!ok) return;
+      std::sort(m.begin(), m.end());
+      ok = r.add_term(m, p) && r.term_count() <= kMaxTerms;
+    });
+  });
+  return ok ? r : SymInt{};
 }
 
 SymInt exact_div(const SymInt& a, const SymInt& b) {
-  if (!a.known_ || !b.known_ || b.terms_.size() != 1) return {};
-  const auto& [mb, cb] = *b.terms_.begin();
-  if (std::optional<int64_t> ca = a.constant_value(); ca && mb.empty()) {
-    if (*ca < 0 || cb <= 0) return {};
-    return SymInt::constant(*ca / cb);
+  if (!a.known_ || !b.known_ || b.term_count() != 1) return {};
+  if (b.terms_.empty()) {  // b a constant
+    const int64_t cb = b.constant_;
+    if (std::optional<int64_t> ca = a.constant_value()) {
+      if (*ca < 0 || cb <= 0) return {};
+      return SymInt::constant(*ca / cb);
+    }
   }
+  SymInt::Monomial mb;
+  int64_t cb = b.constant_;
+  if (!b.terms_.empty()) std::tie(mb, cb) = *b.terms_.begin();
   SymInt r = SymInt::constant(0);
-  for (const auto& [ma, ca] : a.terms_) {
-    if (ca % cb != 0 || (cb == -1 && ca == INT64_MIN)) return {};
+  bool ok = true;
+  a.for_each_term([&](const SymInt::Monomial& ma, int64_t ca) {
+    if (!ok) return;
+    if (ca % cb != 0 || (cb == -1 && ca == INT64_MIN)) {
+      ok = false;
+      return;
+    }
     SymInt::Monomial rest = ma;  // ma minus mb as multisets
     for (const std::string& f : mb) {
       auto it = std::find(rest.begin(), rest.end(), f);
-      if (it == rest.end()) return {};
+      if (it == rest.end()) {
+        ok = false;
+        return;
+      }
       rest.erase(it);
     }
-    r.terms_[rest] = ca / cb;
-  }
-  return r;
+    ok = r.add_term(rest, ca / cb);
+  });
+  return ok ? r : SymInt{};
 }
 
 SymInt dims_product_sym(const std::vector<Dim>& dims) {

@@ -9,8 +9,8 @@
 // arithmetic get a canonical name from their polynomial, so two paths to "past + 1" name
 // the same dim and compare equal like any other symbol.
 //
-// Representation: a map from monomials (sorted symbol names, possibly repeated; the empty
-// one is the constant term) to nonzero coefficients. A Dim's symbol is parsed back into
+// Representation: the constant term, and a map from the other monomials (sorted symbol
+// names, possibly repeated) to nonzero coefficients. A Dim's symbol is parsed back into
 // its polynomial: terms separated by " + " / " - ", factors by "*", a leading integer the
 // coefficient; any other name is one atom (the importer's names, "batch", "seq_len"). A
 // name that happens to contain those separators is read as the expression it spells,
@@ -52,13 +52,24 @@ class SymInt {
   friend SymInt exact_div(const SymInt& a, const SymInt& b);
   // Known to be >= 0 whatever its symbols are (each a dim, >= 0): every coefficient > 0.
   bool nonnegative() const;
-  bool operator==(const SymInt& o) const { return known_ && o.known_ && terms_ == o.terms_; }
+  bool operator==(const SymInt& o) const {
+    return known_ && o.known_ && constant_ == o.constant_ && terms_ == o.terms_;
+  }
 
  private:
   using Monomial = std::vector<std::string>;  // sorted
   static SymInt atom(const std::string& name);
+  // Adds c * m; false when a coefficient overflows.
+  bool add_term(const Monomial& m, int64_t c);
+  // fn(monomial, coefficient) for each nonzero term, the constant's (empty monomial) first.
+  template <typename Fn>
+  void for_each_term(Fn&& fn) const;
+  size_t term_count() const;
   bool known_ = false;
-  std::map<Monomial, int64_t> terms_;  // no zero coefficients
+  // The constant term apart: a plan binds every dim, and then every SymInt is a constant,
+  // which so needs no allocation.
+  int64_t constant_ = 0;
+  std::map<Monomial, int64_t> terms_;  // the other terms; no zero coefficients
 };
 
 // The product of dims as a SymInt (unknown if any dim is unnamed symbolic).

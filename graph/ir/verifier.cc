@@ -2,9 +2,9 @@
 
 #include "graph/ir/limits.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 
 namespace amp::graph {
 namespace {
@@ -48,24 +48,27 @@ Status verify_at_depth(const Graph& g, int depth) {
   const size_t nv = g.values.size();
   // 2. names
   {
-    // Views of the graph's own strings: verification runs after every pass and at every
-    // plan build, and copying each name into the set was most of its cost.
-    std::unordered_set<std::string_view> seen;
-    seen.reserve(nv);
+    // Views of the graph's own strings, sorted, duplicates adjacent: verification runs after
+    // every pass and at every plan build, and copying each name into a set, then a hash
+    // set's node per name, was most of its cost.
+    std::vector<std::string_view> names;
+    names.reserve(std::max(nv, g.nodes.size()));
     for (size_t i = 0; i < nv; ++i) {
       const std::string& name = g.values[i].name;
       if (name.empty()) return invalid_model("value " + std::to_string(i) + " has no name");
-      if (!seen.insert(name).second) return invalid_model("duplicate value name '" + name + "'");
+      names.push_back(name);
       // 7. sizes, before anything downstream multiplies dims
       AMP_RETURN_IF_ERROR(check_value_size(g.values[i]));
     }
-    std::unordered_set<std::string_view> node_names;
-    node_names.reserve(g.nodes.size());
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-      const std::string& name = g.nodes[i].name;
-      if (!name.empty() && !node_names.insert(name).second)
-        return invalid_model("duplicate node name '" + name + "'");
-    }
+    std::sort(names.begin(), names.end());
+    if (auto d = std::adjacent_find(names.begin(), names.end()); d != names.end())
+      return invalid_model("duplicate value name '" + std::string(*d) + "'");
+    names.clear();
+    for (const Node& n : g.nodes)
+      if (!n.name.empty()) names.push_back(n.name);
+    std::sort(names.begin(), names.end());
+    if (auto d = std::adjacent_find(names.begin(), names.end()); d != names.end())
+      return invalid_model("duplicate node name '" + std::string(*d) + "'");
   }
 
   // 3. definitions. 0 = undefined, 1 = defined (available to later nodes).

@@ -1,5 +1,7 @@
 #include "graph/ops/shape_inputs.h"
 
+#include <optional>
+
 #include "graph/ir/name_table.h"
 
 namespace amp::graph {
@@ -20,16 +22,19 @@ std::vector<size_t> shape_determining_inputs(const Graph& g) {
 Status bind_shape_input_values(Graph& g, const std::vector<std::optional<TensorData>>& values) {
   if (values.size() != g.inputs.size())
     return internal_error("bind_shape_input_values: one value slot per graph input expected");
-  NameTable names = NameTable::values_of(g);  // one table for all inputs: O(1) per name
+  // One table for all inputs (O(1) per name), built only when a value is bound: a plan
+  // build calls this with every slot empty for most models.
+  std::optional<NameTable> names;
   for (size_t k = 0; k < values.size(); ++k) {
     if (!values[k]) continue;
+    if (!names) names = NameTable::values_of(g);
     const ValueId in = g.inputs[k];
     if (values[k]->dtype() != g.value(in).dtype)
       return invalid_input("input '" + g.value(in).name + "' has dtype " +
                            std::string(dtype_name(values[k]->dtype())) + ", expected " +
                            std::string(dtype_name(g.value(in).dtype)));
     Value c;
-    c.name = names.fresh(g.value(in).name + ".bound");
+    c.name = names->fresh(g.value(in).name + ".bound");
     c.dtype = values[k]->dtype();
     c.shape = Shape::from_static(values[k]->dims());
     c.constant = *values[k];
