@@ -8,9 +8,16 @@ bool Shape::is_static() const {
   return true;
 }
 
-std::optional<int64_t> checked_numel(const std::vector<int64_t>& dims) {
+namespace {
+
+// The one overflow rule for products of dims: a negative (unknown) dim or a product past
+// int64 gives nullopt. `value_of` reads a dim's value, so Shape::numel need not build a
+// vector of int64s (it is called for every value at every plan build).
+template <typename Range, typename ValueOf>
+std::optional<int64_t> checked_product(const Range& dims, ValueOf value_of) {
   int64_t n = 1;
-  for (int64_t d : dims) {
+  for (const auto& dim : dims) {
+    const int64_t d = value_of(dim);
     if (d < 0) return std::nullopt;
     if (d != 0 && n > INT64_MAX / d) return std::nullopt;
     n *= d;
@@ -18,16 +25,14 @@ std::optional<int64_t> checked_numel(const std::vector<int64_t>& dims) {
   return n;
 }
 
+}  // namespace
+
+std::optional<int64_t> checked_numel(const std::vector<int64_t>& dims) {
+  return checked_product(dims, [](int64_t d) { return d; });
+}
+
 std::optional<int64_t> Shape::numel() const {
-  // checked_numel's rule, without building the vector of dims (called for every value at
-  // every plan build).
-  int64_t n = 1;
-  for (const Dim& d : dims) {
-    if (!d.is_static()) return std::nullopt;
-    if (d.value != 0 && n > INT64_MAX / d.value) return std::nullopt;
-    n *= d.value;
-  }
-  return n;
+  return checked_product(dims, [](const Dim& d) { return d.value; });
 }
 
 std::vector<int64_t> Shape::static_dims() const {
