@@ -24,7 +24,9 @@
 // Our own loops take f32 products with a constant 2-D B and at most a row bias: those of a
 // few thousand multiply-adds (classifier heads), which cost less than oneDNN's call
 // overhead (kernels/cpu/small_gemm.h), and, on CPUs with AVX2 but no AVX-512, those of at
-// least 4 rows, where oneDNN repacks B on every call (kernels/cpu/packed_gemm.h). And f16
+// least 4 rows, where oneDNN repacks B on every call (kernels/cpu/packed_gemm.h); those of
+// a few rows (a decoder's token: up to 4 with AVX-512, 2 with AVX2), which stream B from
+// memory at twice oneDNN's rate (kernels/cpu/packed_gemv.h). And f16
 // and bf16 products of the same kind with at most 4 rows (a decoder's token), which oneDNN
 // would compute from B widened to f32: those read B in its 16 bits (kernels/cpu/half_gemv.h).
 #include <algorithm>
@@ -33,8 +35,10 @@
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dnnl_common.h"
+#include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/half_gemv.h"
 #include "kernels/cpu/packed_gemm.h"
+#include "kernels/cpu/packed_gemv.h"
 #include "kernels/cpu/small_gemm.h"
 
 namespace amp::kernels::cpu {
@@ -58,19 +62,20 @@ class MatMulKernel final : public Kernel {
   void held_constants(std::vector<HeldConstant>& out) const override {
     if (mode_ == Mode::kSmall) out.push_back(small_.held_constant());
     if (mode_ == Mode::kPacked) out.push_back(packed_.held_constant());
+    if (mode_ == Mode::kGemv) out.push_back(gemv_.held_constant());
     if (mode_ == Mode::kHalf && !half_.reads_b_in_place()) out.push_back(half_.held_constant());
     weights_.held_constants(out);
   }
   // B (input 1) when a packed form of it is what run() multiplies by.
   std::vector<size_t> replaced_constant_inputs() const override {
-    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked) return {1};
+    if (mode_ == Mode::kSmall || mode_ == Mode::kPacked || mode_ == Mode::kGemv) return {1};
     if (mode_ == Mode::kHalf && !half_.reads_b_in_place()) return {1};
     if (mode_ == Mode::kPrimitive && weights_.holds_constant()) return {1};
     return {};
   }
 
  private:
-  enum class Mode { kEmpty, kFill, kSmall, kPacked, kHalf, kPrimitive };
+  enum class Mode { kEmpty, kFill, kSmall, kPacked, kGemv, kHalf, kPrimitive };
 
   std::string op() const { return gemm_ ? "Gemm" : "MatMul"; }
   Status prepare_impl(const KernelConfig& cfg);
@@ -111,6 +116,7 @@ class MatMulKernel final : public Kernel {
   size_t off_bias_ = WorkspaceLayout::kNone;
   SmallGemm small_;    // Mode::kSmall
   PackedGemm packed_;  // Mode::kPacked
+  PackedGemv gemv_;    // Mode::kGemv
   HalfGemv half_;      // Mode::kHalf: A and Y staged in f32 (off_src_, off_dst_)
 
   bool stage_src_ = false, stage_dst_ = false;
@@ -237,6 +243,13 @@ Status MatMulKernel::prepare_impl(const KernelConfig& cfg) {
     prepare_bias_row(cfg);
     packed_.prepare(k_, n_, b, stride_k, stride_n, act_, cfg.inputs[1].constant_owner);
     impl_ = "own packed GEMM, avx2";
+    return Status::ok();
+  }
+  if (rows > 0 && PackedGemv::suits_this_cpu() && rows <= PackedGemv::max_rows()) {
+    mode_ = Mode::kGemv;
+    prepare_bias_row(cfg);
+    gemv_.prepare(k_, n_, b, stride_k, stride_n, cfg.inputs[1].constant_owner);
+    impl_ = std::string("own GEMV, packed panels, ") + (cpu_has_avx512f() ? "avx512" : "avx2");
     return Status::ok();
   }
   return build(cfg);
@@ -375,6 +388,11 @@ Status MatMulKernel::run_impl(const KernelArgs& a) const {
   if (mode_ == Mode::kPacked) {
     packed_.run(static_cast<const float*>(a.inputs[0]), a_numel_ / k_, bias,
                 static_cast<float*>(a.outputs[0]), threads);
+    return Status::ok();
+  }
+  if (mode_ == Mode::kGemv) {
+    gemv_.run_rows(static_cast<const float*>(a.inputs[0]), a_numel_ / k_, bias, act_,
+                   static_cast<float*>(a.outputs[0]), threads);
     return Status::ok();
   }
   if (mode_ == Mode::kHalf) {

@@ -33,6 +33,7 @@
 #include "kernels/cpu/gemm_strip_avx2.h"
 #include "kernels/cpu/half_gemv.h"
 #include "kernels/cpu/packed_gemm.h"
+#include "kernels/cpu/packed_gemv.h"
 #include "kernels/kernel_registry.h"
 #include "runtime/common/half.h"
 #include "tests/test_util/graph_runner.h"
@@ -981,10 +982,14 @@ TEST(DnnlMatMul, LargerProductsOnAvx2CpusRunThePackedGemm) {
   Tensor a = rng.tensor(DType::kF32, {2, 16, 384}), b = rng.tensor(DType::kF32, {384, 96});
   b.constant = true;
   EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a, b}, {2, 16, 96}), own));
-  // Fewer than 4 rows, a variable B, a batched B, bf16: never ours.
+  // Fewer than 4 rows (the GEMV's up to its limit, DnnlMatMul.FewRowProductsRunThePackedGemv),
+  // a variable B, a batched B, bf16: never the packed GEMM.
   Tensor a3 = rng.tensor(DType::kF32, {3, 384}), b_wide = rng.tensor(DType::kF32, {384, 400});
   b_wide.constant = true;
-  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a3, b_wide}, {3, 400}), "oneDNN"));
+  const bool gemv3 =
+      kernels::cpu::PackedGemv::suits_this_cpu() && kernels::cpu::PackedGemv::max_rows() >= 3;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a3, b_wide}, {3, 400}),
+                    gemv3 ? "own GEMV" : "oneDNN"));
   Tensor bv = b;
   bv.constant = false;
   EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a, bv}, {2, 16, 96}), "oneDNN"));
@@ -1020,6 +1025,54 @@ TEST(DnnlMatMul, LargerProductsOnAvx2CpusRunThePackedGemm) {
              true);
   check_matmul({40, 128}, {128, 512}, {40, 512}, DType::kF32, acts[acts.size() - 2], true, ++seed,
                2);
+}
+
+// f32 products with a constant 2-D B and a few rows (a decoder's token: up to 4 with AVX-512,
+// 2 with AVX2) run our packed GEMV (kernels/cpu/packed_gemv.h) where it suits the CPU:
+// which products take it, that it replaces B by its panels, and its results for 1 to 4
+// rows with every fused activation, Gemm's transposed B and bias row (constant and run-time),
+// columns at the edges of the 64-column panels, and two threads.
+// amp_kernel_tests.AsOnAnAvx2Cpu runs this on an AVX-512 machine as on an AVX2-only one.
+TEST(DnnlMatMul, FewRowProductsRunThePackedGemv) {
+  using kernels::cpu::PackedGemv;
+  auto takes = [](const std::string& impl, const std::string& prefix) {
+    return impl.rfind(prefix, 0) == 0;
+  };
+  Rng rng(13500);
+  Tensor b = rng.tensor(DType::kF32, {512, 1408});
+  b.constant = true;
+  for (int64_t rows = 1; rows <= 4; ++rows) {
+    Tensor a = rng.tensor(DType::kF32, {1, rows, 512});
+    const std::string impl = implementation(OpType::kMatMul, {a, b}, {1, rows, 1408});
+    SCOPED_TRACE(impl);
+    if (PackedGemv::suits_this_cpu() && rows <= PackedGemv::max_rows())
+      EXPECT_TRUE(takes(impl, "own GEMV"));
+    else if (rows >= kernels::cpu::PackedGemm::kMinRows &&
+             kernels::cpu::PackedGemm::suits_this_cpu())
+      EXPECT_TRUE(takes(impl, "own packed GEMM"));
+    else
+      EXPECT_TRUE(takes(impl, "oneDNN"));
+  }
+  // A variable B stays on oneDNN.
+  Tensor a1 = rng.tensor(DType::kF32, {1, 512}), bv = b;
+  bv.constant = false;
+  EXPECT_TRUE(takes(implementation(OpType::kMatMul, {a1, bv}, {1, 1408}), "oneDNN"));
+
+  std::vector<ActCase> acts = act_cases();
+  acts.push_back({"Gelu", 0, 0, ew::ActivationKind::kGeluErf});
+  acts.push_back({"GeluTanh", 0, 0, ew::ActivationKind::kGeluTanh});
+  uint32_t seed = 13600;
+  for (const ActCase& act : acts)
+    for (int64_t rows = 1; rows <= 4; ++rows) {
+      check_matmul({rows, 300}, {300, 200}, {rows, 200}, DType::kF32, act, true, ++seed);
+      // Transposed B (a PyTorch Linear exported as Gemm) with a bias row, beta != 1.
+      check_gemm({rows, 70, 129, false, true, 1.0f, 0.5f, {129}}, DType::kF32, act, true, ++seed);
+    }
+  // A run-time bias row; two threads splitting the panels.
+  check_gemm({1, 64, 100, false, false, 1.0f, 1.0f, {100}}, DType::kF32, acts.back(), true, ++seed,
+             true);
+  for (int64_t rows : {1, 2, 4})
+    check_matmul({rows, 256}, {256, 1000}, {rows, 1000}, DType::kF32, acts[1], true, ++seed, 2);
 }
 
 // f16 and bf16 products with a constant 2-D B and at most 4 rows (a decoder's token) read B
