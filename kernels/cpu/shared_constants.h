@@ -24,13 +24,16 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/common/streamed_memory.h"
+
 namespace amp::kernels::cpu {
 
 // A zeroed, 64-byte aligned buffer of `bytes` for a packed form (the packed GEMM's and GEMV's
-// panels, their padding zero): `fill` writes it, and the form frees it with its last holder.
+// panels, their padding zero), on huge pages when large (streamed_memory.h): `fill` writes
+// it, and the form frees it with its last holder.
 template <typename Fill>
 std::shared_ptr<const float> packed_form(size_t bytes, Fill&& fill) {
-  auto* out = static_cast<float*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  auto* out = static_cast<float*>(allocate_streamed(bytes));
   if (out == nullptr) throw std::bad_alloc();
   std::shared_ptr<const float> form(out, [](const float* p) { std::free(const_cast<float*>(p)); });
   std::memset(out, 0, bytes);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "graph/ir/name_table.h"
@@ -10,6 +11,7 @@
 #include "graph/passes/amp/casting_checker.h"
 #include "graph/passes/dead_code_elimination.h"
 #include "runtime/common/half.h"
+#include "runtime/common/streamed_memory.h"
 
 namespace amp::graph {
 namespace {
@@ -133,7 +135,16 @@ class PlanBuilder {
         return internal_error("AMP planner: cannot convert constant '" + sv.name + "' to " +
                               std::string(dtype_name(want)));
       const size_t numel = static_cast<size_t>(sv.constant->numel());
-      std::vector<uint8_t> bytes(numel * dtype_size(want));
+      // On huge pages when large (runtime/common/streamed_memory.h): a decoder's few-row
+      // products stream these weights at every token (kernels/cpu/half_gemv.h).
+      const size_t size = numel * dtype_size(want);
+      std::shared_ptr<uint8_t> buffer(static_cast<uint8_t*>(allocate_streamed(size)),
+                                      [](uint8_t* p) { std::free(p); });
+      if (!buffer)
+        return out_of_memory("AMP planner: cannot allocate " + std::to_string(size) +
+                             " bytes for the " + std::string(dtype_name(want)) + " copy of '" +
+                             sv.name + "'");
+      uint8_t* bytes = buffer.get();
       const double max = is_low_float(want) ? low_type_max(want) : 0;
       // fp32 weights to fp16 / bf16, the common case: counted and converted in bulk (the
       // vectorized conversions of runtime/common/half.h, which round as the loop below
@@ -150,7 +161,7 @@ class PlanBuilder {
       const bool converted_in_bulk = bulk && (overflowed == 0 || !policy_.clamp_weights);
       if (converted_in_bulk) {
         report_.weight_values_overflowed += static_cast<int64_t>(overflowed);
-        auto* dst = reinterpret_cast<uint16_t*>(bytes.data());
+        auto* dst = reinterpret_cast<uint16_t*>(bytes);
         if (want == DType::kF16)
           convert_f32_to_f16(sv.constant->data<float>(), dst, numel);
         else
@@ -170,23 +181,23 @@ class PlanBuilder {
         const float f = static_cast<float>(x);
         switch (want) {
           case DType::kF16:
-            reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_half_bits(f);
+            reinterpret_cast<uint16_t*>(bytes)[i] = float_to_half_bits(f);
             break;
           case DType::kBF16:
-            reinterpret_cast<uint16_t*>(bytes.data())[i] = float_to_bf16_bits(f);
+            reinterpret_cast<uint16_t*>(bytes)[i] = float_to_bf16_bits(f);
             break;
           case DType::kF32:
-            reinterpret_cast<float*>(bytes.data())[i] = f;
+            reinterpret_cast<float*>(bytes)[i] = f;
             break;
           case DType::kF64:
-            reinterpret_cast<double*>(bytes.data())[i] = x;
+            reinterpret_cast<double*>(bytes)[i] = x;
             break;
           default:
             return internal_error("AMP planner: bad constant target");
         }
       }
       AMP_ASSIGN_OR_RETURN(TensorData t,
-                           TensorData::from_bytes(want, sv.constant->dims(), std::move(bytes)));
+                           TensorData::view(want, sv.constant->dims(), buffer, bytes, size));
       if (cacheable)
         policy_.weight_cache->put(*sv.constant, want,
                                   {t, report_.weight_values_overflowed - overflowed_before});
