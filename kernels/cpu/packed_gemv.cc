@@ -135,10 +135,10 @@ void PackedGemv::run(const float* x, float* y, bool accumulate, int64_t j0, int6
 
 void PackedGemv::run_rows(const float* x, int64_t rows, const float* bias,
                           const graph::FusedActivation& act, float* y, int threads) const {
-  // A share is two panels with AVX-512 (all rows at once), one with
-  // AVX2 (row after row: 8 registers of 8 a row leave no room for a second, and the panel is
-  // still in L2 for the next row). Threads split the shares once each has ~64K weights
-  // (waking a thread costs more).
+  // A share is two panels with AVX-512 (all rows at once), one with AVX2 (row after row: 8
+  // registers of 8 a row leave no room for a second, and the panel is still in L2 for the
+  // next row). Threads split the shares once each has ~64K weights (waking a thread costs
+  // more).
   static const bool avx512 = cpu_has_avx512f();
   const int64_t share = (avx512 ? 2 : 1) * kColumns;
   const int64_t shares = (n_ + share - 1) / share;

@@ -12,7 +12,7 @@
 //     beyond L3 ("DRAM") or one copy ("hot"), with bias, median us, oneDNN / here, on an AMD
 //     EPYC (Zen 4, family 25 model 17): with AVX-512 (oneDNN's brg:avx512_core) 1 x 512 x
 //     32000 5751 / 3015, 1 x 512 x 1408 DRAM 241 / 116, hot 34 / 30, 1 x 4096 x 4096 5800 /
-//     2890; 2 to 4 rows 0.36-0.84 of oneDNN's time from DRAM, 0.68-1.05 hot. As an AVX2-only
+//     2890; 2 to 4 rows 0.36-0.75 of oneDNN's time from DRAM, 0.38-1.05 hot. As an AVX2-only
 //     CPU (tools/bench/as_avx2_cpu.cc; oneDNN's gemm:jit) 1 and 2 rows 0.43-0.96 from DRAM,
 //     0.69-1.14 hot; 3 rows lost hot (512 x 1408: 54 / 96), so AVX2 takes up to 2 rows and
 //     the packed GEMM takes 4 and more.
