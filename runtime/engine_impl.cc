@@ -293,12 +293,12 @@ Status EngineImpl::plan_precision() {
   } else if (needs_timing) {
     // Timing turned off: the backend's guess, as when a plan cannot be timed.
     const std::string untimed = backend_->untimed_low_precision_slower(low);
-    if (!untimed.empty()) {
-      run_fp32_instead(untimed +
-                       " (precision timing is off; Options::emulate_low_precision runs the AMP "
-                       "plan anyway)");
+    if (!untimed.empty() &&
+        !keep_streaming_low_or_fp32(untimed +
+                                        " (precision timing is off; "
+                                        "Options::emulate_low_precision runs the AMP plan anyway)",
+                                    policy))
       return Status::ok();
-    }
   }
   AMP_ASSIGN_OR_RETURN(graph::AmpReport report,
                        graph::plan_mixed_precision(graph, policy, has_kernel));
@@ -329,6 +329,17 @@ void EngineImpl::keep_fp32_but(const std::vector<std::string>& streaming, const 
                     std::to_string(streaming.size()) +
                     " products that stream constant weights for a few rows run " + low_name +
                     " (their weights read in 16 bits), the rest fp32";
+}
+
+bool EngineImpl::keep_streaming_low_or_fp32(const std::string& why, graph::AmpPolicy& policy) {
+  const std::vector<std::string> streaming =
+      runtime::weight_streaming_products(graph, backend_->low_precision_weight_rows(policy.target));
+  if (streaming.empty()) {
+    run_fp32_instead(why);
+    return false;
+  }
+  keep_fp32_but(streaming, why, policy);
+  return true;
 }
 
 void EngineImpl::run_fp32_instead(const std::string& why) {
@@ -384,8 +395,8 @@ Result<bool> EngineImpl::time_precision(graph::AmpPolicy& policy,
       note("precision timing skipped: " + t.skipped);
       return false;
     }
-    run_fp32_instead(untimed + " (precision timing skipped: " + t.skipped + ")");
-    return true;
+    return !keep_streaming_low_or_fp32(untimed + " (precision timing skipped: " + t.skipped + ")",
+                                       policy);
   }
   char buf[400];
   // CUDA runs take no thread count: the note says where the plans ran instead.

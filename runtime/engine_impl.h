@@ -82,6 +82,11 @@ class EngineImpl {
   // (runtime/weight_streaming.h) pinned fp32 in `policy`, and the note says so.
   void keep_fp32_but(const std::vector<std::string>& streaming, const std::string& slower,
                      graph::AmpPolicy& policy);
+  // Where a low plan the backend would time is not timed (timing off, dims left free) and
+  // its guess is fp32 (`why`): the products that stream constant weights still run low
+  // (keep_fp32_but), as on a device that runs the low type slower, since the backend reads
+  // their weights in 16 bits; with none the engine runs fp32. False in that case.
+  bool keep_streaming_low_or_fp32(const std::string& why, graph::AmpPolicy& policy);
   // Options::precision_timing (runtime/precision_timing.h): adds the nodes faster in fp32
   // to policy.node_hints; true when the whole plan is slower, and the engine then fp32.
   Result<bool> time_precision(graph::AmpPolicy& policy, const graph::KernelAvailability& has_kernel,

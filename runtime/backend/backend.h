@@ -89,9 +89,10 @@ class Backend {
   // Why this device runs `low` (kF16, kBF16) no faster than fp32, or "" when it is faster:
   // the engine then keeps fp32 unless Options::emulate_low_precision asks otherwise.
   virtual std::string low_precision_slower(DType /*low*/) const { return ""; }
-  // Where low_precision_slower(low) is not "": the most rows of A for which a product with
-  // a constant 2-D B (a decoder's token) still runs faster in `low`, reading B in 16 bits
-  // (runtime/weight_streaming.h); 0 where none does.
+  // Where low_precision_slower(low) is not "" (or a plan it would time is not timed and
+  // untimed_low_precision_slower(low) is not ""): the most rows of A for which a product
+  // with a constant 2-D B (a decoder's token) still runs faster in `low`, reading B in 16
+  // bits (runtime/weight_streaming.h); 0 where none does.
   virtual int64_t low_precision_weight_rows(DType /*low*/) const { return 0; }
   // Whether Options::precision_timing's kAuto times a `low` plan here: the device may run
   // some nodes faster in `low` and others slower, and no rule tells which.

@@ -32,7 +32,9 @@ constexpr int64_t kWidth = 256, kHidden = 1024;  // 256 x 1024 f32: 1 MiB, the l
 // One token through a feed-forward block and a small head, shapes inferred:
 //   x [rows..., 256] --MatMul(W1 [256, 1024]) "up"--> Relu "act" --MatMul(W2 [1024, 256])
 //   "down"--> y;   x --MatMul(H [256, 64], 64 KiB) "head"--> z
-graph::Graph token_block(std::vector<Dim> rows) {
+// With `free_past`, also past [P, 64] (P symbolic) --Relu "past_relu"--> p: a dim no load
+// can time at, as a decoder's cache length.
+graph::Graph token_block(std::vector<Dim> rows, bool free_past = false) {
   GraphBuilder b;
   rows.push_back(Dim(kWidth));
   const ValueId x = b.input("x", DType::kF32, graph::Shape(rows));
@@ -49,6 +51,12 @@ graph::Graph token_block(std::vector<Dim> rows) {
   b.rename(z, "z");
   b.output(y);
   b.output(z);
+  if (free_past) {
+    const ValueId past = b.input("past", DType::kF32, graph::Shape({Dim::symbolic("P"), Dim(64)}));
+    const ValueId p = b.node(OpType::kRelu, {past}, {}, "past_relu");
+    b.rename(p, "p");
+    b.output(p);
+  }
   graph::Graph g = b.build();
   EXPECT_TRUE(graph::infer_shapes(g).is_ok());
   return g;
@@ -142,6 +150,41 @@ TEST(WeightStreaming, AnFp16TokenOnACpuWithoutFp16RunsItsLargeProductsFp16AndThe
     for (float v : b) scale = std::max(scale, std::fabs(v));
     for (size_t i = 0; i < a.size(); ++i)
       EXPECT_NEAR(a[i], b[i], 4e-3f * scale) << "output " << k << " element " << i;
+  }
+}
+
+// bf16 on a CPU that would time a bf16 plan (precision_timing_test.cc), but not timed here
+// (timing off, or a dim left free as a decoder's past): where the backend's guess is fp32 (a
+// CPU with AVX512-BF16 but no AMX) the products that stream constant weights still run bf16
+// and the rest fp32, not the whole model fp32; with AMX the whole plan is bf16.
+TEST(WeightStreaming, AnUntimedBf16TokenRunsItsLargeProductsBf16WhereTheGuessIsFp32) {
+  if (!kernels::cpu_low_precision_slower(DType::kBF16).empty())
+    GTEST_SKIP() << "this CPU has no bf16 arithmetic: the static rule decides, as for fp16";
+  const std::string guess = kernels::cpu_untimed_low_precision_slower(DType::kBF16);
+  Options off;
+  off.precision = Precision::kBf16;
+  off.precision_timing = PrecisionTimingMode::kOff;
+  Options auto_timing;
+  auto_timing.precision = Precision::kBf16;
+  for (bool free_past : {false, true}) {
+    SCOPED_TRACE(free_past ? "a free dim" : "timing off");
+    const Engine e =
+        test::load_on_cpu(token_block({Dim(1), Dim(1)}, free_past), free_past ? auto_timing : off);
+    ASSERT_EQ(e.precision(), Precision::kBf16) << e.precision_note();
+    std::map<std::string, std::string> dtype_of;
+    const nlohmann::json report = nlohmann::json::parse(e.precision_report_json());
+    for (const auto& n : report["plan"])
+      dtype_of[n["node"].get<std::string>()] = n["dtype"].get<std::string>();
+    if (guess.empty()) {  // AMX: the untimed guess is the whole bf16 plan
+      EXPECT_EQ(dtype_of["head"], "bf16") << e.precision_note();
+      continue;
+    }
+    EXPECT_NE(e.precision_note().find("only the 2 products that stream constant weights"),
+              std::string::npos)
+        << e.precision_note();
+    EXPECT_EQ(dtype_of["up"], "bf16");
+    EXPECT_EQ(dtype_of["down"], "bf16");
+    EXPECT_EQ(dtype_of["head"], "f32");
   }
 }
 
