@@ -33,12 +33,12 @@ namespace amp::kernels::cpu {
 // it, and the form frees it with its last holder.
 template <typename Fill>
 std::shared_ptr<const float> packed_form(size_t bytes, Fill&& fill) {
-  auto* out = static_cast<float*>(allocate_streamed(bytes));
-  if (out == nullptr) throw std::bad_alloc();
-  std::shared_ptr<const float> form(out, [](const float* p) { std::free(const_cast<float*>(p)); });
+  std::shared_ptr<void> memory = allocate_streamed(bytes);
+  if (!memory) throw std::bad_alloc();
+  auto* out = static_cast<float*>(memory.get());
   std::memset(out, 0, bytes);
   fill(out);
-  return form;
+  return std::shared_ptr<const float>(std::move(memory), out);
 }
 
 template <typename Recipe, typename Form>

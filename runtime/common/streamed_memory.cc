@@ -9,17 +9,36 @@
 #endif
 
 namespace amp {
+namespace {
 
-void* allocate_streamed(size_t bytes) {
-  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-  if (rounded < kHugePage) return std::aligned_alloc(64, rounded);
-  // aligned_alloc wants a size that is a multiple of the alignment.
-  void* p = std::aligned_alloc(kHugePage, (rounded + kHugePage - 1) / kHugePage * kHugePage);
+std::shared_ptr<void> small_buffer(size_t bytes) {
+  void* p = std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64));
+  if (p == nullptr) return nullptr;
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+}  // namespace
+
+std::shared_ptr<void> allocate_streamed(size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // A hint: where it fails (huge pages off, an old kernel) the pages stay 4 KiB.
-  if (p != nullptr) (void)::madvise(p, rounded / 4096 * 4096, MADV_HUGEPAGE);
+  if (bytes < kHugePage) return small_buffer(bytes);
+  const size_t length = (bytes + 4095) / 4096 * 4096;
+  // Mapped with a huge page of slack, then trimmed to start on a 2 MiB boundary.
+  void* raw = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) ::munmap(raw, aligned - start);
+  const uintptr_t end = start + length + kHugePage;
+  if (end > aligned + length)
+    ::munmap(reinterpret_cast<void*>(aligned + length), end - aligned - length);
+  void* p = reinterpret_cast<void*>(aligned);
+  (void)::madvise(p, length, MADV_HUGEPAGE);  // a hint: where it fails, 4 KiB pages
+  return std::shared_ptr<void>(p, [length](void* q) { ::munmap(q, length); });
+#else
+  return small_buffer(bytes);
 #endif
-  return p;
 }
 
 }  // namespace amp

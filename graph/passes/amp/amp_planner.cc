@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 
 #include "graph/ir/name_table.h"
@@ -138,13 +137,12 @@ class PlanBuilder {
       // On huge pages when large (runtime/common/streamed_memory.h): a decoder's few-row
       // products stream these weights at every token (kernels/cpu/half_gemv.h).
       const size_t size = numel * dtype_size(want);
-      std::shared_ptr<uint8_t> buffer(static_cast<uint8_t*>(allocate_streamed(size)),
-                                      [](uint8_t* p) { std::free(p); });
+      std::shared_ptr<void> buffer = allocate_streamed(size);
       if (!buffer)
         return out_of_memory("AMP planner: cannot allocate " + std::to_string(size) +
                              " bytes for the " + std::string(dtype_name(want)) + " copy of '" +
                              sv.name + "'");
-      uint8_t* bytes = buffer.get();
+      auto* bytes = static_cast<uint8_t*>(buffer.get());
       const double max = is_low_float(want) ? low_type_max(want) : 0;
       // fp32 weights to fp16 / bf16, the common case: counted and converted in bulk (the
       // vectorized conversions of runtime/common/half.h, which round as the loop below
