@@ -117,14 +117,11 @@ void PackedGemv::run(const float* x, float* y, bool accumulate, int64_t j0, int6
   static const bool avx512 = cpu_has_avx512f();
   const int64_t p1 = gemv_panels::count(j1);
   if (avx512) {
+    // Two panels a step; the last panel of the range alone (it may end before N).
     for (int64_t p = j0 / kColumns; p < p1; p += 2) {
-      const int64_t width = std::min(2 * kColumns, n_ - p * kColumns);
-      if (p + 1 < p1)
-        panels_avx512<2, 1>(x, 0, b_.get() + p * k_ * kColumns, k_, y + p * kColumns, 0, width,
-                            accumulate);
-      else
-        panels_avx512<1, 1>(x, 0, b_.get() + p * k_ * kColumns, k_, y + p * kColumns, 0,
-                            std::min(kColumns, width), accumulate);
+      const int64_t width = std::min({2 * kColumns, (p1 - p) * kColumns, n_ - p * kColumns});
+      panels_avx512_rows(x, 0, 1, b_.get() + p * k_ * kColumns, k_, y + p * kColumns, 0, width,
+                         accumulate);
     }
     return;
   }
@@ -150,13 +147,12 @@ void PackedGemv::run_rows(const float* x, int64_t rows, const float* bias,
           const int64_t j0 = s * share, j1 = std::min(n_, j0 + share);
           if (bias != nullptr)
             for (int64_t r = 0; r < rows; ++r) std::copy(bias + j0, bias + j1, y + r * n_ + j0);
+          const float* bp = b_.get() + (j0 / kColumns) * k_ * kColumns;
           if (avx512) {
-            const float* bp = b_.get() + (j0 / kColumns) * k_ * kColumns;
             panels_avx512_rows(x, k_, rows, bp, k_, y + j0, n_, j1 - j0, bias != nullptr);
           } else {
             for (int64_t r = 0; r < rows; ++r)
-              panel(x + r * k_, b_.get() + (j0 / kColumns) * k_ * kColumns, k_, y + r * n_ + j0,
-                    j1 - j0, bias != nullptr);
+              panel(x + r * k_, bp, k_, y + r * n_ + j0, j1 - j0, bias != nullptr);
           }
           if (act.kind != graph::ActivationKind::kNone)
             for (int64_t r = 0; r < rows; ++r) activate_f32(act, y + r * n_ + j0, j1 - j0);
