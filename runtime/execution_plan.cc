@@ -27,13 +27,15 @@ using graph::Node;
 using graph::Value;
 using graph::ValueId;
 
+// Sets each graph input's shape to its bound dims. Inference follows in folding, which
+// infers every node once, in order, as it goes.
 Status bind_inputs(Graph& g, const std::vector<std::vector<int64_t>>& dims) {
   if (dims.size() != g.inputs.size())
     return internal_error("bound " + std::to_string(dims.size()) + " inputs, graph has " +
                           std::to_string(g.inputs.size()));
   for (size_t i = 0; i < dims.size(); ++i)
     g.value(g.inputs[i]).shape = graph::Shape::from_static(dims[i]);
-  return graph::infer_shapes(g);
+  return Status::ok();
 }
 
 // A hostile model or input can make intermediate shapes explode (Expand to a shape read
@@ -91,10 +93,11 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
 
   // Every CPU kernel folds (not only the graph layer's shape arithmetic), so shapes that
   // the model computes with any op resolve once the inputs are bound; an If whose condition
-  // folds is inlined. Folding re-infers what it changes as it goes (binding inferred all).
-  AMP_RETURN_IF_ERROR(graph::run_folding(
-      g, std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry()), false, nullptr,
-      /*shapes_current=*/true));
+  // folds is inlined. Folding infers each node as it reaches it, after the nodes before it
+  // folded: one inference per node, and each sees the constants folded upstream.
+  AMP_RETURN_IF_ERROR(
+      graph::run_folding(g, std::make_shared<kernels::KernelEvaluator>(cpu_kernel_registry()),
+                         graph::FoldingChecks::kAtTheEnd));
   AMP_ASSIGN_OR_RETURN(std::optional<PlanSplit> split, split_at_data_dependent(g));
   AMP_RETURN_IF_ERROR(check_value_sizes(g));
   if (split) {

@@ -70,31 +70,6 @@ size_t graph_constant_bytes(const Graph& g) {
   return total;
 }
 
-// infer_node, setting changed[v] for each output v whose dtype, shape or known elements it
-// changed.
-Status infer_node_marking_changes(Graph& g, NodeId id, std::vector<char>& changed) {
-  struct Before {
-    DType dtype;
-    std::optional<Shape> shape;
-    std::optional<std::vector<SymInt>> sym_value;
-  };
-  const Node& n = g.nodes[static_cast<size_t>(id)];
-  std::vector<Before> before;
-  before.reserve(n.outputs.size());
-  for (ValueId v : n.outputs)
-    if (v != kNoValue) before.push_back({g.value(v).dtype, g.value(v).shape, g.value(v).sym_value});
-  AMP_RETURN_IF_ERROR(infer_node(g, id));
-  size_t k = 0;
-  for (ValueId v : n.outputs) {
-    if (v == kNoValue) continue;
-    const Value& now = g.value(v);
-    const Before& b = before[k++];
-    if (now.dtype != b.dtype || now.shape != b.shape || now.sym_value != b.sym_value)
-      changed[static_cast<size_t>(v)] = 1;
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 ConstantFolding::ConstantFolding(std::shared_ptr<ConstantEvaluator> evaluator,
@@ -109,21 +84,10 @@ Result<bool> ConstantFolding::run(Graph& g) {
   bool changed = false;
   size_t budget = graph_constant_bytes(g);
   budget = budget > SIZE_MAX - extra_budget_bytes_ ? SIZE_MAX : budget + extra_budget_bytes_;
-  // With shapes_current_: per value, whether this sweep changed it (header, step 1).
-  std::vector<char> swept(shapes_current_ ? g.values.size() : 0, 0);
-  auto changed_input = [&](const Node& n) {
-    for (ValueId v : n.inputs)
-      if (v != kNoValue && swept[static_cast<size_t>(v)]) return true;
-    return false;
-  };
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     // Inference reads g.nodes[i]; nodes before i have been moved to `kept`, which is
     // fine: inference looks only at this node and its values.
-    if (!shapes_current_) {
-      AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
-    } else if (changed_input(g.nodes[i])) {
-      AMP_RETURN_IF_ERROR(infer_node_marking_changes(g, static_cast<NodeId>(i), swept));
-    }
+    AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
     Node& n = g.nodes[i];
     bool folded = false;
     if (foldable(g, n)) {
@@ -141,7 +105,6 @@ Result<bool> ConstantFolding::run(Graph& g) {
           for (size_t k = 0; k < n.outputs.size(); ++k) {
             if (n.outputs[k] == kNoValue) continue;
             g.value(n.outputs[k]).constant = std::move((**result)[k]);
-            if (shapes_current_) swept[static_cast<size_t>(n.outputs[k])] = 1;
           }
           folded = true;
           changed = true;

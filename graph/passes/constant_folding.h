@@ -3,13 +3,9 @@
 //
 // Algorithm (one forward sweep, so chains fold in a single pass):
 //   for each node in topological order:
-//     1. re-run shape inference for the node, so inputs folded earlier in this sweep
-//        (e.g. a Reshape's shape) sharpen its output shape. With set_shapes_current (the caller
-//        has just inferred the whole graph, as a plan build does after binding input dims),
-//        only a node an input of which this sweep changed is re-inferred: inference is a
-//        function of the node and its inputs (dtype, shape, constness, known elements), so
-//        the others would come out the same. A value changes when its node folds, or when
-//        re-inference gives it another dtype, shape or known elements;
+//     1. run shape inference for the node, so inputs folded earlier in this sweep (e.g. a
+//        Reshape's shape) sharpen its output shape. The graph need not be inferred before:
+//        a plan build sets its input dims and lets this sweep infer every node once;
 //     2. the node is foldable when every present input is a constant, or when it only
 //        reads its input's shape (Shape, Size) and that shape is static;
 //     3. ask the ConstantEvaluator; if it computes the outputs, attach them as constants
@@ -43,8 +39,6 @@ class ConstantFolding : public Pass {
   explicit ConstantFolding(std::shared_ptr<ConstantEvaluator> evaluator = nullptr,
                            size_t max_folded_bytes = size_t{1} << 20,
                            size_t extra_budget_bytes = size_t{64} << 20);
-  // The caller has just inferred the whole graph (step 1).
-  void set_shapes_current(bool current) { shapes_current_ = current; }
   std::string_view name() const override { return "constant-folding"; }
   Result<bool> run(Graph& g) override;
 
@@ -52,7 +46,6 @@ class ConstantFolding : public Pass {
   std::shared_ptr<ConstantEvaluator> evaluator_;
   size_t max_folded_bytes_;
   size_t extra_budget_bytes_;
-  bool shapes_current_ = false;
 };
 
 }  // namespace amp::graph

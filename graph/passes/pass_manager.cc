@@ -17,8 +17,9 @@ Status PassManager::run(Graph& g) {
     const auto stop = std::chrono::steady_clock::now();
     records_.push_back({std::string(pass->name()), *changed,
                         std::chrono::duration<double, std::milli>(stop - start).count()});
-    AMP_RETURN_IF_ERROR(
-        verify_graph(g).with_context(context + " left an invalid graph (a bug in the pass)"));
+    if (verify_after_each_)
+      AMP_RETURN_IF_ERROR(
+          verify_graph(g).with_context(context + " left an invalid graph (a bug in the pass)"));
     if (infer_after_each_ && *changed)
       AMP_RETURN_IF_ERROR(infer_shapes(g).with_context(context + " left inconsistent shapes"));
   }

@@ -16,16 +16,15 @@
 
 namespace amp::graph {
 
-Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool infer_after_each,
-                   std::vector<PassRecord>* records, bool shapes_current) {
+Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, FoldingChecks checks,
+                   std::vector<PassRecord>* records) {
+  const bool each_pass = checks == FoldingChecks::kAfterEachPass;
   auto fold = [&](bool inline_first) -> Status {
     PassManager pm;
-    pm.set_infer_after_each(infer_after_each);
+    pm.set_infer_after_each(each_pass);
+    pm.set_verify_after_each(each_pass);
     if (inline_first) pm.add(std::make_unique<InlineConstantIf>());
-    auto folding = std::make_unique<ConstantFolding>(evaluator);
-    // Shapes are current only before the first sweep: InlineConstantIf changes the graph.
-    folding->set_shapes_current(shapes_current && !inline_first);
-    pm.add(std::move(folding));
+    pm.add(std::make_unique<ConstantFolding>(evaluator));
     pm.add(std::make_unique<DeadCodeElimination>());
     AMP_RETURN_IF_ERROR(pm.run(g));
     if (records) records->insert(records->end(), pm.records().begin(), pm.records().end());
@@ -39,9 +38,11 @@ Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool 
   };
   AMP_RETURN_IF_ERROR(fold(false));
   for (int round = 0; round <= kMaxSubgraphDepth && constant_if(); ++round) {
-    if (!infer_after_each) AMP_RETURN_IF_ERROR(infer_shapes(g));
+    if (!each_pass) AMP_RETURN_IF_ERROR(infer_shapes(g));
     AMP_RETURN_IF_ERROR(fold(true));
   }
+  if (!each_pass)
+    AMP_RETURN_IF_ERROR(verify_graph(g).with_context("folding left an invalid graph (a bug)"));
   return Status::ok();
 }
 
@@ -56,8 +57,8 @@ Status fold_bodies(Graph& g) {
       const auto* sub = std::get_if<SubgraphAttr>(&attr);
       if (!sub) continue;
       Graph body = *sub->graph;
-      AMP_RETURN_IF_ERROR(
-          run_folding(body, nullptr, true).with_context("node '" + n.name + "' " + name));
+      AMP_RETURN_IF_ERROR(run_folding(body, nullptr, FoldingChecks::kAfterEachPass)
+                              .with_context("node '" + n.name + "' " + name));
       AMP_RETURN_IF_ERROR(fold_bodies(body));
       folded.emplace_back(name, SubgraphAttr{std::make_shared<const Graph>(std::move(body))});
     }
@@ -74,7 +75,7 @@ Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
   // condition folds (a rank or size test) is inferred on its taken branch only, and the nodes
   // after it see that branch's precise shapes (graph/ops/infer_control_flow.cc).
   if (records) records->clear();
-  AMP_RETURN_IF_ERROR(run_folding(g, nullptr, true, records));
+  AMP_RETURN_IF_ERROR(run_folding(g, nullptr, FoldingChecks::kAfterEachPass, records));
   return fold_bodies(g);
 }
 

@@ -15,14 +15,18 @@
 
 namespace amp::graph {
 
+// How run_folding checks its work. A load's conversion infers and verifies the graph after
+// each pass, so that an error names the pass that broke it. A plan build folds a graph that
+// was verified at load, once per new set of input dims (a decoder: every token), so it
+// verifies once at the end; folding infers what it reaches either way.
+enum class FoldingChecks { kAfterEachPass, kAtTheEnd };
+
 // ConstantFolding -> DeadCodeElimination; then, while some If's condition folded to a
 // constant: InlineConstantIf -> ConstantFolding -> DeadCodeElimination (the taken branch's
 // own arithmetic folds too, and an If nested in it may fold next). At most one round per
 // nesting level. `evaluator` as ConstantFolding's (null: the reference evaluator).
-// `shapes_current`: the caller has just inferred g, so the first ConstantFolding re-infers
-// only what it changes (ConstantFolding::set_shapes_current).
-Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, bool infer_after_each,
-                   std::vector<PassRecord>* records = nullptr, bool shapes_current = false);
+Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, FoldingChecks checks,
+                   std::vector<PassRecord>* records = nullptr);
 
 // `records` (optional) receives each pass's name, change flag and time.
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
