@@ -1,5 +1,7 @@
 #include "graph/ir/graph.h"
 
+#include <algorithm>
+
 namespace amp::graph {
 
 std::optional<ValueId> Graph::find_value(const std::string& name) const {
@@ -20,8 +22,11 @@ void Graph::compact_values() {
   for (ValueId v : inputs) mark(v);
   for (ValueId v : outputs) mark(v);
 
+  const auto live = static_cast<size_t>(std::count(used.begin(), used.end(), 1));
+  if (live == values.size()) return;  // nothing to drop (DeadCodeElimination after folding)
   std::vector<ValueId> remap(values.size(), kNoValue);
   std::vector<Value> kept;
+  kept.reserve(live);
   for (size_t i = 0; i < values.size(); ++i) {
     if (!used[i]) continue;
     remap[i] = static_cast<ValueId>(kept.size());

@@ -24,7 +24,7 @@ bool contradicts(const Shape& recorded, const Shape& inferred) {
 
 }  // namespace
 
-Status infer_node(Graph& g, NodeId id) {
+Status infer_node(Graph& g, NodeId id, SymValues sym) {
   Node& n = g.nodes[static_cast<size_t>(id)];
   const OpSchema& schema = op_schema(n.op);
   const int nin = static_cast<int>(n.inputs.size());
@@ -66,9 +66,14 @@ Status infer_node(Graph& g, NodeId id) {
     if (Status s = check_value_size(v); !s.is_ok()) return s.with_context(node_label(n));
   }
   n.resolved = std::move(resolved);
-  std::vector<Value*> out_values;
-  for (ValueId v : n.outputs) out_values.push_back(v == kNoValue ? nullptr : &g.value(v));
-  propagate_sym_values(n, inputs, out_values);
+  if (sym == SymValues::kDerive) {
+    std::vector<Value*> out_values;
+    for (ValueId v : n.outputs) out_values.push_back(v == kNoValue ? nullptr : &g.value(v));
+    propagate_sym_values(n, inputs, out_values);
+  } else {
+    for (ValueId v : n.outputs)
+      if (v != kNoValue) g.value(v).sym_value.reset();
+  }
   // Control flow: the rule typed and inferred copies of the bodies; they replace the node's.
   if (const auto* cf = std::get_if<ControlFlowAttrs>(&n.resolved)) {
     const std::vector<std::string> names = body_attr_names(n.op);

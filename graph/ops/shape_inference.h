@@ -13,8 +13,13 @@
 
 namespace amp::graph {
 
+// Whether infer_node derives its outputs' symbolic values (graph/ops/sym_values.h).
+// ConstantFolding skips them for a node it is about to fold: a constant's elements are
+// read before any sym_value, so deriving them would be wasted.
+enum class SymValues { kDerive, kClear };
+
 // Infers one node's outputs. Errors are prefixed with the node's name and op.
-Status infer_node(Graph& g, NodeId node);
+Status infer_node(Graph& g, NodeId node, SymValues sym = SymValues::kDerive);
 // Infers every node in order.
 Status infer_shapes(Graph& g);
 

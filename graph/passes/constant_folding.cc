@@ -87,10 +87,13 @@ Result<bool> ConstantFolding::run(Graph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     // Inference reads g.nodes[i]; nodes before i have been moved to `kept`, which is
     // fine: inference looks only at this node and its values.
-    AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
+    // foldable() reads only the inputs, inferred already.
+    const bool can_fold = foldable(g, g.nodes[i]);
+    AMP_RETURN_IF_ERROR(
+        infer_node(g, static_cast<NodeId>(i), can_fold ? SymValues::kClear : SymValues::kDerive));
     Node& n = g.nodes[i];
     bool folded = false;
-    if (foldable(g, n)) {
+    if (can_fold) {
       const size_t out_bytes = output_bytes(g, n);
       const bool small = out_bytes <= max_folded_bytes_ || out_bytes <= constant_input_bytes(g, n);
       if (small && out_bytes <= budget) {
@@ -112,7 +115,12 @@ Result<bool> ConstantFolding::run(Graph& g) {
         }
       }
     }
-    if (!folded) kept.push_back(std::move(n));
+    if (!folded) {
+      // Not folded after all (too large, or the evaluator declined): the nodes after it may
+      // read its outputs' symbolic values.
+      if (can_fold) AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
+      kept.push_back(std::move(g.nodes[i]));
+    }
   }
   g.nodes = std::move(kept);
   // A folded graph output stays a (constant) graph output; a graph input is never folded.

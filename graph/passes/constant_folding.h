@@ -5,7 +5,9 @@
 //   for each node in topological order:
 //     1. run shape inference for the node, so inputs folded earlier in this sweep (e.g. a
 //        Reshape's shape) sharpen its output shape. The graph need not be inferred before:
-//        a plan build sets its input dims and lets this sweep infer every node once;
+//        a plan build sets its input dims and lets this sweep infer every node once. A node
+//        step 2 finds foldable is inferred without symbolic values (its outputs become
+//        constants), and again with them if step 3 does not fold it;
 //     2. the node is foldable when every present input is a constant, or when it only
 //        reads its input's shape (Shape, Size) and that shape is static;
 //     3. ask the ConstantEvaluator; if it computes the outputs, attach them as constants

@@ -168,6 +168,35 @@ TEST(ConstantFolding, InfersAnUninferredBoundGraphAsItFolds) {
             (std::vector<OpType>{OpType::kReshape, OpType::kRelu, OpType::kSigmoid}));
 }
 
+// An evaluator that folds nothing.
+class DecliningEvaluator : public ConstantEvaluator {
+ public:
+  Result<std::optional<std::vector<TensorData>>> evaluate(
+      const Node&, const std::vector<const Value*>&, const std::vector<const Value*>&) override {
+    return std::optional<std::vector<TensorData>>();
+  }
+};
+
+// A node with constant inputs is inferred without symbolic values when it is about to fold;
+// when the evaluator declines it, it must get them after all, since the Reshape reads its
+// target's elements through them.
+//
+//   Concat([2], [3]) --> target;  x[6] --Reshape(target)--> y
+TEST(ConstantFolding, ANodeTheEvaluatorDeclinesKeepsItsSymbolicValues) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", DType::kF32, Shape{6});
+  const ValueId two = b.constant("two", TensorData::vector_i64({2}));
+  const ValueId three = b.constant("three", TensorData::vector_i64({3}));
+  const ValueId target = b.node(OpType::kConcat, {two, three}, attrs_axis(0));
+  b.output(b.node(OpType::kReshape, {x, target}));
+  Graph g = copy_for_reinference(b.build());
+
+  ConstantFolding folding(std::make_shared<DecliningEvaluator>());
+  ASSERT_TRUE(folding.run(g).is_ok());
+  EXPECT_EQ(ops_of(g), (std::vector<OpType>{OpType::kConcat, OpType::kReshape}));
+  EXPECT_EQ(*g.value(g.outputs[0]).shape, (Shape{2, 3}));
+}
+
 //   x --Relu--> y (output)
 //   x --Neg--> dead --Abs--> dead2        (removed, with the unused constant)
 TEST(DeadCodeElimination, RemovesUnreachableNodesAndValues) {
