@@ -25,14 +25,14 @@ void Graph::compact_values() {
   const auto live = static_cast<size_t>(std::count(used.begin(), used.end(), 1));
   if (live == values.size()) return;  // nothing to drop (DeadCodeElimination after folding)
   std::vector<ValueId> remap(values.size(), kNoValue);
-  std::vector<Value> kept;
-  kept.reserve(live);
+  size_t kept = 0;  // values that stay move down in place
   for (size_t i = 0; i < values.size(); ++i) {
     if (!used[i]) continue;
-    remap[i] = static_cast<ValueId>(kept.size());
-    kept.push_back(std::move(values[i]));
+    remap[i] = static_cast<ValueId>(kept);
+    if (kept != i) values[kept] = std::move(values[i]);
+    ++kept;
   }
-  values = std::move(kept);
+  values.resize(kept);
   auto fix = [&](ValueId& id) {
     if (id != kNoValue) id = remap[static_cast<size_t>(id)];
   };

@@ -79,14 +79,15 @@ ConstantFolding::ConstantFolding(std::shared_ptr<ConstantEvaluator> evaluator,
       extra_budget_bytes_(extra_budget_bytes) {}
 
 Result<bool> ConstantFolding::run(Graph& g) {
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
+  // Nodes that stay move down to g.nodes[kept] in place: a plan build runs this on a graph
+  // it has just copied, and a second array of nodes would be more memory to touch.
+  size_t kept = 0;
   bool changed = false;
   size_t budget = graph_constant_bytes(g);
   budget = budget > SIZE_MAX - extra_budget_bytes_ ? SIZE_MAX : budget + extra_budget_bytes_;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    // Inference reads g.nodes[i]; nodes before i have been moved to `kept`, which is
-    // fine: inference looks only at this node and its values.
+    // Inference reads g.nodes[i]; nodes before i have moved down or folded, which is fine:
+    // inference looks only at this node and its values.
     // foldable() reads only the inputs, inferred already.
     const bool can_fold = foldable(g, g.nodes[i]);
     AMP_RETURN_IF_ERROR(
@@ -119,10 +120,11 @@ Result<bool> ConstantFolding::run(Graph& g) {
       // Not folded after all (too large, or the evaluator declined): the nodes after it may
       // read its outputs' symbolic values.
       if (can_fold) AMP_RETURN_IF_ERROR(infer_node(g, static_cast<NodeId>(i)));
-      kept.push_back(std::move(g.nodes[i]));
+      if (kept != i) g.nodes[kept] = std::move(g.nodes[i]);
+      ++kept;
     }
   }
-  g.nodes = std::move(kept);
+  g.nodes.resize(kept);
   // A folded graph output stays a (constant) graph output; a graph input is never folded.
   if (changed) g.compact_values();
   return changed;

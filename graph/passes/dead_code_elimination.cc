@@ -16,13 +16,15 @@ Result<bool> DeadCodeElimination::run(Graph& g) {
       if (v != kNoValue) live[static_cast<size_t>(v)] = 1;
   }
 
-  std::vector<Node> kept;
-  kept.reserve(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (keep[i]) kept.push_back(std::move(g.nodes[i]));
+  size_t kept = 0;  // in place, like ConstantFolding
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!keep[i]) continue;
+    if (kept != i) g.nodes[kept] = std::move(g.nodes[i]);
+    ++kept;
+  }
   const size_t values_before = g.values.size();
-  const bool nodes_removed = kept.size() != g.nodes.size();
-  g.nodes = std::move(kept);
+  const bool nodes_removed = kept != g.nodes.size();
+  g.nodes.resize(kept);
   g.compact_values();
   return nodes_removed || g.values.size() != values_before;
 }
