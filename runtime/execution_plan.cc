@@ -152,6 +152,7 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     for (ValueId v : n.inputs)
       if (v != kNoValue) ++reads[static_cast<size_t>(v)];
   const KernelReuse reuse(earlier);
+  reuse.share_equal_constants(g);
   plan->steps.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];

@@ -1,5 +1,7 @@
 #include "runtime/kernel_reuse.h"
 
+#include <cstring>
+
 #include "runtime/execution_plan.h"
 
 namespace amp::runtime {
@@ -27,6 +29,30 @@ KernelReuse::KernelReuse(const ExecutionPlan* earlier) : earlier_(earlier) {
   step_of_name_.reserve(earlier_->steps.size());
   for (size_t i = 0; i < earlier_->graph.nodes.size() && i < earlier_->steps.size(); ++i)
     step_of_name_.emplace(earlier_->graph.nodes[i].name, i);
+}
+
+void KernelReuse::share_equal_constants(graph::Graph& g) const {
+  if (earlier_ == nullptr) return;
+  const graph::Graph& before_graph = earlier_->graph;
+  for (const graph::Node& n : g.nodes) {
+    const auto it = step_of_name_.find(n.name);
+    if (it == step_of_name_.end()) continue;
+    const graph::Node& before = before_graph.nodes[it->second];
+    if (before.op != n.op || before.inputs.size() != n.inputs.size()) continue;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (n.inputs[k] == graph::kNoValue || before.inputs[k] == graph::kNoValue) continue;
+      graph::Value& now = g.value(n.inputs[k]);
+      const graph::Value& then = before_graph.value(before.inputs[k]);
+      if (!now.is_constant() || !then.is_constant()) continue;
+      const graph::TensorData& a = *now.constant;
+      const graph::TensorData& b = *then.constant;
+      if (a.bytes() == b.bytes() || a.byte_size() > kMaxSharedBytes || a.dtype() != b.dtype() ||
+          a.dims() != b.dims() || a.byte_size() != b.byte_size() ||
+          std::memcmp(a.bytes(), b.bytes(), a.byte_size()) != 0)
+        continue;
+      now.constant = b;
+    }
+  }
 }
 
 std::shared_ptr<kernels::Kernel> KernelReuse::find(const graph::Node& n,

@@ -18,6 +18,14 @@
 //
 // Lookup: by node name (folding keeps names), then the configuration compared in full; a
 // name found twice is looked up at its first step only, so a miss merely prepares afresh.
+//
+// Folded constants: each plan folds its own copies of what the model computes from shapes,
+// so a constant that is the same at every length (a rotary MatMul's expanded frequencies,
+// a Reshape's target) would be a new buffer in every plan and no kernel reading it would
+// match. So before any kernel of the new plan is prepared, share_equal_constants() gives
+// each small constant input whose bytes equal those of the same input of the earlier plan's
+// node the earlier buffer (TensorData shares its owner): the new plan's graph then keeps
+// that buffer alive, and the address rule above holds unchanged.
 #pragma once
 
 #include <memory>
@@ -41,6 +49,11 @@ class KernelReuse {
   // equal configuration; else null.
   std::shared_ptr<kernels::Kernel> find(const graph::Node& n,
                                         const kernels::KernelConfig& cfg) const;
+
+  // See "Folded constants" above: constants of at most kMaxSharedBytes bytes (shape
+  // arithmetic, not weights: a weight is the engine's one buffer in every plan already).
+  void share_equal_constants(graph::Graph& g) const;
+  static constexpr size_t kMaxSharedBytes = 4096;
 
  private:
   const ExecutionPlan* earlier_ = nullptr;

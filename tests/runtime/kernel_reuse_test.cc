@@ -155,6 +155,74 @@ TEST(KernelReuse, ANewPastLengthTakesTheUnchangedNodesKernelsAndRunsAlone) {
   expect_outputs(*outs, 5);
 }
 
+// Dims read through Shape fold to constants, a new buffer in every plan; one that is equal
+// at both lengths is shared (KernelReuse::share_equal_constants), and so is the kernel that
+// reads it, while one that differs is not.
+//   tok [1, T, 8] * Cast(Shape(tok)[1])  --> "scaled"  (T = 1 at both lengths)
+//   past [1, P, 8] + Cast(Shape(past)[1]) --> "shifted" (P)
+TEST(KernelReuse, AFoldedConstantEqualAtBothLengthsIsSharedWithItsKernel) {
+  GraphBuilder b;
+  const ValueId tok =
+      b.input("tok", DType::kF32, graph::Shape({Dim(1), Dim::symbolic("T"), Dim(kWidth)}));
+  const ValueId past =
+      b.input("past", DType::kF32, graph::Shape({Dim(1), Dim::symbolic("P"), Dim(kWidth)}));
+  Attributes gather_axis0, to_f32;
+  gather_axis0.set("axis", int64_t{0});
+  to_f32.set("to", int64_t{1});
+  auto dim_of = [&](ValueId x, int64_t axis) {
+    return b.node(OpType::kCast,
+                  {b.node(OpType::kGather,
+                          {b.node(OpType::kShape, {x}),
+                           b.constant("axis" + std::to_string(axis) + "_of_" + std::to_string(x),
+                                      graph::TensorData::scalar_i64(axis))},
+                          gather_axis0)},
+                  to_f32);
+  };
+  b.output(b.node(OpType::kMul, {tok, dim_of(tok, 1)}, {}, "scaled"));
+  b.output(b.node(OpType::kAdd, {past, dim_of(past, 1)}, {}, "shifted"));
+  graph::Graph g = b.build();
+  ASSERT_TRUE(graph::run_conversion_passes(g).is_ok());
+  const std::unique_ptr<runtime::Backend> cpu = runtime::create_cpu_backend();
+  runtime::PlanBuildOptions opt;
+  opt.backend = cpu.get();
+  auto plan_for = [&](int64_t length, const runtime::ExecutionPlan* earlier) {
+    runtime::PlanKey key;
+    key.dims = {{1, 1, kWidth}, {1, length, kWidth}};
+    auto plan = runtime::build_execution_plan(g, key, {}, opt, earlier);
+    EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+    return plan.is_ok() ? *plan : nullptr;
+  };
+  auto operand_bytes = [](const runtime::ExecutionPlan& plan, const std::string& node) {
+    for (const graph::Node& n : plan.graph.nodes)
+      if (n.name == node) return plan.graph.value(n.inputs[1]).constant->bytes();
+    ADD_FAILURE() << "no node '" << node << "' in the plan";
+    return static_cast<const uint8_t*>(nullptr);
+  };
+  std::shared_ptr<const runtime::ExecutionPlan> first = plan_for(3, nullptr);
+  std::shared_ptr<const runtime::ExecutionPlan> second = plan_for(5, first.get());
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(operand_bytes(*second, "scaled"), operand_bytes(*first, "scaled"));
+  EXPECT_EQ(kernel_of(*second, "scaled"), kernel_of(*first, "scaled"));
+  EXPECT_NE(operand_bytes(*second, "shifted"), operand_bytes(*first, "shifted"));
+
+  // The shared constant lives on with the plan that took it.
+  first.reset();
+  auto executor = cpu->create_executor();
+  ASSERT_TRUE(executor.is_ok());
+  const std::vector<float> t = token(), p = cache(5);
+  const Tensor tok_in = Tensor::from(t, {1, 1, kWidth});
+  const Tensor past_in = Tensor::from(p, {1, 5, kWidth});
+  auto outs = (*executor)->run(second, {&tok_in, &past_in}, runtime::RunConfig{});
+  ASSERT_TRUE(outs.is_ok()) << outs.status().to_string();
+  ASSERT_EQ(outs->size(), 2u);
+  const std::vector<float> scaled = (*outs)[0].to_vector<float>();
+  const std::vector<float> shifted = (*outs)[1].to_vector<float>();
+  ASSERT_EQ(scaled.size(), t.size());
+  ASSERT_EQ(shifted.size(), p.size());
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_FLOAT_EQ(scaled[i], t[i]);
+  for (size_t i = 0; i < p.size(); ++i) EXPECT_FLOAT_EQ(shifted[i], p[i] + 5.0f);
+}
+
 // Through the engine, whose next plan takes the kernels of the plan it used last: a cache
 // that grows, a length seen before (its cached plan), then new lengths after it, shorter and
 // longer; every output right each time.
