@@ -4,12 +4,13 @@
 // input shapes match (kernels' run() is const and thread-safe by contract).
 //
 // Building (build_execution_plan):
-//   1. copy the engine graph, set each graph input's shape to the bound dims, replace
-//      shape-deciding inputs by their values (shape_inputs.h), re-infer;
-//   2. ConstantFolding (re-inferring only the nodes whose inputs it folds or reshapes) +
-//      DeadCodeElimination (Shape/Gather/... chains collapse);
-//   3. per node: the kernel of an earlier plan's node prepared alike (kernel_reuse.h), else
-//      registry lookup by (op, backend, kernel dtype), create, prepare();
+//   1. copy the engine graph (graph::copy_for_reinference), set each graph input's shape to
+//      the bound dims, replace shape-deciding inputs by their values (shape_inputs.h);
+//   2. ConstantFolding, which infers each node as it reaches it, + DeadCodeElimination
+//      (Shape/Gather/... chains collapse), the graph verified once after them;
+//   3. per node: the kernel of an earlier plan's node prepared alike (kernel_reuse.h; small
+//      folded constants equal to that plan's take its buffers first), else registry lookup
+//      by (op, backend, kernel dtype), create, prepare();
 //   4. plan_memory with the kernels' in-place declarations and workspaces;
 //   5. the backend places constants (on CUDA: device copies, weights shared with the engine).
 // A graph with a data-dependent node (NonZero, Compress, NonMaxSuppression) is cut after it
