@@ -117,19 +117,26 @@ const kernels::Kernel* kernel_of(const runtime::ExecutionPlan& plan, const std::
   return nullptr;
 }
 
+// The plan of `g` (inputs tok [1, 1, 8] and past [1, length, 8]) built after `earlier`.
+std::shared_ptr<const runtime::ExecutionPlan> plan_at(const graph::Graph& g,
+                                                      const runtime::Backend& cpu, int64_t length,
+                                                      const runtime::ExecutionPlan* earlier) {
+  runtime::PlanBuildOptions opt;
+  opt.backend = &cpu;
+  runtime::PlanKey key;
+  key.dims = {{1, 1, kWidth}, {1, length, kWidth}};
+  auto plan = runtime::build_execution_plan(g, key, {}, opt, earlier);
+  EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
+  return plan.is_ok() ? *plan : nullptr;
+}
+
 TEST(KernelReuse, ANewPastLengthTakesTheUnchangedNodesKernelsAndRunsAlone) {
   graph::Graph g = decoder_step();
   ASSERT_TRUE(graph::run_conversion_passes(g).is_ok());
   ASSERT_TRUE(graph::run_runtime_passes(g).is_ok());
   const std::unique_ptr<runtime::Backend> cpu = runtime::create_cpu_backend();
-  runtime::PlanBuildOptions opt;
-  opt.backend = cpu.get();
   auto plan_for = [&](int64_t length, const runtime::ExecutionPlan* earlier) {
-    runtime::PlanKey key;
-    key.dims = {{1, 1, kWidth}, {1, length, kWidth}};
-    auto plan = runtime::build_execution_plan(g, key, {}, opt, earlier);
-    EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-    return plan.is_ok() ? *plan : nullptr;
+    return plan_at(g, *cpu, length, earlier);
   };
   std::shared_ptr<const runtime::ExecutionPlan> first = plan_for(3, nullptr);
   std::shared_ptr<const runtime::ExecutionPlan> second = plan_for(5, first.get());
@@ -183,14 +190,8 @@ TEST(KernelReuse, AFoldedConstantEqualAtBothLengthsIsSharedWithItsKernel) {
   graph::Graph g = b.build();
   ASSERT_TRUE(graph::run_conversion_passes(g).is_ok());
   const std::unique_ptr<runtime::Backend> cpu = runtime::create_cpu_backend();
-  runtime::PlanBuildOptions opt;
-  opt.backend = cpu.get();
   auto plan_for = [&](int64_t length, const runtime::ExecutionPlan* earlier) {
-    runtime::PlanKey key;
-    key.dims = {{1, 1, kWidth}, {1, length, kWidth}};
-    auto plan = runtime::build_execution_plan(g, key, {}, opt, earlier);
-    EXPECT_TRUE(plan.is_ok()) << plan.status().to_string();
-    return plan.is_ok() ? *plan : nullptr;
+    return plan_at(g, *cpu, length, earlier);
   };
   auto operand_bytes = [](const runtime::ExecutionPlan& plan, const std::string& node) {
     for (const graph::Node& n : plan.graph.nodes)
