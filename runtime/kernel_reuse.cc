@@ -1,7 +1,5 @@
 #include "runtime/kernel_reuse.h"
 
-#include <cstring>
-
 #include "runtime/execution_plan.h"
 
 namespace amp::runtime {
@@ -46,11 +44,8 @@ void KernelReuse::share_equal_constants(graph::Graph& g) const {
       if (!now.is_constant() || !then.is_constant()) continue;
       const graph::TensorData& a = *now.constant;
       const graph::TensorData& b = *then.constant;
-      if (a.bytes() == b.bytes() || a.byte_size() > kMaxSharedBytes || a.dtype() != b.dtype() ||
-          a.dims() != b.dims() || a.byte_size() != b.byte_size() ||
-          std::memcmp(a.bytes(), b.bytes(), a.byte_size()) != 0)
-        continue;
-      now.constant = b;
+      // TensorData's == compares dtype, dims and bytes.
+      if (a.bytes() != b.bytes() && a.byte_size() <= kMaxSharedBytes && a == b) now.constant = b;
     }
   }
 }
