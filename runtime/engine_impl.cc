@@ -50,6 +50,27 @@ TensorInfo info_of(const graph::Value& v) {
   return t;
 }
 
+// "x [2,3,8,8], mask [2,8]": the bound dims of a plan, named, for error messages.
+std::string bound_inputs_text(const std::vector<TensorInfo>& infos, const runtime::PlanKey& key) {
+  std::string s;
+  for (size_t k = 0; k < infos.size() && k < key.dims.size(); ++k) {
+    if (k) s += ", ";
+    s += infos[k].name + " [";
+    for (size_t d = 0; d < key.dims[k].size(); ++d)
+      s += (d ? "," : "") + std::to_string(key.dims[k][d]);
+    s += "]";
+  }
+  return s;
+}
+
+// A plan-time error from a pass carries the pass's name ("pass 'constant-folding': ..."),
+// which tells a user nothing: binding infers the graph inside folding.
+std::string without_pass_prefix(const std::string& message) {
+  if (message.rfind("pass '", 0) != 0) return message;
+  const size_t end = message.find("': ");
+  return end == std::string::npos ? message : message.substr(end + 3);
+}
+
 // Options::input_shapes on an .amp graph: fix the named inputs' dims and every use of the
 // symbols they carried, then re-infer.
 Status apply_input_shapes(graph::Graph& g,
@@ -507,7 +528,18 @@ Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for(
   }
   std::vector<std::optional<graph::TensorData>> values;
   AMP_ASSIGN_OR_RETURN(runtime::PlanKey key, runtime::plan_key_for(inputs, shape_inputs, values));
-  return plan_for_key(key, values);
+  Result<std::shared_ptr<const runtime::ExecutionPlan>> plan = plan_for_key(key, values);
+  // The graph verified and inferred at load with these dims symbolic, so a graph that turns
+  // invalid once they are bound (a MaxPool window over an input too small for it, a Reshape
+  // whose counts no longer match) was made so by these inputs: the caller's error, named
+  // with the shapes that caused it, not the model's.
+  if (!plan.is_ok() && plan.status().code() == ErrorCode::kInvalidModel) {
+    std::string what = bound_inputs_text(input_infos, key);
+    if (!shape_inputs.empty()) what += " and the values of the inputs that decide shapes";
+    return invalid_input("the model cannot run on inputs " + what + ": " +
+                         without_pass_prefix(plan.status().message()));
+  }
+  return plan;
 }
 
 Result<std::shared_ptr<const runtime::ExecutionPlan>> EngineImpl::plan_for_key(

@@ -163,6 +163,30 @@ TEST_F(ErrorCodes, InvalidInputNamesTheInput) {
       ErrorCode::kInvalidInput, {"'x'", "i32"});
 }
 
+// Dims that are symbolic in the model and bound by the run's inputs can make a node
+// invalid (here Add of x [n] and c [4], for n = 3): the inputs are wrong, not the model, and
+// the error names them with their shapes and the node that refused them.
+TEST_F(ErrorCodes, InputsThatMakeANodeInvalidAreTheInputsError) {
+  graph::GraphBuilder b;
+  auto x = b.input("x", DType::kF32, graph::Shape({graph::Dim::symbolic("n")}));
+  auto c = b.constant("c", graph::TensorData::from_vector<float>(DType::kF32, {4}, {1, 2, 3, 4}));
+  b.output(b.node(graph::OpType::kAdd, {x, c}, {}, "sym_add"));
+  Engine engine = Engine::load(write(b.build(), "sym_add.amp"), cpu());
+  EXPECT_EQ(engine.run({{"x", Tensor::from(std::vector<float>(4, 1.0f), {4})}})[0].numel(), 4);
+  std::string message;
+  expect_error(
+      [&] {
+        engine.run({{"x", Tensor::from(std::vector<float>(3, 1.0f), {3})}});
+      },
+      ErrorCode::kInvalidInput, {"x [3]", "'sym_add'"});
+  try {
+    engine.run({{"x", Tensor::from(std::vector<float>(3, 1.0f), {3})}});
+  } catch (const Error& e) {
+    message = e.message();
+  }
+  EXPECT_EQ(message.find("pass '"), std::string::npos) << message;
+}
+
 TEST_F(ErrorCodes, InvalidArgumentNamesTheOption) {
   const std::string path = amp::test::write_small_cnn(dir_);
   Options o = cpu();

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz), generates their seed corpus, and runs both
-# fuzzers side by side for a bounded time, then prints executions and coverage.
+# Builds the libFuzzer targets (tests/fuzz), generates their seed corpus, and runs the
+# fuzzers side by side for a bounded time, then prints executions and coverage:
+#   amp_reader_fuzzer     an .amp file through Engine::load's graph stages
+#   onnx_importer_fuzzer  an ONNX file through the importer, conversion, .amp round trip
+#   engine_run_fuzzer     either file through the public API: load, plan, kernels, runs
 #
 #   tools/fuzz/run_fuzzers.sh [SECONDS_PER_FUZZER]        # default 600
 #
@@ -18,10 +21,12 @@
 #   KEEP_GOING   1: fork mode (-fork=1), which records a crash, hang or out-of-memory and
 #                keeps fuzzing, to collect many findings in one run (default: stop at the
 #                first, as a final check should)
+#   FUZZERS      which to run (default: all three; each gets SECONDS_PER_FUZZER, side by
+#                side, so three share two cores)
 #
 # Seeds: every model.onnx under $SHARED_DIR/models and $SHARED_DIR/onnx-node-tests, each
 # also converted to .amp, plus the checked-in regression inputs under tests/data/fuzz.
-# Both formats go to both fuzzers (the wrong format is rejected in microseconds, and the
+# Both formats go to every fuzzer (the wrong format is rejected in microseconds, and the
 # mutations of one occasionally reach the other). Without $SHARED_DIR only tests/data is
 # used. Seeds live in $BUILD_DIR/seeds, the growing corpus in $BUILD_DIR/corpus (neither is
 # checked in), crashes in $BUILD_DIR/artifacts. Exit status 1 when a fuzzer found something.
@@ -30,7 +35,8 @@
 #   $BUILD_DIR/tests/fuzz/amp_reader_fuzzer -minimize_crash=1 -max_total_time=60 \
 #     -exact_artifact_path=tests/data/fuzz/amp/NAME.amp CRASH_FILE
 # (onnx_importer_fuzzer and tests/data/fuzz/onnx/NAME.onnx likewise); the GoogleTest
-# FuzzRegression replays every file there.
+# FuzzRegression replays every file there. engine_run_fuzzer's go to tests/data/fuzz/run/
+# (keep the .onnx or .amp suffix), replayed by FuzzRunRegression with the loaders' ones.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -58,15 +64,26 @@ echo "== build ($BUILD_DIR)"
 $NICE cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" -DAMP_FUZZ=ON \
   -DAMP_ENABLE_CUDA=OFF -DAMP_BUILD_TESTS=OFF -DAMP_BUILD_SAMPLES=OFF >/dev/null
-TARGETS=(amp_reader_fuzzer onnx_importer_fuzzer)
+FUZZERS="${FUZZERS:-amp_reader_fuzzer onnx_importer_fuzzer engine_run_fuzzer}"
+read -r -a TARGETS <<<"$FUZZERS"
+for name in "${TARGETS[@]}"; do
+  case "$name" in
+  amp_reader_fuzzer | onnx_importer_fuzzer | engine_run_fuzzer) ;;
+  *)
+    echo "unknown fuzzer '$name' in FUZZERS" >&2
+    exit 2
+    ;;
+  esac
+done
+FUZZ_TARGETS=("${TARGETS[@]}")
 [ -z "${AMP_CONVERT:-}" ] && TARGETS+=(amp-convert)
 $NICE cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"
 AMP_CONVERT="${AMP_CONVERT:-$BUILD_DIR/tools/convert/amp-convert}"
 
 echo "== seeds"
 SEEDS="$BUILD_DIR/seeds"
-mkdir -p "$BUILD_DIR/corpus/amp" "$BUILD_DIR/corpus/onnx" "$BUILD_DIR/artifacts/amp" \
-  "$BUILD_DIR/artifacts/onnx"
+mkdir -p "$BUILD_DIR/corpus/amp" "$BUILD_DIR/corpus/onnx" "$BUILD_DIR/corpus/run" \
+  "$BUILD_DIR/artifacts/amp" "$BUILD_DIR/artifacts/onnx" "$BUILD_DIR/artifacts/run"
 
 make_seeds() {
   rm -rf "$SEEDS"
@@ -126,21 +143,34 @@ run_fuzzer() {  # name corpus artifacts dict-or-empty seed-dirs...
     >"$BUILD_DIR/$name.log" 2>&1
 }
 
-echo "== fuzzing ${SECONDS_EACH}s each, both at once (logs: $BUILD_DIR/*_fuzzer.log)"
+echo "== fuzzing ${SECONDS_EACH}s each, all at once: ${FUZZ_TARGETS[*]} (logs: $BUILD_DIR/*_fuzzer.log)"
 start=$(date +%s)
 status=0
-run_fuzzer amp_reader_fuzzer "$BUILD_DIR/corpus/amp" "$BUILD_DIR/artifacts/amp" "" \
-  "$SEEDS/amp" "$SEEDS/onnx" &
-pid_amp=$!
-run_fuzzer onnx_importer_fuzzer "$BUILD_DIR/corpus/onnx" "$BUILD_DIR/artifacts/onnx" "$DICT" \
-  "$SEEDS/onnx" "$SEEDS/amp" &
-pid_onnx=$!
-wait "$pid_amp" || status=1
-wait "$pid_onnx" || status=1
+pids=()
+for name in "${FUZZ_TARGETS[@]}"; do
+  case "$name" in
+  amp_reader_fuzzer)
+    run_fuzzer "$name" "$BUILD_DIR/corpus/amp" "$BUILD_DIR/artifacts/amp" "" \
+      "$SEEDS/amp" "$SEEDS/onnx" &
+    ;;
+  onnx_importer_fuzzer)
+    run_fuzzer "$name" "$BUILD_DIR/corpus/onnx" "$BUILD_DIR/artifacts/onnx" "$DICT" \
+      "$SEEDS/onnx" "$SEEDS/amp" &
+    ;;
+  engine_run_fuzzer)
+    run_fuzzer "$name" "$BUILD_DIR/corpus/run" "$BUILD_DIR/artifacts/run" "$DICT" \
+      "$SEEDS/onnx" "$SEEDS/amp" &
+    ;;
+  esac
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do
+  wait "$pid" || status=1
+done
 echo "wall time: $(($(date +%s) - start)) s"
 
 echo "== results"
-for name in amp_reader_fuzzer onnx_importer_fuzzer; do
+for name in "${FUZZ_TARGETS[@]}"; do
   log="$BUILD_DIR/$name.log"
   last="$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)"
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
