@@ -12,6 +12,7 @@
 #include "runtime/backend/backend.h"
 #include "runtime/backend/cpu_backend.h"
 #include "runtime/control_flow.h"
+#include "runtime/empty_step.h"
 #include "runtime/kernel_reuse.h"
 #include "runtime/layout_plan.h"
 #include "runtime/node_label.h"
@@ -76,6 +77,20 @@ void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPl
   plan.output_input.assign(g.outputs.size(), -1);
   for (size_t k = 0; k < g.outputs.size(); ++k)
     plan.output_input[k] = input_at[static_cast<size_t>(g.outputs[k])];
+}
+
+// Node `i` of the plan: every output it has holds zero elements, and none is
+// data-dependent (runtime/empty_step.h).
+bool writes_nothing(const Graph& g, const Node& n, const ExecutionPlan& plan, size_t i) {
+  for (const ExecutionPlan::DynamicOutput& d : plan.dynamic)
+    if (d.step == static_cast<int64_t>(i)) return false;
+  bool any = false;
+  for (ValueId v : n.outputs) {
+    if (v == kNoValue) continue;
+    if (g.value(v).shape->numel().value_or(1) != 0) return false;
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace
@@ -176,7 +191,8 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     physical(n, cfg.inputs);
     physical(n, cfg.outputs);
     PlanStep& step = plan->steps[i];
-    step.kernel = reuse.find(n, cfg);
+    step.kernel = writes_nothing(g, n, *plan, i) ? std::make_shared<EmptyOutputsKernel>()
+                                                 : reuse.find(n, cfg);
     if (!step.kernel) {
       step.kernel = def->create();
       if (Status s = step.kernel->prepare(cfg); !s.is_ok()) return s.with_context(node_label(n));

@@ -4,8 +4,8 @@
 //
 //   Engine::load (CPU, one thread, a 64 MiB memory cap, fp32 or an emulated fp16 / bf16
 //   AMP plan) -> run with inputs made from the model's declared inputs (symbolic dims 2)
-//   -> run again with symbolic dims 3 (a new plan, built with the first one's kernels at
-//   hand) -> run at 2 again (the cached plan).
+//   -> run again with symbolic dims 3, 1 or 0 (a new plan, built with the first one's
+//   kernels at hand; 0: empty tensors) -> run at 2 again (the cached plan).
 //
 // The load pipeline the other fuzzers drive (load_pipeline.h) stops before kernels exist;
 // this one also prepares and runs them, so a hostile attribute, shape or index that the

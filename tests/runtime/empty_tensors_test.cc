@@ -1,0 +1,118 @@
+// Runs whose tensors hold no elements: a batch of zero, an empty sequence, a constant that
+// folds to nothing. ONNX allows them and servers pass them on; each must run and give
+// empty outputs of the right shape, never reach a kernel that divides by a zero count
+// (runtime/empty_step.h).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "amp/engine.h"
+#include "graph/ir/graph_builder.h"
+#include "tests/test_util/test_models.h"
+
+namespace amp {
+namespace {
+
+using graph::Dim;
+using graph::GraphBuilder;
+using graph::OpType;
+using graph::Shape;
+using graph::TensorData;
+
+constexpr int64_t kHeads = 2, kSeq = 3, kHeadDim = 4;
+
+Options cpu(Precision p = Precision::kFp32) {
+  Options o;
+  o.backend = BackendKind::kCpu;
+  o.threads = 1;
+  o.precision = p;
+  o.emulate_low_precision = p != Precision::kFp32;
+  o.precision_timing = PrecisionTimingMode::kOff;
+  return o;
+}
+
+// y = Attention(q, k, v) over [batch, heads, seq, head_dim] with a symbolic batch and
+// sequence, plus y2 = Attention of three constants with a batch of zero, which folds when
+// the plan is built.
+graph::Graph attention_model() {
+  GraphBuilder b;
+  const Shape s({Dim::symbolic("batch"), Dim(kHeads), Dim::symbolic("seq"), Dim(kHeadDim)});
+  const auto q = b.input("q", DType::kF32, s);
+  const auto k = b.input("k", DType::kF32, s);
+  const auto v = b.input("v", DType::kF32, s);
+  b.output(b.node(OpType::kAttention, {q, k, v}, {}, "attention"));
+  auto empty = [&](const char* name) {
+    return b.constant(name, TensorData::from_vector<float>(DType::kF32, {0, kHeads, kSeq, kHeadDim},
+                                                           {}));
+  };
+  b.output(b.node(OpType::kAttention, {empty("cq"), empty("ck"), empty("cv")}, {}, "folded"));
+  return b.build();
+}
+
+Tensor ones(std::vector<int64_t> shape) {
+  Tensor t = Tensor::empty(DType::kF32, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = 1.0f;
+  return t;
+}
+
+std::vector<NamedTensor> qkv(int64_t batch, int64_t seq) {
+  return {{"q", ones({batch, kHeads, seq, kHeadDim})},
+          {"k", ones({batch, kHeads, seq, kHeadDim})},
+          {"v", ones({batch, kHeads, seq, kHeadDim})}};
+}
+
+TEST(EmptyTensors, AttentionAtBatchZeroAndOverAnEmptySequence) {
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kBf16}) {
+    SCOPED_TRACE(precision_name(p));
+    Engine engine = test::load_on_cpu(attention_model(), cpu(p));
+    ExecutionContext ctx = engine.create_context();
+    for (auto [batch, seq] : {std::pair<int64_t, int64_t>{0, kSeq}, {2, 0}, {0, 0}}) {
+      const std::vector<Tensor> out = ctx.run(qkv(batch, seq));
+      ASSERT_EQ(out.size(), 2u);
+      EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{batch, kHeads, seq, kHeadDim}));
+      EXPECT_EQ(out[1].shape(), (std::vector<int64_t>{0, kHeads, kSeq, kHeadDim}));
+    }
+    // The same context still computes after its empty plans: softmax over equal keys.
+    const std::vector<Tensor> out = ctx.run(qkv(1, kSeq));
+    ASSERT_EQ(out[0].numel(), kHeads * kSeq * kHeadDim);
+    for (int64_t i = 0; i < out[0].numel(); ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], 1.0f);
+  }
+}
+
+// Each step with only empty outputs runs no kernel of its op, and says so in a profile.
+TEST(EmptyTensors, AStepWithOnlyEmptyOutputsRunsNothing) {
+  Engine engine = test::load_on_cpu(attention_model(), cpu());
+  ExecutionContext ctx = engine.create_context();
+  ctx.set_profiling(true);
+  ctx.run(qkv(0, kSeq));
+  bool saw_attention = false;
+  for (const NodeProfile& n : ctx.last_run_profile().nodes)
+    if (n.name == "attention") {
+      saw_attention = true;
+      EXPECT_EQ(n.implementation, "nothing to compute: empty outputs");
+    }
+  EXPECT_TRUE(saw_attention);
+  ctx.run(qkv(1, kSeq));
+  for (const NodeProfile& n : ctx.last_run_profile().nodes)
+    if (n.name == "attention") {
+      EXPECT_NE(n.implementation, "nothing to compute: empty outputs");
+    }
+}
+
+TEST(EmptyTensors, ACnnAtBatchZero) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("amp_empty_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Engine engine = Engine::load(test::write_small_cnn(dir), cpu());
+  std::filesystem::remove_all(dir);
+  const std::vector<Tensor> out = engine.run({{"x", Tensor::empty(DType::kF32, {0, 3, 16, 16})}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{0, 10}));
+}
+
+}  // namespace
+}  // namespace amp
