@@ -244,6 +244,14 @@ def test_bad_inputs_raise_the_right_error(cnn, inputs, error, pattern):
     assert cnn.run({"image": good_image()})["logits"].shape == (1, 10)  # still serving
 
 
+def test_an_empty_batch_runs(cnn):
+    # numpy gives an array without elements strides of 0; nothing is read, so it is accepted
+    # as contiguous.
+    empty = np.zeros((0, 3, 32, 32), np.float32)
+    assert cnn.run({"image": empty})["logits"].shape == (0, 10)
+    assert cnn.run({"image": good_image(2)})["logits"].shape == (2, 10)
+
+
 def test_bad_files_and_options(demo, tmp_path):
     with pytest.raises(amprt.NotFound, match="does not exist"):
         amprt.Engine.load(tmp_path / "missing.amp")

@@ -1,5 +1,6 @@
 #include "tools/python/numpy_tensor.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace amp::python {
@@ -95,9 +96,11 @@ Tensor wrap_input(const TensorInfo& info, const InputArray& array) {
   std::vector<int64_t> shape(array.ndim());
   for (size_t d = 0; d < array.ndim(); ++d) shape[d] = static_cast<int64_t>(array.shape(d));
   // C-contiguous: each stride (in elements) is the product of the dims after it. Dims of
-  // size 1 may carry any stride.
+  // size 1 may carry any stride, and so may every dim of an array with no elements (numpy
+  // gives np.zeros((2, 0)) the strides (0, 0)): there is nothing to read.
   int64_t expected = 1;
-  for (size_t d = array.ndim(); d-- > 0;) {
+  const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  for (size_t d = array.ndim(); !empty && d-- > 0;) {
     if (shape[d] != 1 && array.stride(d) != expected)
       bad(info,
           "the array is not C-contiguous (a view or a transpose?): pass "
