@@ -245,6 +245,20 @@ def test_http_body_over_the_cap_is_413(server):
     assert "exceeds the server's cap" in error_of(data)
 
 
+def test_json_sent_as_a_form_is_read_as_json(server):
+    # `curl -d @request.json` without a Content-Type sends application/x-www-form-urlencoded;
+    # a request over 8 KiB (one 3x32x32 image as JSON) must still be read, as Triton does.
+    x = image(1)
+    body = json.dumps({"inputs": [{"name": "image", "datatype": "FP32", "shape": list(x.shape),
+                                   "data": x.ravel().tolist()}]}).encode()
+    assert len(body) > 8192
+    got, data = raw_post(server, "/v2/models/cnn/infer", body,
+                         {"Content-Type": "application/x-www-form-urlencoded"})
+    assert got == 200, data
+    logits = np.array(json.loads(data)["outputs"][0]["data"], np.float32).reshape(1, 10)
+    np.testing.assert_allclose(logits, reference(server, x), rtol=1e-5, atol=1e-6)
+
+
 def test_http_unknown_route_is_404(server):
     got, data = raw_post(server, "/v2/nothing/here", b"{}")
     assert got == 404 and "no route" in error_of(data)

@@ -131,15 +131,29 @@ void HttpFrontend::add_v2_routes() {
   s.Post("/v2/repository/index", [&svc](const httplib::Request&, httplib::Response& res) {
     res.set_content(repository_index_json(svc.model_names()), kJson);
   });
+  // A handler that reads the body itself: httplib reads it for the others and then refuses a
+  // body sent as application/x-www-form-urlencoded (what `curl -d @request.json` sends
+  // without -H 'Content-Type: application/json') over 8 KiB with a 413. Triton reads the
+  // body whatever its content type, and so does this; the body cap still applies.
   s.Post(std::string(kModelPrefix) + "/infer", [&svc](const httplib::Request& req,
-                                                      httplib::Response& res) {
+                                                      httplib::Response& res,
+                                                      const httplib::ContentReader& reader) {
+    std::string body;
+    const bool read = reader([&body](const char* data, size_t length) {
+      body.append(data, length);
+      return true;
+    });
+    if (!read) {  // over the cap (httplib set 413) or cut short; the error handler says which
+      if (res.status < 400) res.status = 400;
+      return;
+    }
     guarded(res, [&] {
       std::optional<size_t> header_length;
       if (req.has_header("Inference-Header-Content-Length"))
         header_length =
             parse_header_length(req.get_header_value("Inference-Header-Content-Length"));
       const InferResult r = svc.infer(match(req, 1), match(req, 2), [&](const ServedModel& m) {
-        return parse_infer_request(req.body, header_length, m.engine().inputs(),
+        return parse_infer_request(body, header_length, m.engine().inputs(),
                                    m.config().batching.max_batch_size);
       });
       EncodedResponse e = encode_infer_response(r.model, r.id, r.outputs, r.binary);
