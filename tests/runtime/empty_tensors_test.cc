@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,8 @@ graph::Graph attention_model() {
   const auto v = b.input("v", DType::kF32, s);
   b.output(b.node(OpType::kAttention, {q, k, v}, {}, "attention"));
   auto empty = [&](const char* name) {
-    return b.constant(name, TensorData::from_vector<float>(DType::kF32, {0, kHeads, kSeq, kHeadDim},
-                                                           {}));
+    return b.constant(name,
+                      TensorData::from_vector<float>(DType::kF32, {0, kHeads, kSeq, kHeadDim}, {}));
   };
   b.output(b.node(OpType::kAttention, {empty("cq"), empty("ck"), empty("cv")}, {}, "folded"));
   return b.build();
@@ -101,6 +102,41 @@ TEST(EmptyTensors, AStepWithOnlyEmptyOutputsRunsNothing) {
     if (n.name == "attention") {
       EXPECT_NE(n.implementation, "nothing to compute: empty outputs");
     }
+}
+
+// Nodes whose outputs are not empty although an input is: products and reductions over an
+// empty axis give the empty sum's and the empty max's values (as ONNX Runtime does), and
+// a Concat skips its empty part. x [2, n], w [n, 3], n = 0.
+TEST(EmptyTensors, ProductsAndReductionsOverAnEmptyAxis) {
+  GraphBuilder b;
+  const auto x = b.input("x", DType::kF32, Shape({Dim(2), Dim::symbolic("n")}));
+  const auto w = b.input("w", DType::kF32, Shape({Dim::symbolic("n"), Dim(3)}));
+  b.output(b.node(OpType::kMatMul, {x, w}, {}, "matmul"));
+  const auto bias = b.constant("bias", TensorData::from_vector<float>(DType::kF32, {3}, {1, 2, 3}));
+  b.output(b.node(OpType::kGemm, {x, w, bias}, {}, "gemm"));
+  graph::Attributes flat;
+  flat.set("keepdims", int64_t{0});
+  b.output(b.node(OpType::kReduceSum, {x}, flat, "sum"));
+  b.output(b.node(OpType::kReduceMax, {x}, flat, "max"));
+  graph::Attributes axis1;
+  axis1.set("axis", int64_t{1});
+  const auto ones3 =
+      b.constant("ones", TensorData::from_vector<float>(DType::kF32, {2, 1}, {5, 6}));
+  b.output(b.node(OpType::kConcat, {x, ones3}, axis1, "concat"));
+  Engine engine = test::load_on_cpu(b.build(), cpu());
+  const std::vector<Tensor> out = engine.run(
+      {{"x", Tensor::empty(DType::kF32, {2, 0})}, {"w", Tensor::empty(DType::kF32, {0, 3})}});
+  ASSERT_EQ(out.size(), 5u);
+  auto values = [](const Tensor& t) {
+    return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
+  };
+  EXPECT_EQ(values(out[0]), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(values(out[1]), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(out[2].shape(), std::vector<int64_t>{});
+  EXPECT_EQ(values(out[2]), std::vector<float>{0.0f});
+  EXPECT_EQ(values(out[3]), std::vector<float>{-std::numeric_limits<float>::infinity()});
+  EXPECT_EQ(out[4].shape(), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(values(out[4]), (std::vector<float>{5, 6}));
 }
 
 TEST(EmptyTensors, ACnnAtBatchZero) {
