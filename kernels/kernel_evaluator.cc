@@ -61,17 +61,15 @@ Result<std::optional<std::vector<graph::TensorData>>> KernelEvaluator::evaluate(
     }
     cfg.outputs.push_back(d);
   }
-  // Every output empty: nothing to compute, and kernels are never run so (a plan gives
-  // such a step no kernel of the op's either: runtime/empty_step.h).
-  bool all_empty = false;
+  // Every output empty: nothing to compute, so the kernel is neither prepared nor run, as in
+  // a plan (runtime/empty_step.h).
+  bool any_output = false, all_empty = true;
   for (const TensorDesc& d : cfg.outputs) {
     if (!d.present) continue;
-    if (d.numel() != 0) {
-      all_empty = false;
-      break;
-    }
-    all_empty = true;
+    any_output = true;
+    all_empty = all_empty && d.numel() == 0;
   }
+  all_empty = all_empty && any_output;
   std::unique_ptr<Kernel> kernel = def->create();
   if (!all_empty && !kernel->prepare(cfg).is_ok())
     return std::optional<std::vector<graph::TensorData>>();

@@ -2,9 +2,10 @@
 // or over an empty sequence, or a node that an input's zero dim empties. There is nothing
 // to compute, so the plan gives such a step this kernel instead of the op's: it prepares
 // nothing and writes nothing, on every backend. The op's kernels then never see an empty
-// output, which some would divide by (a row count of zero) and CUDA cannot launch (a grid
-// of zero blocks). Steps whose output sizes are known only at run time (NonZero, ...) keep
-// their kernel: they report the size, empty or not (runtime/plan_split.h).
+// output, whose count some would divide by (the CPU Attention's tasks did) and whose zero
+// dims cuDNN's descriptors refuse. Steps whose output sizes are known only at run time
+// (NonZero, ...) keep their kernel: they report the size, empty or not
+// (runtime/plan_split.h).
 #pragma once
 
 #include <string>
