@@ -34,7 +34,17 @@ AMP_ISA_CLONES void permute_positions(const uint32_t* __restrict__ a,
     Lanes8 va, vb;
     std::memcpy(&va, a + p * in_pos, sizeof(va));
     std::memcpy(&vb, b + p * in_pos, sizeof(vb));
+#if defined(__clang__)
+    // clang has no __builtin_shuffle with a run-time mask; only its fuzz and sanitizer
+    // builds of this project get here. GCC's semantics: lane m of (a, b), m modulo 16.
+    Lanes8 r;
+    for (int l = 0; l < 8; ++l) {
+      const int m = mask[l] & 15;
+      r[l] = m < 8 ? va[m] : vb[m - 8];
+    }
+#else
     const Lanes8 r = __builtin_shuffle(va, vb, mask);
+#endif
     std::memcpy(out + p * out_pos, &r, sizeof(r));
   }
 }

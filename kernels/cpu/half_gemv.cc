@@ -127,8 +127,8 @@ void tile(const float* x, int64_t rows, const uint16_t* b, int64_t k, int64_t n,
 
 bool HalfGemv::suits_this_cpu() {
 #if defined(__GNUC__) && defined(__x86_64__)
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                         __builtin_cpu_supports("f16c");
+  static const bool ok =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
   return ok;
 #else
   return false;

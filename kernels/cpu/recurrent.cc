@@ -170,8 +170,9 @@ class RecurrentKernel : public CheckedKernel<T, RecurrentPlan, check_recurrent_i
         a.num_threads, cpu_l2_cache_bytes());
     auto run_group = [&](int64_t g, const PackedRecurrence::Team& team) {
       const int d = static_cast<int>(s.direction(g));
-      const auto [b0, b1] = s.entries(g, p.batch);
-      const int64_t rows = b1 - b0;
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+      const std::pair<int64_t, int64_t> group = s.entries(g, p.batch);
+      const int64_t b0 = group.first, rows = group.second - group.first;
       const auto [j0, j1] = PackedRecurrence::units_of(p, team.index, team.count);
       // A group's h, c and workspace take what its rows would take one an entry.
       float* h = ws + (d * p.batch + b0) * item_floats();  // [rows][H]

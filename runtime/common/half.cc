@@ -35,30 +35,34 @@ __attribute__((target("avx,f16c"))) void f16_to_f32_f16c(const uint16_t* src, fl
   for (; i < n; ++i) dst[i] = half_bits_to_float(src[i]);
 }
 
+}  // namespace
+#endif
+
 // cpuid rather than __builtin_cpu_supports("f16c"), which clang 14 (the fuzz build,
 // AMP_FUZZ) rejects as an unknown feature.
-bool has_f16c() {
+bool cpu_has_f16c() {
+#if AMP_X86_DISPATCH
   static const bool yes = [] {
     unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return false;
     return (ecx & bit_F16C) != 0 && __builtin_cpu_supports("avx");
   }();
   return yes;
-}
-
-}  // namespace
+#else
+  return false;
 #endif
+}
 
 void convert_f32_to_f16(const float* src, uint16_t* dst, size_t n) {
 #if AMP_X86_DISPATCH
-  if (has_f16c()) return f32_to_f16_f16c(src, dst, n);
+  if (cpu_has_f16c()) return f32_to_f16_f16c(src, dst, n);
 #endif
   for (size_t i = 0; i < n; ++i) dst[i] = float_to_half_bits(src[i]);
 }
 
 void convert_f16_to_f32(const uint16_t* src, float* dst, size_t n) {
 #if AMP_X86_DISPATCH
-  if (has_f16c()) return f16_to_f32_f16c(src, dst, n);
+  if (cpu_has_f16c()) return f16_to_f32_f16c(src, dst, n);
 #endif
   for (size_t i = 0; i < n; ++i) dst[i] = half_bits_to_float(src[i]);
 }

@@ -123,6 +123,9 @@ static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2);
 constexpr float kHalfMax = 65504.0f;
 constexpr float kBFloat16Max = 3.38953139e38f;
 
+// The CPU converts f16 <-> f32 in hardware (F16C, with AVX).
+bool cpu_has_f16c();
+
 // Bulk conversions (vectorized where the CPU allows; see half.cc).
 void convert_f32_to_f16(const float* src, uint16_t* dst, size_t n);
 void convert_f16_to_f32(const uint16_t* src, float* dst, size_t n);
