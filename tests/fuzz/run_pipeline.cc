@@ -69,6 +69,7 @@ bool make_input(const TensorInfo& info, int64_t symbolic_dim, Stream& s, Tensor&
   }
   out = Tensor::empty(info.dtype, shape);
   const size_t n = static_cast<size_t>(out.numel());
+  if (n == 0) return true;  // nothing to fill (and memcpy may not take an empty vector's null)
   std::vector<float> f(n);
   for (float& v : f) v = s.uniform(-3.0f, 3.0f);
   switch (info.dtype) {
