@@ -175,6 +175,9 @@ for name in "${FUZZ_TARGETS[@]}"; do
   last="$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)"
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")"
   rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")"
+  # Fork mode (KEEP_GOING) prints no final stats: take the last status line's count.
+  [ -z "$execs" ] && execs="$(printf '%s' "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')"
+  [ -z "$rate" ] && rate="$(printf '%s' "$last" | sed -n 's/.*exec\/s \([0-9]*\).*/\1/p')"
   rss="$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")"
   echo "$name: execs ${execs:-?}, exec/s ${rate:-?}, peak RSS ${rss:-?} MB"
   echo "  last status: ${last:-none}"
