@@ -60,6 +60,18 @@ struct TensorDesc {
   size_t bytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
 };
 
+// A node with nothing to compute: at least one output present, and every present output
+// with zero elements (runtime/empty_step.h; KernelEvaluator skips such folds too).
+inline bool only_empty_outputs(const std::vector<TensorDesc>& outputs) {
+  bool any = false;
+  for (const TensorDesc& d : outputs) {
+    if (!d.present) continue;
+    if (d.numel() != 0) return false;
+    any = true;
+  }
+  return any;
+}
+
 // The TensorDesc of value `id` of `g` (static dims, the host bytes of constants); absent
 // (present = false) for kNoValue. How the runtime and the test runners describe a node.
 inline TensorDesc describe_value(const graph::Graph& g, graph::ValueId id) {

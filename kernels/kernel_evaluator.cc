@@ -63,13 +63,7 @@ Result<std::optional<std::vector<graph::TensorData>>> KernelEvaluator::evaluate(
   }
   // Every output empty: nothing to compute, so the kernel is neither prepared nor run, as in
   // a plan (runtime/empty_step.h).
-  bool any_output = false, all_empty = true;
-  for (const TensorDesc& d : cfg.outputs) {
-    if (!d.present) continue;
-    any_output = true;
-    all_empty = all_empty && d.numel() == 0;
-  }
-  all_empty = all_empty && any_output;
+  const bool all_empty = only_empty_outputs(cfg.outputs);
   std::unique_ptr<Kernel> kernel = def->create();
   if (!all_empty && !kernel->prepare(cfg).is_ok())
     return std::optional<std::vector<graph::TensorData>>();

@@ -55,10 +55,7 @@ std::string bound_inputs_text(const std::vector<TensorInfo>& infos, const runtim
   std::string s;
   for (size_t k = 0; k < infos.size() && k < key.dims.size(); ++k) {
     if (k) s += ", ";
-    s += infos[k].name + " [";
-    for (size_t d = 0; d < key.dims[k].size(); ++d)
-      s += (d ? "," : "") + std::to_string(key.dims[k][d]);
-    s += "]";
+    s += infos[k].name + " " + graph::Shape::from_static(key.dims[k]).to_string();
   }
   return s;
 }

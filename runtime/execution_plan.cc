@@ -79,18 +79,13 @@ void mark_direct_io(const Graph& g, const graph::MemoryPlan& memory, ExecutionPl
     plan.output_input[k] = input_at[static_cast<size_t>(g.outputs[k])];
 }
 
-// Node `i` of the plan: every output it has holds zero elements, and none is
-// data-dependent (runtime/empty_step.h).
-bool writes_nothing(const Graph& g, const Node& n, const ExecutionPlan& plan, size_t i) {
+// Step `i` of the plan, whose outputs `outputs` describes: every one holds zero elements,
+// and none is data-dependent (runtime/empty_step.h).
+bool writes_nothing(const ExecutionPlan& plan, size_t i,
+                    const std::vector<kernels::TensorDesc>& outputs) {
   for (const ExecutionPlan::DynamicOutput& d : plan.dynamic)
     if (d.step == static_cast<int64_t>(i)) return false;
-  bool any = false;
-  for (ValueId v : n.outputs) {
-    if (v == kNoValue) continue;
-    if (g.value(v).shape->numel().value_or(1) != 0) return false;
-    any = true;
-  }
-  return any;
+  return kernels::only_empty_outputs(outputs);
 }
 
 }  // namespace
@@ -191,8 +186,8 @@ Result<std::shared_ptr<const ExecutionPlan>> build_execution_plan(
     physical(n, cfg.inputs);
     physical(n, cfg.outputs);
     PlanStep& step = plan->steps[i];
-    step.kernel = writes_nothing(g, n, *plan, i) ? std::make_shared<EmptyOutputsKernel>()
-                                                 : reuse.find(n, cfg);
+    step.kernel = writes_nothing(*plan, i, cfg.outputs) ? std::make_shared<EmptyOutputsKernel>()
+                                                        : reuse.find(n, cfg);
     if (!step.kernel) {
       step.kernel = def->create();
       if (Status s = step.kernel->prepare(cfg); !s.is_ok()) return s.with_context(node_label(n));

@@ -6,7 +6,6 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <new>
 #include <vector>
 
 #include "amp/engine.h"
