@@ -2,7 +2,6 @@
 
 #include "graph/ir/limits.h"
 #include "graph/ir/verifier.h"
-#include "graph/ops/shape_inference.h"
 #include "graph/passes/constant_folding.h"
 #include "graph/passes/dead_code_elimination.h"
 #include "graph/passes/fold_conv_bias_add.h"
@@ -37,10 +36,10 @@ Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, Foldi
     return false;
   };
   AMP_RETURN_IF_ERROR(fold(false));
-  for (int round = 0; round <= kMaxSubgraphDepth && constant_if(); ++round) {
-    if (!each_pass) AMP_RETURN_IF_ERROR(infer_shapes(g));
+  // No inference between rounds: ConstantFolding inferred every node it kept, the If
+  // included (on its taken branch), and infers again every node the inlining adds.
+  for (int round = 0; round <= kMaxSubgraphDepth && constant_if(); ++round)
     AMP_RETURN_IF_ERROR(fold(true));
-  }
   if (!each_pass)
     AMP_RETURN_IF_ERROR(verify_graph(g).with_context("folding left an invalid graph (a bug)"));
   return Status::ok();
