@@ -9,6 +9,7 @@
 #include "kernels/cpu/gemm_strip_avx512.h"
 #include "kernels/cpu/shared_constants.h"
 #include "kernels/cpu/vector_activation.h"
+#include "kernels/cpu/winograd_direct_tile.h"
 #include "kernels/cpu/winograd_transforms.h"
 
 namespace amp::kernels::cpu {
@@ -156,9 +157,11 @@ std::string WinogradConv::implementation() const {
   return s;
 }
 
-// One thread's V and M, rounded up to whole 64-byte lines.
+// One thread's V, M and one group's transposed weights (direct_tiles), rounded up to whole
+// 64-byte lines.
 size_t WinogradConv::slot_floats() const {
-  const size_t floats = static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_));
+  const size_t floats =
+      static_cast<size_t>(kPoints * block_tiles_ * (c_ + ldm_) + c_ * 9 * kWideLanes);
   return (floats * sizeof(float) + 63) / 64 * 64 / sizeof(float);
 }
 
@@ -171,34 +174,39 @@ WinogradConv::TileAt WinogradConv::tile_at(int64_t g) const {
   return {g / per_image, g % per_image / tiles_x_ * kTile, g % tiles_x_ * kTile};
 }
 
-// The tile's outputs of channels m0 ... m0 + lanes - 1 (those below m_) as a direct
-// convolution sums them, in place of the transforms' (WinogradConv's header: Inf and NaN);
-// out[16][lanes] as untransform_tile* writes it.
-void WinogradConv::direct_tile(const float* x, int64_t n, int64_t oy0, int64_t ox0, int64_t m0,
-                               int64_t lanes, float out[]) const {
-  const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
-  const int64_t used = std::min(lanes, m_ - m0);
-  const int64_t ps = position_stride(in_layout_, c_);
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      for (int64_t l = 0; l < used; ++l) {
-        const int64_t mo = m0 + l;
-        float acc = bias_[static_cast<size_t>(mo)];
-        for (int64_t ci = 0; ci < c_; ++ci) {
-          const float* plane =
-              x + n * batch_size(in_layout_, c_, h_ * w_) + channel_offset(in_layout_, ci, h_ * w_);
-          const float* g = weights_ + (mo * c_ + ci) * 9;
-          for (int64_t ky = 0; ky < 3; ++ky) {
-            const int64_t iy = oy0 + i + ky - pad_t_;
-            if (iy < 0 || iy >= h_) continue;
-            for (int64_t kx = 0; kx < 3; ++kx) {
-              const int64_t ix = ox0 + j + kx - pad_l_;
-              if (ix >= 0 && ix < w_) acc += plane[(iy * w_ + ix) * ps] * g[ky * 3 + kx];
-            }
-          }
-        }
-        out[(i * kTile + j) * lanes + l] = acc;
-      }
+// The width of the channel group at m0 in the output transform and the direct tiles: 16 on
+// AVX-512 unless the output is in 8-channel blocks, else (and for a last group of 8) 8.
+int64_t WinogradConv::group_width(int64_t m0) const {
+  return wide_out_ && m0 + kWideLanes <= ldm_ ? kWideLanes : kLanes;
+}
+
+// Tiles whose patch holds an Inf or a NaN (finite[t] false): their outputs summed directly
+// (header), written over the tile's first 16 points of M (bias included). Group by group,
+// so that each group's weights are transposed once per block, into `wt`.
+void WinogradConv::direct_tiles(const float* x, int64_t first_tile, int64_t tiles,
+                                const bool finite[], float* m, float* wt) const {
+  const int64_t m_stride = block_tiles_ * ldm_;
+  for (int64_t m0 = 0; m0 < ldm_;) {
+    const int64_t width = group_width(m0);
+    for (int64_t ci = 0; ci < c_; ++ci)
+      for (int64_t tap = 0; tap < 9; ++tap)
+        for (int64_t l = 0; l < width; ++l)
+          wt[(ci * 9 + tap) * width + l] =
+              m0 + l < m_ ? weights_[((m0 + l) * c_ + ci) * 9 + tap] : 0.0f;
+    for (int64_t t = 0; t < tiles; ++t) {
+      if (finite[t]) continue;
+      const auto [n, oy0, ox0] = tile_at(first_tile + t);
+      const float* image = x + n * batch_size(in_layout_, c_, h_ * w_);
+      float* mt = m + t * ldm_ + m0;
+      if (width == kWideLanes)
+        winograd::direct_tile16(image, in_layout_, c_, h_, w_, oy0 - pad_t_, ox0 - pad_l_, wt,
+                                bias_.data() + m0, mt, m_stride);
+      else
+        winograd::direct_tile8(image, in_layout_, c_, h_, w_, oy0 - pad_t_, ox0 - pad_l_, wt,
+                               bias_.data() + m0, mt, m_stride);
+    }
+    m0 += width;
+  }
 }
 
 void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
@@ -231,9 +239,11 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
                : winograd::transform_patch8<false>(plane, ps_in, h_, w_, y0, x0, vt, v_stride);
     }
   }
-  // 2. One product per transformed position.
+  // 2. One product per transformed position; the tiles flagged in 1 summed directly.
   for (int64_t p = 0; p < kPoints; ++p)
     (*u_)[p].run_serial(v + p * v_stride, c_, tiles, m + p * m_stride, ldm_);
+  if (!std::all_of(finite, finite + tiles, [](bool f) { return f; }))
+    direct_tiles(x, first_tile, tiles, finite, m, m + kPoints * m_stride);
   // 3. Output transform, bias, activation, store: 16 channels at a time where the output
   // allows (wide_out_), then 8.
   alignas(64) float out[16 * kWideLanes];
@@ -242,11 +252,12 @@ void WinogradConv::run_block(const float* x, float* y, int64_t first_tile, int64
     const auto [n, oy0, ox0] = tile_at(first_tile + t);
     const int64_t rows = std::min(kTile, oh_ - oy0), cols = std::min(kTile, ow_ - ox0);
     for (int64_t m0 = 0; m0 < ldm_;) {
-      const int64_t width = wide_out_ && m0 + kWideLanes <= ldm_ ? kWideLanes : kLanes;
+      const int64_t width = group_width(m0);
       const float* mt = m + t * ldm_ + m0;
-      if (!finite[t])
-        direct_tile(x, n, oy0, ox0, m0, width, out);
-      else if (width == kWideLanes)
+      if (!finite[t]) {  // summed in 2
+        for (int64_t p = 0; p < 16; ++p)
+          std::copy(mt + p * m_stride, mt + p * m_stride + width, out + p * width);
+      } else if (width == kWideLanes)
         winograd::untransform_tile16(mt, m_stride, bias_.data() + m0, out);
       else
         winograd::untransform_tile8(mt, m_stride, bias_.data() + m0, out);

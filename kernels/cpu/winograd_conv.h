@@ -44,9 +44,11 @@
 // Inf and NaN: the transforms mix a patch's 36 inputs, so one Inf would turn all 16 outputs
 // of its tile into NaN (Inf - Inf), outputs whose windows never see it included. The input
 // transform flags a patch with an Inf or NaN (from four of its 36 points, which weigh every
-// input), and those tiles are summed directly instead (direct_tile), so each output is what
-// a direct convolution gives. Finite inputs beyond ~1e36 in magnitude can overflow the
-// transforms unflagged (their products would overflow a direct sum too, near 1e38).
+// input), and those tiles are summed directly instead (winograd_direct_tile.h: a register of
+// output channels a tap, the weights transposed per block and channel group into the
+// workspace), so each output is what a direct convolution gives. Finite inputs beyond ~1e36
+// in magnitude can overflow the transforms unflagged (their products would overflow a
+// direct sum too, near 1e38).
 #pragma once
 
 #include <cstddef>
@@ -143,8 +145,9 @@ class WinogradConv {
   size_t slot_floats() const;
   void run_block(const float* x, float* y, int64_t first_tile, int64_t tiles, float* v,
                  float* m) const;
-  void direct_tile(const float* x, int64_t n, int64_t oy0, int64_t ox0, int64_t m0, int64_t lanes,
-                   float out[]) const;
+  int64_t group_width(int64_t m0) const;
+  void direct_tiles(const float* x, int64_t first_tile, int64_t tiles, const bool finite[],
+                    float* m, float* wt) const;
 
   int64_t n_ = 0, c_ = 0, m_ = 0, h_ = 0, w_ = 0, oh_ = 0, ow_ = 0, pad_t_ = 0, pad_l_ = 0;
   int64_t tiles_y_ = 0, tiles_x_ = 0, block_tiles_ = 0, ldm_ = 0;
@@ -155,7 +158,7 @@ class WinogradConv {
   graph::FusedActivation act_;
   std::vector<float> bias_;                           // [ldm_], zero-padded
   std::shared_ptr<const std::vector<PackedGemm>> u_;  // 36: U_xi [C, M]
-  // The weights [M, C, 3, 3], for direct_tile: the model's constant, kept alive by its
+  // The weights [M, C, 3, 3], for direct_tiles: the model's constant, kept alive by its
   // owner, or a copy when there is no owner.
   const float* weights_ = nullptr;
   std::shared_ptr<const void> weights_owner_;

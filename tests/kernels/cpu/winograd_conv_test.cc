@@ -221,6 +221,32 @@ TEST(WinogradConv, InfAndNanReachOnlyTheOutputsWhoseWindowsHoldThem) {
   check(c, 302);
 }
 
+// Most tiles flagged, as in a model whose activations overflowed: Inf and NaN every few
+// positions of a few channels, so nearly every patch holds one while most outputs' windows
+// do not. Several blocks over two threads, partial tiles, a batch of 2, and 40 output
+// channels: 16-channel groups and a last 8-channel one where the output allows (AVX-512),
+// 8-channel groups from blocks.
+TEST(WinogradConv, TilesMostlyFlaggedAreSummedDirectly) {
+  if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
+  const float inf = std::numeric_limits<float>::infinity();
+  Case c{2, 24, 40, 21, 19, {1, 0, 1, 2}, ChannelLayout::kBlocked8, 2};
+  const int64_t plane = c.h * c.w;
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t y = 2; y < c.h; y += 6)
+      for (int64_t x = n + 1; x < c.w; x += 5) {
+        const int64_t channel = (y + x) % c.c;
+        c.specials.push_back({(n * c.c + channel) * plane + y * c.w + x,
+                              (y + x) % 3 == 0 ? std::nanf("") : (x % 2 ? inf : -inf)});
+      }
+  uint32_t seed = 400;
+  check(c, ++seed);
+  for (ChannelLayout out : {ChannelLayout::kChannelsLast, ChannelLayout::kPlain}) {
+    c.in = ChannelLayout::kChannelsLast;
+    c.out = out;
+    check(c, ++seed);
+  }
+}
+
 TEST(WinogradConv, EachFusedActivation) {
   if (!test::cpu_runs_avx2_fma()) GTEST_SKIP() << "this CPU has no AVX2 + FMA (the kernel's ISA)";
   uint32_t seed = 100;
