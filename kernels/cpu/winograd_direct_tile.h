@@ -30,8 +30,14 @@ namespace amp::kernels::cpu::winograd {
 // The 6x6 input patch of channel ci at (y0, x0), zeros outside the input.
 inline void load_patch(const float* image, ChannelLayout layout, int64_t c, int64_t ci, int64_t h,
                        int64_t w, int64_t y0, int64_t x0, float patch[6][6]) {
-  const float* plane = image + channel_offset(layout, ci, h * w);
   const int64_t ps = position_stride(layout, c);
+  const float* plane = image + channel_offset(layout, ci, h * w);
+  if (y0 >= 0 && x0 >= 0 && y0 + 6 <= h && x0 + 6 <= w) {  // inside: no bounds to check
+    const float* corner = plane + (y0 * w + x0) * ps;
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) patch[i][j] = corner[(i * w + j) * ps];
+    return;
+  }
   for (int64_t i = 0; i < 6; ++i)
     for (int64_t j = 0; j < 6; ++j) {
       const int64_t y = y0 + i, x = x0 + j;
