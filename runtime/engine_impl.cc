@@ -144,7 +144,29 @@ Status check_kernels_exist(const graph::Graph& g, const kernels::KernelRegistry&
 
 }  // namespace
 
+// Options::input_shapes bind symbolic dims before the graph is verified (the importer infers
+// with them), so a binding that makes a node invalid (a MaxPool window over an input too
+// small for it) fails as an invalid model. When the model loads with its dims left symbolic,
+// the binding is what failed: the caller's argument, named with the shapes given. That
+// second load runs only on this error path, in its cheapest form (CPU, fp32, nothing else).
 Result<std::shared_ptr<EngineImpl>> EngineImpl::load(const std::string& path, const Options& opt) {
+  Result<std::shared_ptr<EngineImpl>> e = load_as_given(path, opt);
+  if (e.is_ok() || opt.input_shapes.empty() || e.status().code() != ErrorCode::kInvalidModel)
+    return e;
+  Options symbolic;
+  symbolic.backend = BackendKind::kCpu;
+  symbolic.threads = 1;
+  if (!load_as_given(path, symbolic).is_ok()) return e;
+  std::string shapes;
+  for (const auto& [name, dims] : opt.input_shapes)
+    shapes +=
+        (shapes.empty() ? "" : ", ") + name + " " + graph::Shape::from_static(dims).to_string();
+  return invalid_argument("input_shapes " + shapes + " do not fit the model, which loads with " +
+                          "those dims symbolic: " + without_pass_prefix(e.status().message()));
+}
+
+Result<std::shared_ptr<EngineImpl>> EngineImpl::load_as_given(const std::string& path,
+                                                              const Options& opt) {
   const auto t0 = Clock::now();
   auto e = std::make_shared<EngineImpl>();
   e->options = opt;

@@ -30,6 +30,7 @@ namespace amp {
 
 class EngineImpl {
  public:
+  // Loads, and classifies a failure that Options::input_shapes caused (below).
   static Result<std::shared_ptr<EngineImpl>> load(const std::string& path, const Options& opt);
 
   // The plan for these inputs (their dims, and the values of shape-deciding inputs):
@@ -67,6 +68,9 @@ class EngineImpl {
   const runtime::Backend& backend() const { return *backend_; }
 
  private:
+  // Verify, passes, AMP planning, upload and (all dims static) the memory plan, as asked.
+  static Result<std::shared_ptr<EngineImpl>> load_as_given(const std::string& path,
+                                                           const Options& opt);
   Status plan_precision();
   // Options::calibration and calibration_dirs as checked samples (`named` holds the tensors
   // the samples point to).

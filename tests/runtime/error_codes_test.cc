@@ -13,6 +13,8 @@
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
+#include "graph/onnx/onnx_exporter.h"
+#include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
 #include "tests/test_util/test_models.h"
 
@@ -185,6 +187,45 @@ TEST_F(ErrorCodes, InputsThatMakeANodeInvalidAreTheInputsError) {
     message = e.message();
   }
   EXPECT_EQ(message.find("pass '"), std::string::npos) << message;
+}
+
+// Options::input_shapes that make a node invalid (the model loads with the dim symbolic)
+// are the caller's argument, named with the shapes given, from both formats; a model
+// invalid whatever the binding stays an invalid model.
+TEST_F(ErrorCodes, InputShapesThatMakeANodeInvalidAreTheArgumentsError) {
+  graph::GraphBuilder b;
+  auto x = b.input("x", DType::kF32, graph::Shape({graph::Dim::symbolic("n")}));
+  auto c = b.constant("c", graph::TensorData::from_vector<float>(DType::kF32, {4}, {1, 2, 3, 4}));
+  b.output(b.node(graph::OpType::kAdd, {x, c}, {}, "sym_add"));
+  graph::Graph g = b.build();
+  ASSERT_TRUE(graph::infer_shapes(g).is_ok());  // the exporter writes each value's dtype
+  const std::string onnx_path = (dir_ / "sym_add.onnx").string();
+  const Status exported = graph::write_onnx_file(g, onnx_path);
+  ASSERT_TRUE(exported.is_ok()) << exported.message();
+  for (const std::string& path : {write(g, "sym_add.amp"), onnx_path}) {
+    SCOPED_TRACE(path);
+    Options o = cpu();
+    o.input_shapes["x"] = {4};
+    EXPECT_EQ(
+        Engine::load(path, o).run({{"x", Tensor::from(std::vector<float>(4, 1.0f), {4})}}).size(),
+        1u);
+    o.input_shapes["x"] = {3};
+    expect_error([&] { Engine::load(path, o); }, ErrorCode::kInvalidArgument,
+                 {"input_shapes x [3]", "'sym_add'"});
+  }
+
+  graph::GraphBuilder bad;
+  auto bx = bad.input("x", DType::kF32, graph::Shape({graph::Dim::symbolic("n")}));
+  auto c4 =
+      bad.constant("c4", graph::TensorData::from_vector<float>(DType::kF32, {4}, {1, 2, 3, 4}));
+  auto c5 =
+      bad.constant("c5", graph::TensorData::from_vector<float>(DType::kF32, {5}, {1, 2, 3, 4, 5}));
+  auto sum = bad.node(graph::OpType::kAdd, {c4, c5}, {}, "bad_add");
+  bad.output(bad.node(graph::OpType::kAdd, {bx, sum}, {}, "uses_x"));
+  Options o = cpu();
+  o.input_shapes["x"] = {4};
+  expect_error([&] { Engine::load(write(bad.build(), "bad_add_sym.amp"), o); },
+               ErrorCode::kInvalidModel, {"bad_add"});
 }
 
 TEST_F(ErrorCodes, InvalidArgumentNamesTheOption) {
