@@ -4,7 +4,6 @@
 // (equal to eager, re-captured when shapes change), the numerics check, and device
 // out-of-memory as an error.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "tests/test_util/node_conformance.h"
 #include "tests/test_util/node_tests.h"
 #include "tests/test_util/require_gpu.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/shared_data.h"
 #include "tests/test_util/test_models.h"
 
@@ -49,12 +49,8 @@ Tensor random_images(int n, unsigned seed) {
 
 class EngineCuda : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_engine_cuda_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_engine_cuda"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // The node tests in the CUDA modes of the one conformance runner: every case passes or is

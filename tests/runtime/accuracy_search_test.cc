@@ -3,7 +3,6 @@
 // search that tries every node; the saved policy (Engine::policy_json) reloads to the same
 // plan without calibration data. On the CPU with emulate_low_precision (the GPU's numerics).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -17,6 +16,7 @@
 
 #include "amp/engine.h"
 #include "tests/test_util/engine_cases.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -123,13 +123,9 @@ Engine searched_engine(const std::string& model, const std::vector<Tensor>& cali
 
 class AccuracySearch : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_accuracy_search_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    model_ = test::write_cancelling_model(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  void SetUp() override { model_ = test::write_cancelling_model(dir_); }
+  test::ScratchDir scratch_{"amp_accuracy_search"};
+  const fs::path dir_ = scratch_.path();
   std::string model_;
 };
 

@@ -3,7 +3,6 @@
 // run bf16); calibration never changes fp32; bad calibration data is a clear error. On the
 // CPU with emulate_low_precision, so the fp16 / bf16 plans run here.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "graph/ops/shape_inference.h"
 #include "runtime/calibration.h"
 #include "tests/test_util/engine_cases.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -27,12 +27,7 @@ namespace fs = std::filesystem;
 
 class Calibration : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_calibration_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    model_ = test::write_hot_matmul_model(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { model_ = test::write_hot_matmul_model(dir_); }
 
   // x [8, 64] in [0.5, 1.5]: the inputs the model sees in use.
   static Tensor sample(unsigned seed) {
@@ -64,7 +59,8 @@ class Calibration : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_calibration"};
+  const fs::path dir_ = scratch_.path();
   std::string model_;
 };
 

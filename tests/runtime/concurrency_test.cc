@@ -8,8 +8,6 @@
 // what these tests are about, and libgomp is not TSan-instrumented; see tsan.sh).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstring>
 #include <filesystem>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "amp/engine.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/shared_data.h"
 #include "tests/test_util/test_models.h"
 
@@ -106,12 +105,7 @@ int run_concurrently(const Engine& engine, const std::vector<Case>& cases, std::
 
 class Concurrency : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_concurrency_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    cnn_ = amp::test::write_small_cnn(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { cnn_ = amp::test::write_small_cnn(dir_); }
 
   Options options(Precision p) const {
     Options o;
@@ -122,7 +116,8 @@ class Concurrency : public ::testing::Test {
     return o;
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_concurrency"};
+  const fs::path dir_ = scratch_.path();
   std::string cnn_;
 };
 

@@ -4,8 +4,6 @@
 // other axes, nesting, AMP over bodies, .amp round trips and contexts on several threads.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -17,6 +15,7 @@
 #include "graph/ir/graph_builder.h"
 #include "graph/serialize/amp_reader.h"
 #include "graph/serialize/amp_writer.h"
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp {
 namespace {
@@ -40,18 +39,14 @@ TensorData bool_scalar(bool b) {
 
 class ControlFlowTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_cf_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string save(const graph::Graph& g, const std::string& name) {
     const std::string path = (dir_ / name).string();
     const Status s = graph::write_amp_file(g, path);
     EXPECT_TRUE(s.is_ok()) << s.to_string();
     return path;
   }
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_cf_test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // y = flag ? relu(x) * 2 : -x, both branches reading x (and the then branch a captured

@@ -4,13 +4,13 @@
 // already loaded by an earlier test of the same process skips rather than guess.
 #include <gtest/gtest.h>
 #include <link.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "amp/engine.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -41,13 +41,10 @@ std::string joined(const std::vector<std::string>& v) {
 // The small CNN (Conv, pooling, Gemm: what would reach cuDNN and cuBLASLt on a GPU) loaded
 // with `backend` and run once.
 Engine load_and_run_small_cnn(BackendKind backend) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_cuda_unloaded_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir dir("amp_cuda_unloaded");
   Options o;
   o.backend = backend;
-  Engine engine = Engine::load(test::write_small_cnn(dir), o);
-  std::filesystem::remove_all(dir);
+  Engine engine = Engine::load(test::write_small_cnn(dir.path()), o);
   const std::vector<float> x(3 * 16 * 16, 0.5f);
   EXPECT_EQ(engine.run({{"x", Tensor::from(x, {1, 3, 16, 16})}}).size(), 1u);
   return engine;

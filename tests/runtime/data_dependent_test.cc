@@ -6,8 +6,6 @@
 // several threads.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -20,6 +18,7 @@
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
 #include "runtime/plan_split.h"
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp {
 namespace {
@@ -29,17 +28,13 @@ using graph::OpType;
 
 class DataDependentTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_dd_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string save(const graph::Graph& g, const std::string& name) {
     const std::string path = (dir_ / name).string();
     EXPECT_TRUE(graph::write_amp_file(g, path).is_ok());
     return path;
   }
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_dd_test"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // x [8] -> the positive entries, doubled (NonZero -> Squeeze -> Gather -> Mul), and their

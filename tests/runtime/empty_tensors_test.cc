@@ -4,8 +4,6 @@
 // (runtime/empty_step.h).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -13,6 +11,7 @@
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -140,11 +139,8 @@ TEST(EmptyTensors, ProductsAndReductionsOverAnEmptyAxis) {
 }
 
 TEST(EmptyTensors, ACnnAtBatchZero) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_empty_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  Engine engine = Engine::load(test::write_small_cnn(dir), cpu());
-  std::filesystem::remove_all(dir);
+  const test::ScratchDir dir("amp_empty");
+  Engine engine = Engine::load(test::write_small_cnn(dir.path()), cpu());
   const std::vector<Tensor> out = engine.run({{"x", Tensor::empty(DType::kF32, {0, 3, 16, 16})}});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].shape(), (std::vector<int64_t>{0, 10}));

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -15,6 +14,7 @@
 
 #include "graph/ir/graph_builder.h"
 #include "graph/serialize/amp_writer.h"
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp {
 namespace {
@@ -67,12 +67,7 @@ std::vector<float> reference_mlp(const std::vector<float>& x, int n, const std::
 
 class EngineTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_engine_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-    path_ = write_mlp(dir_, w_, b_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { path_ = write_mlp(dir_, w_, b_); }
   std::vector<float> random_input(int n, unsigned seed) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> d(0.0f, 1.0f);
@@ -80,7 +75,8 @@ class EngineTest : public ::testing::Test {
     for (float& v : x) v = d(rng);
     return x;
   }
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_engine_test"};
+  const fs::path dir_ = scratch_.path();
   std::string path_;
   std::vector<float> w_, b_;
 };

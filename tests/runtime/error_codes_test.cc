@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +14,7 @@
 #include "graph/onnx/onnx_exporter.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -36,12 +35,6 @@ static_assert(static_cast<int>(ErrorCode::kNumericOverflow) == 9);
 
 class ErrorCodes : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_error_codes_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string write(const graph::Graph& g, const std::string& name) {
     const std::string path = (dir_ / name).string();
     const Status s = graph::write_amp_file(g, path);
@@ -71,7 +64,8 @@ class ErrorCodes : public ::testing::Test {
     return o;
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_error_codes"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(ErrorCodes, EveryCodeHasAStableName) {

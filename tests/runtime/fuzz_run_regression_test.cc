@@ -4,7 +4,6 @@
 // amp::Error or in successful runs, never in kInternal or an exception of another type. Run under
 // AMP_SANITIZE=ON to also catch memory errors.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "tests/fuzz/run_pipeline.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp::fuzz {
@@ -23,12 +23,6 @@ namespace fs = std::filesystem;
 
 class FuzzRunRegression : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_fuzz_run_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   RunOutcome replay_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     const std::vector<uint8_t> bytes(std::istreambuf_iterator<char>(in), {});
@@ -52,7 +46,8 @@ class FuzzRunRegression : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_fuzz_run"};
+  const fs::path dir_ = scratch_.path();
 };
 
 // The pipeline runs what it loads: a valid model with a symbolic batch runs at both

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -19,6 +17,7 @@
 #include "graph/serialize/amp_writer.h"
 #include "kernels/cpu/gemm_strip_avx2.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -181,10 +180,8 @@ void check_engine_against_reference(const ConvNet& net, Precision precision = Pr
   auto expected = test::run_graph(net.g, {{"x", x}});
   ASSERT_TRUE(expected.is_ok()) << expected.status().to_string();
 
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_layout_plan_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "convnet.amp").string();
+  const test::ScratchDir dir("amp_layout_plan");
+  const std::string path = dir.file("convnet.amp");
   ASSERT_TRUE(graph::write_amp_file(net.g, path).is_ok());
   // bf16 keeps 8 bits of mantissa: ~4e-3 per rounding, a few roundings deep.
   const double tolerance = precision == Precision::kFp32 ? 1e-4 : 5e-2;
@@ -210,7 +207,6 @@ void check_engine_against_reference(const ConvNet& net, Precision precision = Pr
               << "output " << k << " [" << i << "]";
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 // x -> 3x3 conv (8) = stem -> MaxPool(`pool`) = pooled -> 3x3 conv (4) (output); with

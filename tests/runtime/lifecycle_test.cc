@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "amp/engine.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 // ASan keeps freed blocks in quarantine (up to 256 MiB), so RSS grows without a leak;
@@ -42,9 +43,8 @@ size_t resident_bytes() {
 }
 
 TEST(Lifecycle, ThousandLoadRunDestroyCyclesDoNotGrowMemory) {
-  const fs::path dir = fs::temp_directory_path() / ("amp_lifecycle_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const std::string model = amp::test::write_small_cnn(dir);
+  const amp::test::ScratchDir dir("amp_lifecycle");
+  const std::string model = amp::test::write_small_cnn(dir.path());
 
   std::mt19937 rng(5);
   std::normal_distribution<float> d(0.0f, 1.0f);
@@ -75,7 +75,6 @@ TEST(Lifecycle, ThousandLoadRunDestroyCyclesDoNotGrowMemory) {
     if (i == kWarm) warm_rss = resident_bytes();
   }
   const size_t end_rss = resident_bytes();
-  fs::remove_all(dir);
   if (warm_rss == 0 || end_rss == 0) GTEST_SKIP() << "/proc/self/statm is not readable";
 
   const double growth_mib =

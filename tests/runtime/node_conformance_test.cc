@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/test_util/node_conformance.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/shared_data.h"
 
 namespace amp::test {
@@ -92,8 +93,8 @@ TEST(ExpectedFailureList, EveryEntryHasACaseKnownModesAndAReason) {
 }
 
 TEST(ExpectedFailureList, RejectsEntriesWithoutReasonOrWithUnknownModes) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  const std::filesystem::path file = dir / "amp_expected_failures_test.txt";
+  const test::ScratchDir dir("amp_expected_failures");
+  const std::filesystem::path file = dir.path() / "expected_failures.txt";
   for (const char* bad :
        {"test_x | * |\n", "test_x | cpu-fp64 | a reason\n", "test_x\n", " | * | a reason\n"}) {
     std::ofstream(file) << "# comment\n" << bad;
@@ -105,7 +106,6 @@ TEST(ExpectedFailureList, RejectsEntriesWithoutReasonOrWithUnknownModes) {
   ASSERT_TRUE(ok.is_ok()) << ok.status().to_string();
   ASSERT_EQ(ok->size(), 1u);
   EXPECT_EQ((*ok)[0].modes.size(), 2u);
-  std::filesystem::remove(file);
 }
 
 // The judging itself, on made-up outcomes: an unlisted failure, a listed pass and a stale

@@ -6,7 +6,6 @@
 #include "runtime/precision_timing.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include "graph/ir/graph_builder.h"
 #include "graph/ops/shape_inference.h"
 #include "graph/serialize/amp_writer.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -112,12 +112,9 @@ TEST(PrecisionTiming, NeverPinsANodeTheUserPinnedLow) {
 class PrecisionTimingEngine : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_precision_timing_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
     model_ = (dir_ / "chain.amp").string();
     ASSERT_TRUE(graph::write_amp_file(chain(), model_).is_ok());
   }
-  void TearDown() override { fs::remove_all(dir_); }
   // bf16 timed on any CPU: emulate_low_precision sets the CPU's own rule aside and kOn
   // times the plan anyway.
   static Options timed_bf16() {
@@ -128,7 +125,8 @@ class PrecisionTimingEngine : public ::testing::Test {
     o.precision_timing = PrecisionTimingMode::kOn;
     return o;
   }
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_precision_timing"};
+  const fs::path dir_ = scratch_.path();
   std::string model_;
 };
 

@@ -1,12 +1,12 @@
 // Backend selection, the numerics check and run-time size limits through the public API,
 // on whatever machine runs the suite (CI has no GPU: auto must pick the CPU and say why).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 
 #include "amp/engine.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -16,12 +16,8 @@ namespace fs = std::filesystem;
 
 class RuntimeSafety : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_runtime_safety_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_runtime_safety"};
+  const fs::path dir_ = scratch_.path();
 };
 
 ErrorCode code_of(const std::function<void()>& f, std::string* message = nullptr) {

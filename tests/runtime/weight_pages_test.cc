@@ -4,7 +4,6 @@
 #include "runtime/weight_pages.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include "graph/ir/graph_builder.h"
 #include "graph/serialize/amp_writer.h"
 #include "graph/serialize/mapped_file.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp {
@@ -54,8 +54,6 @@ size_t resident_bytes_of(const std::string& path) {
 class WeightPages : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("amp_weight_pages_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
     w_ = test::random_f32({kK, kN}, 1.0f, 11);
     e_ = test::random_f32({kRows, kCols}, 1.0f, 12);
     GraphBuilder b;
@@ -70,7 +68,6 @@ class WeightPages : public ::testing::Test {
     path_ = fs::canonical(dir_).string() + "/model.amp";
     ASSERT_TRUE(graph::write_amp_file(b.build(), path_).is_ok());
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // `b`'s graph written to <dir>/<name>.amp (its path in `path`) and loaded on the CPU.
   Engine write_and_load(GraphBuilder& b, const std::string& name, std::string& path) {
@@ -103,7 +100,8 @@ class WeightPages : public ::testing::Test {
         ASSERT_EQ(e[r * kCols + c], e_.data<float>()[idx[r] * kCols + c]);
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_weight_pages"};
+  const fs::path dir_ = scratch_.path();
   std::string path_;
   graph::TensorData w_, e_;
 };

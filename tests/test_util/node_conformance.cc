@@ -1,7 +1,5 @@
 #include "tests/test_util/node_conformance.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <map>
 
@@ -10,6 +8,7 @@
 #include "graph/serialize/amp_writer.h"
 #include "tests/test_util/engine_cases.h"
 #include "tests/test_util/graph_runner.h"
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp::test {
 namespace {
@@ -80,9 +79,8 @@ Tolerance tolerance_for(const ModeSpec& s, const std::string& case_name) {
 std::string run_engine_without_inputs(const graph::Graph& g, const NodeTestCase& c,
                                       const std::vector<graph::TensorData>& expected,
                                       Tolerance tol) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("amp_const_" + std::to_string(::getpid()) + "_" + c.name + ".amp"))
-                               .string();
+  const ScratchDir dir("amp_const");
+  const std::string path = dir.file(c.name + ".amp");
   // As amp-convert would write it: folded, so Ifs on a constant condition are inlined.
   graph::Graph converted = g;
   Status written = graph::run_conversion_passes(converted);
@@ -103,7 +101,6 @@ std::string run_engine_without_inputs(const graph::Graph& g, const NodeTestCase&
   } catch (const Error& e) {
     failure = e.what();
   }
-  std::filesystem::remove(path);
   return failure.empty() ? compare_outputs(expected, outs, tol.rtol, tol.atol) : failure;
 }
 

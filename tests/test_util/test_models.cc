@@ -1,13 +1,12 @@
 #include "tests/test_util/test_models.h"
 
-#include <unistd.h>
-
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 #include "graph/ir/graph_builder.h"
 #include "graph/serialize/amp_writer.h"
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp::test {
 namespace {
@@ -35,14 +34,8 @@ Attributes ints(const std::string& name, std::vector<int64_t> v) {
 }  // namespace
 
 Engine load_on_cpu(const graph::Graph& g, Options o) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("amp_test_load_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  struct RemoveDir {
-    std::filesystem::path dir;
-    ~RemoveDir() { std::filesystem::remove_all(dir); }
-  } remove{dir};
-  const std::string path = write(g, dir, "model");
+  const ScratchDir dir("amp_test_load");
+  const std::string path = write(g, dir.path(), "model");
   o.backend = BackendKind::kCpu;
   return Engine::load(path, o);
 }

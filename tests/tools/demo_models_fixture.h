@@ -5,11 +5,12 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp::test {
 
@@ -23,15 +24,11 @@ inline int run_amprun(const std::string& args, const std::filesystem::path& log)
 class DemoModelsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
     const std::string gen = std::string(DEMO_GENERATOR_PATH) + " " + dir_.string() + " > /dev/null";
     ASSERT_EQ(std::system(gen.c_str()), 0);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  ScratchDir scratch_{"amp_demo_models"};
+  const std::filesystem::path dir_ = scratch_.path();
 };
 
 }  // namespace amp::test

@@ -4,7 +4,6 @@
 #include "tools/serve/dynamic_batcher.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp::serve {
@@ -158,14 +158,11 @@ TEST(DynamicBatcher, ModelErrorsReachEveryRequestOfTheBatch) {
 // A real Engine (a small CNN with a symbolic batch) behind two instances: each request gets
 // exactly what running it alone gives.
 TEST(DynamicBatcher, RealEngineGivesEachRequestItsOwnRows) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("amp_batcher_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::ScratchDir dir("amp_batcher");
   Options opt;
   opt.backend = BackendKind::kCpu;
   opt.threads = 1;
-  const Engine engine = Engine::load(test::write_small_cnn(dir), opt);
-  fs::remove_all(dir);
+  const Engine engine = Engine::load(test::write_small_cnn(dir.path()), opt);
   std::vector<ExecutionContext> contexts;
   for (int i = 0; i < 2; ++i) contexts.push_back(engine.create_context());
   BatcherConfig c = config(8, 100ms);

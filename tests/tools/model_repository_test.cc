@@ -4,13 +4,13 @@
 #include "tools/serve/model_repository.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
 
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/test_models.h"
 
 namespace amp::serve {
@@ -21,8 +21,6 @@ namespace fs = std::filesystem;
 class ModelRepository : public ::testing::Test {
  protected:
   void SetUp() override {
-    repo_ = fs::temp_directory_path() / ("amp_repo_" + std::to_string(::getpid()));
-    fs::create_directories(repo_);
     const fs::path cnn = test::write_small_cnn(repo_);
     for (const char* name : {"cnn", "plain"}) {
       fs::create_directories(repo_ / name);
@@ -34,7 +32,6 @@ class ModelRepository : public ::testing::Test {
                      "max_batch_size": 4, "max_queue_delay_us": 50000,
                      "preferred_batch_size": [2, 4], "max_queue": 16})");
   }
-  void TearDown() override { fs::remove_all(repo_); }
 
   void write(const std::string& model, const std::string& config) {
     std::ofstream(repo_ / model / "config.json") << config;
@@ -48,7 +45,8 @@ class ModelRepository : public ::testing::Test {
     }
     return "no error";
   }
-  fs::path repo_;
+  test::ScratchDir scratch_{"amp_repo"};
+  const fs::path repo_ = scratch_.path();
 };
 
 TEST_F(ModelRepository, FoldersWithModelsAndTheirConfigs) {

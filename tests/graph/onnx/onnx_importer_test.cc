@@ -16,6 +16,7 @@
 
 #include "graph/ir/verifier.h"
 #include "graph/onnx/onnx_importer.h"
+#include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/shared_data.h"
 
 namespace amp::graph {
@@ -507,10 +508,6 @@ TEST(OnnxImporter, UnsupportedDtypeNamesTheTensor) {
 class OnnxExternalData : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("amp_onnx_ext_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
     fs::create_directories(dir_ / "weights");
     // 2 bytes of padding, then four floats.
     std::ofstream f(dir_ / "weights" / "w.bin", std::ios::binary);
@@ -518,7 +515,6 @@ class OnnxExternalData : public ::testing::Test {
     f.write("PP", 2);
     f.write(reinterpret_cast<const char*>(w), sizeof(w));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // A model with one external initializer; writes it to dir_/model.onnx.
   std::string write_model(const std::string& location, const std::string& offset,
@@ -545,7 +541,8 @@ class OnnxExternalData : public ::testing::Test {
     return path.string();
   }
 
-  fs::path dir_;
+  test::ScratchDir scratch_{"amp_onnx_ext"};
+  const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(OnnxExternalData, LoadsRelativeToTheModelDirectory) {

@@ -351,7 +351,7 @@ TEST(AmpFormat, IoErrorsAreNotFound) {
     auto r = read_amp_file(dir.file("missing.amp"), ReadOptions{.use_mmap = use_mmap});
     EXPECT_EQ(r.status().code(), ErrorCode::kNotFound);
     EXPECT_NE(r.status().message().find("missing.amp"), std::string::npos);
-    r = read_amp_file(dir.path(), ReadOptions{.use_mmap = use_mmap});
+    r = read_amp_file(dir.path().string(), ReadOptions{.use_mmap = use_mmap});
     EXPECT_EQ(r.status().code(), ErrorCode::kNotFound);
     EXPECT_NE(r.status().message().find("not a regular file"), std::string::npos)
         << r.status().message();

@@ -10,10 +10,7 @@
 //   std::vector<uint8_t> file = craft_amp(m);
 #pragma once
 
-#include <stdlib.h>
-
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +18,7 @@
 
 #include "graph/schema/model_generated.h"
 #include "graph/serialize/amp_format.h"
+#include "tests/test_util/scratch_dir.h"
 
 namespace amp::graph::amp_test {
 
@@ -188,26 +186,6 @@ inline std::vector<uint8_t> small_raw_weights() {
   return w;
 }
 
-// A fresh directory under the test temp dir, removed with its contents at scope exit.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "amp_test_XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  bool ok() const { return !path_.empty(); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using test::ScratchDir;
 
 }  // namespace amp::graph::amp_test

@@ -1,9 +1,9 @@
 // MappedFile::contains and drop_pages: dropped pages read back unchanged (the mapping is
 // private and read-only), and only whole pages inside the range are dropped.
 #include "graph/serialize/mapped_file.h"
+#include "tests/test_util/scratch_dir.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 TEST(MappedFile, DroppedPagesReadBackUnchanged) {
   const size_t page = MappedFile::page_size();
-  const fs::path path =
-      fs::temp_directory_path() / ("amp_mapped_file_" + std::to_string(::getpid()) + ".bin");
+  const test::ScratchDir dir("amp_mapped_file");
+  const fs::path path = dir.path() / "pages.bin";
   std::vector<uint8_t> bytes(5 * page + 100);
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 131 + i / 7);
   {
@@ -47,7 +47,6 @@ TEST(MappedFile, DroppedPagesReadBackUnchanged) {
   EXPECT_EQ(f.drop_pages(0, 100 * page), 5 * page + 100);  // clamped to the file
   EXPECT_EQ(f.drop_pages(f.size(), 10), 0u);
   EXPECT_EQ(std::memcmp(f.data(), bytes.data(), bytes.size()), 0) << "read back from the file";
-  fs::remove(path);
 }
 
 }  // namespace
