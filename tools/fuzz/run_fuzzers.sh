@@ -50,9 +50,15 @@ NICE="nice -n 15"
 
 # libFuzzer limits: inputs up to 3 MB (the largest shared model is 2.2 MB), 10 s per input
 # (a slow input is a finding: load time must stay linear), 2 GB of memory (a single
-# allocation above it is reported as an out-of-memory finding).
+# allocation above it is reported as an out-of-memory finding). The engine fuzzer gets 30 s:
+# it runs a model three times, at up to 3x its batch, ~10-20x slower under ASan + UBSan +
+# coverage than in a release build, so an ordinary super-resolution input (60 ms a run in
+# release) took 1-9 s and two cores shared with a build pushed such inputs past 10 s; 30 s
+# still catches a path 10x slower than it should be (Winograd's scalar Inf fallback, 70x,
+# was one).
 MAX_LEN="${MAX_LEN:-3145728}"
 TIMEOUT=10
+ENGINE_TIMEOUT=30
 RSS_MB=2048
 
 if ! [[ "$SECONDS_EACH" =~ ^[0-9]+$ ]] || [ "$SECONDS_EACH" -eq 0 ]; then
@@ -135,9 +141,11 @@ run_fuzzer() {  # name corpus artifacts dict-or-empty seed-dirs...
   shift 4
   local extra=()
   [ -n "$dict" ] && extra+=("-dict=$dict")
+  local timeout="$TIMEOUT"
+  [ "$name" = engine_run_fuzzer ] && timeout="$ENGINE_TIMEOUT"
   [ "${KEEP_GOING:-0}" = 1 ] && extra+=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   # Leaks are checked; UBSan stops at the first report (fuzz build flags).
-  $NICE "$BUILD_DIR/tests/fuzz/$name" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" \
+  $NICE "$BUILD_DIR/tests/fuzz/$name" -max_total_time="$SECONDS_EACH" -timeout="$timeout" \
     -rss_limit_mb="$RSS_MB" -max_len="$MAX_LEN" -print_final_stats=1 \
     -artifact_prefix="$artifacts/" "${extra[@]}" "$corpus" "$@" \
     >"$BUILD_DIR/$name.log" 2>&1
