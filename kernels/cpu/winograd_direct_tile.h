@@ -7,7 +7,10 @@
 // scalar loop this replaces ran such a convolution ~100x slower than its Winograd products
 // (a fuzzed super-resolution input full of Inf: Conv_4 832 ms against 8.7 ms), a hang to a
 // server. Here each (input channel, tap) is one register of weights over the channels and
-// 16 FMAs, one per tile position, as a direct convolution's register-tiled kernel does.
+// 16 FMAs, one per tile position, as a direct convolution's register-tiled kernel does:
+// super-resolution with 2% of its input Inf (every tile after the first convolution) runs
+// in 99 ms instead of 2,298 at one thread (AMD EPYC Zen 4; 132 ms as AVX2-only), against
+// 32 ms on finite input and 58 ms for oneDNN's direct convolutions.
 //
 // Conventions of both widths: `image` is the batch entry's first element in `layout`
 // (8-channel blocks or channels-last, C channels, h x w positions); (y0, x0) the top-left of
@@ -49,7 +52,7 @@ AMP_AVX2_FMA inline void direct_tile8(const float* image, ChannelLayout layout, 
                                       int64_t h, int64_t w, int64_t y0, int64_t x0, const float* wt,
                                       const float* bias, float* out, int64_t point_stride) {
   // Two rows of the tile at a time: 8 accumulators leave AVX2's 16 registers room for the
-  // weights and the broadcast (16 spilled).
+  // weights and the broadcast (16 spilled: 160 ms instead of 132 in the model above).
   for (int r0 = 0; r0 < 4; r0 += 2) {
     __m256 acc[8];
     for (int p = 0; p < 8; ++p) acc[p] = _mm256_loadu_ps(bias);
