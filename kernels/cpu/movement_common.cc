@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/cpu/cpu_common.h"
+#include "kernels/cpu/transpose_tiles.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -100,6 +101,7 @@ void strided_copy(const StridedView& v, const void* src_v, void* dst_v, size_t e
     std::memcpy(dst, src + v.base * es, elem);
     return;
   }
+  if (transpose_tiles(v, src, dst, elem, threads)) return;
   const int outer_rank = v.rank - 1;
   const int64_t inner = v.dims[outer_rank];
   const int64_t inner_stride = v.strides[outer_rank];
