@@ -4,11 +4,15 @@
 Writes OUT/<model>_<exporter>/model.onnx and test_data_set_0/ (the inputs and ONNX Runtime's
 outputs for them) for encoders (BERT, DistilBERT, RoBERTa, DeBERTa-v2, wav2vec2), decoders
 (GPT-2, a 4-layer Llama with grouped-query attention) and encoder-decoders (T5-small,
-BART-base, a Whisper-tiny-sized model), each built from its configuration with random
+BART-base, a Whisper-tiny-sized model), and a second set of 2-layer or small-config
+architectures (ALBERT, ELECTRA, MPNet, CLIP's text and vision towers, Swin, ConvNeXt,
+SegFormer, MobileViT, BEiT, DINOv2, DETR, HuBERT, GPT-NeoX, Phi, Mistral, Qwen2, Gemma,
+Falcon, BLOOM, OPT, GPT-J, Marian), each built from its configuration with random
 weights (no downloads), through both PyTorch exporters: "ts" (TorchScript, opset 17) and
 "dynamo" (torch.export; transformers' SDPA attention is then the spelling FuseDecomposedOps
 takes back to one Attention node). An export one exporter cannot take is skipped with the
-exporter's reason (GPT-2, Llama and Whisper do not export through TorchScript).
+exporter's reason (GPT-2, Llama, Whisper and the newer decoders do not export through
+TorchScript).
 
 Then, for each folder: amp-convert, and amprun against the reference outputs, or the timing
 script next to ONNX Runtime:
@@ -41,6 +45,29 @@ def text(n=128):
     return (ids(n), torch.ones(1, n, dtype=torch.int64))
 
 
+def pixels(size):
+    return lambda: (torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(2)),)
+
+
+def kaiming(model):
+    """Convolutions and linear layers re-initialized (He): MobileViT's own initializer (normal,
+    std 0.02) shrinks its activations layer by layer to ~1e-40 at the output, where fp32
+    comparisons measure denormal rounding. Even so its output is ~1e-5, below fp16's normal
+    range: fp16 AMP needs calibration data there (README)."""
+    for m in model.modules():
+        if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
+            torch.nn.init.kaiming_normal_(m.weight)
+    return model
+
+
+def small_decoder(model, config, **kw):
+    """A 2-layer causal LM of width 256 (8 heads) over a vocabulary of 1000, 48 tokens."""
+    args = dict(hidden_size=256, intermediate_size=704, num_hidden_layers=2,
+                num_attention_heads=8, vocab_size=1000)
+    args.update(kw)
+    return (lambda: model(config(**args)), ["input_ids"], lambda: (ids(48),), True)
+
+
 # name: (model from its config, input names, inputs, whether forward takes use_cache)
 MODELS = {
     "bert": (lambda: T.BertModel(T.BertConfig()), ["input_ids", "attention_mask"], text, False),
@@ -67,6 +94,61 @@ MODELS = {
         decoder_attention_heads=6, encoder_ffn_dim=1536, decoder_ffn_dim=1536)),
         ["input_features", "decoder_input_ids"], lambda: (torch.randn(1, 80, 3000), ids(4)),
         True),
+
+    # The second set: small configurations (2 layers, or the config's own small default),
+    # so each exports and runs in seconds.
+    "albert": (lambda: T.AlbertModel(T.AlbertConfig(num_hidden_layers=2)),
+               ["input_ids", "attention_mask"], text, False),
+    "electra": (lambda: T.ElectraModel(T.ElectraConfig()), ["input_ids", "attention_mask"], text,
+                False),
+    "mpnet": (lambda: T.MPNetModel(T.MPNetConfig(num_hidden_layers=2)),
+              ["input_ids", "attention_mask"], text, False),
+    "clip_text": (lambda: T.CLIPTextModel(T.CLIPTextConfig(num_hidden_layers=2)), ["input_ids"],
+                  lambda: (ids(77),), False),
+    "clip_vision": (lambda: T.CLIPVisionModel(T.CLIPVisionConfig(num_hidden_layers=2)),
+                    ["pixel_values"], pixels(224), False),
+    "swin": (lambda: T.SwinModel(T.SwinConfig(depths=[1, 1, 2, 1])), ["pixel_values"],
+             pixels(224), False),
+    "convnext": (lambda: T.ConvNextModel(T.ConvNextConfig(depths=[1, 1, 2, 1])),
+                 ["pixel_values"], pixels(224), False),
+    "segformer": (lambda: T.SegformerModel(T.SegformerConfig()), ["pixel_values"], pixels(256),
+                  False),
+    "mobilevit": (lambda: kaiming(T.MobileViTModel(T.MobileViTConfig())), ["pixel_values"],
+                  pixels(256), False),
+    "beit": (lambda: T.BeitModel(T.BeitConfig(num_hidden_layers=2,
+                                              use_relative_position_bias=True)),
+             ["pixel_values"], pixels(224), False),
+    "dinov2": (lambda: T.Dinov2Model(T.Dinov2Config(num_hidden_layers=2)), ["pixel_values"],
+               pixels(224), False),
+    "detr": (lambda: T.DetrModel(T.DetrConfig(use_timm_backbone=False,
+                                              use_pretrained_backbone=False, encoder_layers=1,
+                                              decoder_layers=1)),
+             ["pixel_values"], pixels(320), False),
+    "hubert": (lambda: T.HubertModel(T.HubertConfig(num_hidden_layers=2)), ["input_values"],
+               lambda: (torch.randn(1, 16000, generator=torch.Generator().manual_seed(3)),),
+               False),
+    "gpt_neox": small_decoder(T.GPTNeoXForCausalLM, T.GPTNeoXConfig),
+    "phi": small_decoder(T.PhiForCausalLM, T.PhiConfig),
+    "mistral": small_decoder(T.MistralForCausalLM, T.MistralConfig, num_key_value_heads=2),
+    "qwen2": small_decoder(T.Qwen2ForCausalLM, T.Qwen2Config, num_key_value_heads=2),
+    "gemma": small_decoder(T.GemmaForCausalLM, T.GemmaConfig, num_key_value_heads=2, head_dim=32),
+    "falcon": (lambda: T.FalconForCausalLM(T.FalconConfig(
+        hidden_size=256, num_hidden_layers=2, num_attention_heads=8, vocab_size=1000)),
+        ["input_ids"], lambda: (ids(48),), True),
+    "bloom": (lambda: T.BloomForCausalLM(T.BloomConfig(hidden_size=256, n_layer=2, n_head=8,
+                                                       vocab_size=1000)),
+              ["input_ids"], lambda: (ids(48),), True),
+    "opt": (lambda: T.OPTForCausalLM(T.OPTConfig(
+        hidden_size=256, num_hidden_layers=2, num_attention_heads=8, ffn_dim=1024,
+        vocab_size=1000, word_embed_proj_dim=256)), ["input_ids"], lambda: (ids(48),), True),
+    "gptj": (lambda: T.GPTJForCausalLM(T.GPTJConfig(n_embd=256, n_layer=2, n_head=8,
+                                                    rotary_dim=16, vocab_size=1000)),
+             ["input_ids"], lambda: (ids(48),), True),
+    "marian": (lambda: T.MarianMTModel(T.MarianConfig(
+        d_model=256, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+        decoder_attention_heads=4, encoder_ffn_dim=512, decoder_ffn_dim=512, vocab_size=1000,
+        decoder_vocab_size=1000, pad_token_id=0, decoder_start_token_id=0)),
+        ["input_ids", "decoder_input_ids"], lambda: (ids(32), ids(8)), True),
 }
 
 
