@@ -37,6 +37,31 @@ AMP_AVX2_FMA void transpose_block8(const uint32_t* src, int64_t src_stride, uint
   }
 }
 
+// The same for 2-byte elements (fp16, bf16, int16), in SSE2 registers (every x86-64):
+// interleaving 16-, 32- then 64-bit lanes of row pairs.
+void transpose_block8_u16(const uint16_t* src, int64_t src_stride, uint16_t* dst,
+                          int64_t dst_stride) {
+  __m128i r[8], a[8], b[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_stride));
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = _mm_unpacklo_epi16(r[i], r[i + 1]);
+    a[i + 1] = _mm_unpackhi_epi16(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    b[i] = _mm_unpacklo_epi32(a[i], a[i + 2]);
+    b[i + 1] = _mm_unpackhi_epi32(a[i], a[i + 2]);
+    b[i + 2] = _mm_unpacklo_epi32(a[i + 1], a[i + 3]);
+    b[i + 3] = _mm_unpackhi_epi32(a[i + 1], a[i + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * j * dst_stride),
+                     _mm_unpacklo_epi64(b[j], b[j + 4]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * j + 1) * dst_stride),
+                     _mm_unpackhi_epi64(b[j], b[j + 4]));
+  }
+}
+
 // Destination rows [r0, r1) of one slab: dst[r * n + c] = src[r + c * stride].
 template <typename E>
 void transpose_rows(const E* src, int64_t stride, int64_t n, E* dst, int64_t r0, int64_t r1,
@@ -45,9 +70,16 @@ void transpose_rows(const E* src, int64_t stride, int64_t n, E* dst, int64_t r0,
     const int64_t re = std::min(rb + kBlock, r1);
     for (int64_t cb = 0; cb < n; cb += kBlock) {
       const int64_t ce = std::min(cb + kBlock, n);
+      const bool whole = re - rb == kBlock && ce - cb == kBlock;
       if constexpr (sizeof(E) == 4) {
-        if (avx2 && re - rb == kBlock && ce - cb == kBlock) {
+        if (avx2 && whole) {
           transpose_block8(src + rb + cb * stride, stride, dst + rb * n + cb, n);
+          continue;
+        }
+      }
+      if constexpr (sizeof(E) == 2) {
+        if (whole) {
+          transpose_block8_u16(src + rb + cb * stride, stride, dst + rb * n + cb, n);
           continue;
         }
       }

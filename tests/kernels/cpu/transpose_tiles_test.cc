@@ -2,8 +2,9 @@
 // two innermost axes are a transpose: element for element against the view read one index
 // at a time, for each element size, at sizes around the 8x8 blocks and 16-row tasks (whole,
 // partial and single blocks), with slabs from one and two axes further out (a batch, a
-// broadcast, a reversed axis), on 1 and 2 threads. The 4-byte cases take the AVX2 blocks on
-// a CPU that has them (and run under tools/bench/as_avx2_cpu.cc's AVX2-only CPUID too).
+// broadcast, a reversed axis), on 1 and 2 threads. The 2-byte cases take the SSE2 blocks,
+// the 4-byte ones the AVX2 blocks on a CPU that has them (and run under
+// tools/bench/as_avx2_cpu.cc's AVX2-only CPUID too).
 #include "kernels/cpu/transpose_tiles.h"
 
 #include <gtest/gtest.h>
