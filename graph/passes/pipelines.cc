@@ -10,6 +10,7 @@
 #include "graph/passes/fuse_channel_shuffle.h"
 #include "graph/passes/fuse_decomposed_ops.h"
 #include "graph/passes/fuse_matmul_bias.h"
+#include "graph/passes/global_pool_from_reduce.h"
 #include "graph/passes/inline_constant_if.h"
 #include "graph/passes/lower_einsum.h"
 
@@ -86,6 +87,7 @@ Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
   pm.add(std::make_unique<FuseDecomposedOps>());
   pm.add(std::make_unique<FuseMatMulBias>());
   pm.add(std::make_unique<FuseChannelShuffle>());
+  pm.add(std::make_unique<GlobalPoolFromReduce>());
   pm.add(std::make_unique<FuseActivation>());
   pm.add(std::make_unique<DeadCodeElimination>());
   AMP_RETURN_IF_ERROR(pm.run(g));

@@ -33,7 +33,8 @@ Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullpt
 
 // Load-time rewrites and fusions, before the AMP planner:
 //   LowerEinsum -> FoldAddIntoConvBias -> FoldBatchNormIntoConv -> FuseDecomposedOps ->
-//   FuseMatMulBias -> FuseChannelShuffle -> FuseActivation -> DeadCodeElimination
+//   FuseMatMulBias -> FuseChannelShuffle -> GlobalPoolFromReduce -> FuseActivation ->
+//   DeadCodeElimination
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
 
 }  // namespace amp::graph

@@ -1,8 +1,9 @@
 // The load-time fusions, before and after: FuseDecomposedOps
 // (graph/passes/fuse_decomposed_ops.h), FuseMatMulBias (graph/passes/fuse_matmul_bias.h) and
 // FoldAddIntoConvBias (graph/passes/fold_conv_bias_add.h) and FoldBatchNormIntoConv
-// (graph/passes/fuse_batchnorm.h) on a ConvTranspose, and FuseChannelShuffle
-// (graph/passes/fuse_channel_shuffle.h), with FuseActivation after them. Each
+// (graph/passes/fuse_batchnorm.h) on a ConvTranspose, FuseChannelShuffle
+// (graph/passes/fuse_channel_shuffle.h) and GlobalPoolFromReduce
+// (graph/passes/global_pool_from_reduce.h), with FuseActivation after them. Each
 // exported spelling is built with the GraphBuilder, run through the load-time passes, and checked
 // for the ops left and for the same numbers as the unfused graph (both run on the CPU kernels).
 // Near misses (a value used outside the pattern, a wrong constant) stay unfused.
@@ -438,6 +439,53 @@ TEST(FuseChannelShuffle, NearMissesStayAsTheyAre) {
     b.output(parts[1]);
     expect_fused(b.build(), {2, 3, 5, 4}, {OpType::kConv, OpType::kGather, OpType::kSplit});
   }
+}
+
+// A squeeze-and-excitation block as torch.export writes it: Conv -> ReduceMean over H, W
+// (axes in any order, negative too) -> 1x1 Conv -> Sigmoid -> Mul. ReduceMean becomes
+// GlobalAveragePool (and ReduceMax GlobalMaxPool; in 3-D too), so the layout plan keeps the
+// convolution's output in its layout.
+Graph squeeze_excitation(OpType reduce, std::vector<int64_t> axes, int64_t keepdims = 1,
+                         std::vector<int64_t> x_dims = {1, 8, 6, 5}) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, Shape::from_static(x_dims));
+  std::vector<int64_t> w_dims = {8, 8};
+  for (size_t i = 2; i < x_dims.size(); ++i) w_dims.push_back(1);
+  ValueId y = b.node(OpType::kConv, {x, vec(b, "w", w_dims, -0.3f)});
+  Attributes a;
+  a.set("keepdims", keepdims);
+  ValueId s = b.node(reduce, {y, b.constant("axes", TensorData::vector_i64(axes))}, a);
+  if (keepdims == 1) {
+    s = b.node(OpType::kConv, {s, vec(b, "w2", w_dims, -0.2f)});
+    s = b.node(OpType::kSigmoid, {s});
+    b.output(b.node(OpType::kMul, {y, s}));
+  } else {
+    b.output(s);
+  }
+  return b.build();
+}
+
+TEST(GlobalPoolFromReduce, SpatialReduceMeanAndMaxBecomeGlobalPools) {
+  const std::vector<OpType> se = {OpType::kConv, OpType::kGlobalAveragePool, OpType::kConv,
+                                  OpType::kMul};
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {2, 3}), {1, 8, 6, 5}, se);
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {-1, -2}), {1, 8, 6, 5}, se);
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {2, 3, 4}, 1, {1, 8, 3, 4, 5}),
+               {1, 8, 3, 4, 5}, se);
+  expect_fused(squeeze_excitation(OpType::kReduceMax, {3, 2}), {1, 8, 6, 5},
+               {OpType::kConv, OpType::kGlobalMaxPool, OpType::kConv, OpType::kMul});
+}
+
+// Not a global pooling: over H only, over N too, without keepdims, or over the last axis of
+// a 3-D tensor (a transformer's hidden axis: LayerNorm's and RMSNorm's mean).
+TEST(GlobalPoolFromReduce, OtherReductionsStayReductions) {
+  const std::vector<OpType> kept = {OpType::kConv, OpType::kReduceMean, OpType::kConv,
+                                    OpType::kMul};
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {2}), {1, 8, 6, 5}, kept);
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {0, 2, 3}), {1, 8, 6, 5}, kept);
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {2}, 1, {1, 8, 6}), {1, 8, 6}, kept);
+  expect_fused(squeeze_excitation(OpType::kReduceMean, {2, 3}, 0), {1, 8, 6, 5},
+               {OpType::kConv, OpType::kReduceMean});
 }
 
 // Near misses stay as they are: a constant that varies along width ([C] aligns with the
