@@ -42,7 +42,18 @@ Status infer_node(Graph& g, NodeId id, SymValues sym) {
 
   std::vector<const Value*> inputs;
   inputs.reserve(n.inputs.size());
-  for (ValueId v : n.inputs) inputs.push_back(v == kNoValue ? nullptr : &g.value(v));
+  for (ValueId v : n.inputs) {
+    if (v == kNoValue) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    // A constant declared without a shape (a GraphBuilder constant, an .amp value table
+    // that omits it) has its data's: the rules read shapes, and one of unknown shape would
+    // leave its readers unresolved after binding.
+    Value& in = g.value(v);
+    if (in.is_constant() && !in.shape) in.shape = Shape::from_static(in.constant->dims());
+    inputs.push_back(&in);
+  }
   std::vector<OutputInfo> outs(n.outputs.size());
   OpAttrs resolved;
   // Labels are built only on failure: inference runs for every node at every plan build.
