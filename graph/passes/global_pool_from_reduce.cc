@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "graph/ops/infer_util.h"
@@ -24,8 +25,9 @@ std::optional<OpType> global_pool_of(const Graph& g, const Node& n) {
   const Result<std::optional<std::vector<int64_t>>> axes = const_ints(g.value(n.inputs[1]), 1);
   if (!axes.is_ok() || !*axes) return std::nullopt;
   const int64_t rank = static_cast<int64_t>(x.shape->rank());
-  std::vector<int64_t> got = **axes;
-  for (int64_t& a : got) a = a < 0 ? a + rank : a;
+  Result<std::vector<int64_t>> normalized = normalize_axes(**axes, rank);
+  if (!normalized.is_ok()) return std::nullopt;
+  std::vector<int64_t> got = std::move(normalized).value();
   std::sort(got.begin(), got.end());
   std::vector<int64_t> spatial;
   for (int64_t a = 2; a < rank; ++a) spatial.push_back(a);
