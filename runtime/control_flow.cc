@@ -104,12 +104,23 @@ void append_captures(const ControlFlowStep& s, const std::vector<const Tensor*>&
     if (!s.capture_is_constant[k]) body_in.push_back(in[first + k]);
 }
 
+std::string branch_name(bool cond) {
+  return cond ? "then_branch" : "else_branch";
+}
+
 Result<std::vector<Tensor>> run_if(const ControlFlowStep& s, const std::vector<const Tensor*>& in,
                                    Executor& ex, const RunConfig& cfg) {
   AMP_ASSIGN_OR_RETURN(bool cond, scalar_bool(*in[0], "the condition"));
   std::vector<const Tensor*> body_in;
   append_captures(s, in, body_in);
-  return run_graph(*s.bodies[cond ? 0 : 1], body_in, ex, cfg);
+  Result<std::vector<Tensor>> outs = run_graph(*s.bodies[cond ? 0 : 1], body_in, ex, cfg);
+  // The model loaded, so both branches fit some shapes; one the inputs' values chose that does
+  // not fit their shapes (Silero VAD's 8 kHz branch given a 16 kHz chunk) is the inputs' fault.
+  if (!outs.is_ok() && outs.status().code() == ErrorCode::kInvalidModel)
+    return invalid_input(branch_name(cond) +
+                         ", chosen by the condition, does not fit the values it receives: " +
+                         outs.status().message());
+  return outs;
 }
 
 Result<std::vector<Tensor>> run_loop(const ControlFlowStep& s, const std::vector<const Tensor*>& in,

@@ -59,9 +59,12 @@ Dim dim_from_proto(const onnx::TensorShapeProto_Dimension& d) {
 }
 
 // dtype and shape of a ValueInfo. kUnsupported for non-tensor types and dtypes outside
-// amp::DType; a missing shape leaves the rank unknown.
+// amp::DType; a missing shape leaves the rank unknown. A ValueInfo without any type is
+// a tensor left to inference: ONNX allows it for subgraph outputs and value_info, and
+// exporters write it (spox's If branches in Silero VAD name their outputs only).
 Status read_value_info(const onnx::ValueInfoProto& vi, const std::string& label, Value& v) {
   const onnx::TypeProto& type = vi.type();
+  if (type.value_case() == onnx::TypeProto::VALUE_NOT_SET) return Status::ok();
   if (!type.has_tensor_type())
     return unsupported(label +
                        " is not a tensor (sequence, map and optional types are not "

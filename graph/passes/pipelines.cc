@@ -48,20 +48,35 @@ Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, Foldi
 
 namespace {
 
+Status fold_bodies(Graph& g);
+
+Status fold_body(Graph& body) {
+  AMP_RETURN_IF_ERROR(run_folding(body, nullptr, FoldingChecks::kAfterEachPass));
+  return fold_bodies(body);
+}
+
 // Folds every If/Loop/Scan body the same way, innermost levels included (bounded by the
-// verifier's nesting cap).
+// verifier's nesting cap). An If's branch that does not fold for the bound shapes while the
+// other one does stays as it is, as inference tolerates it (graph/ops/infer_control_flow.cc):
+// with a condition known only at run time it may be dead for these shapes (Silero VAD's 8 kHz
+// branch given a 16 kHz chunk), and it is an error only if taken, when its plan is built.
 Status fold_bodies(Graph& g) {
   for (Node& n : g.nodes) {
     std::vector<std::pair<std::string, SubgraphAttr>> folded;
+    std::vector<Status> failed;
     for (const auto& [name, attr] : n.attrs.all()) {
       const auto* sub = std::get_if<SubgraphAttr>(&attr);
       if (!sub) continue;
       Graph body = *sub->graph;
-      AMP_RETURN_IF_ERROR(run_folding(body, nullptr, FoldingChecks::kAfterEachPass)
-                              .with_context("node '" + n.name + "' " + name));
-      AMP_RETURN_IF_ERROR(fold_bodies(body));
+      Status st = fold_body(body).with_context("node '" + n.name + "' " + name);
+      if (!st.is_ok()) {
+        if (n.op != OpType::kIf) return st;
+        failed.push_back(std::move(st));
+        continue;
+      }
       folded.emplace_back(name, SubgraphAttr{std::make_shared<const Graph>(std::move(body))});
     }
+    if (!failed.empty() && folded.empty()) return failed.front();
     for (auto& [name, attr] : folded) n.attrs.set(name, std::move(attr));
   }
   return Status::ok();

@@ -13,6 +13,7 @@
 
 #include "amp/engine.h"
 #include "graph/ir/graph_builder.h"
+#include "graph/passes/pipelines.h"
 #include "graph/serialize/amp_reader.h"
 #include "graph/serialize/amp_writer.h"
 #include "tests/test_util/scratch_dir.h"
@@ -79,8 +80,8 @@ graph::Graph if_model() {
 
 std::vector<float> run_if(Engine& e, const std::vector<float>& x, bool flag) {
   const uint8_t f = flag;
-  auto out =
-      e.run({{"x", Tensor::from(x, {4})}, {"flag", Tensor::from_bytes(DType::kBool, {}, &f, 1)}});
+  auto out = e.run({{"x", Tensor::from(x, {static_cast<int64_t>(x.size())})},
+                    {"flag", Tensor::from_bytes(DType::kBool, {}, &f, 1)}});
   return out.at(0).to_vector<float>();
 }
 
@@ -174,6 +175,57 @@ TEST_F(ControlFlowTest, AConditionThatFoldsWhenDimsAreBoundIsInlined) {
   EXPECT_EQ(long_out[0].to_vector<float>(), (std::vector<float>{1, 0, 3}));
   auto short_out = e.run({{"x", Tensor::from(std::vector<float>{1, -2}, {2})}});
   EXPECT_EQ(short_out[0].to_vector<float>(), (std::vector<float>{-1, 2}));
+}
+
+// y = flag ? Reshape(x, [4]) : -x. With x's length bound to 3 the then branch fits no run,
+// but the condition is known only at run time (Silero VAD picks its 8 kHz or 16 kHz network by
+// a sample-rate input): the conversion passes (ONNX import with input_shapes, amp-convert
+// --shape) keep that branch unfolded, the else branch runs, and taking the then branch is the
+// inputs' error, naming it.
+graph::Graph dead_branch_model(const Shape& x_shape) {
+  GraphBuilder then_b;
+  auto tx = then_b.input("x", DType::kF32, x_shape);
+  auto four = then_b.constant("four", TensorData::vector_i64({4}));
+  then_b.output(then_b.node(OpType::kReshape, {tx, four}));
+  GraphBuilder else_b;
+  auto ex = else_b.input("x", DType::kF32, x_shape);
+  else_b.output(else_b.node(OpType::kNeg, {ex}));
+  GraphBuilder gb;
+  auto x = gb.input("x", DType::kF32, x_shape);
+  auto flag = gb.input("flag", DType::kBool, Shape());
+  Attributes a;
+  a.set("then_branch", SubgraphAttr{share(then_b.build())});
+  a.set("else_branch", SubgraphAttr{share(else_b.build())});
+  a.set("captured_inputs", int64_t{1});
+  auto y = gb.node(OpType::kIf, {flag, x}, a, "by_rate");
+  gb.rename(y, "y");
+  gb.output(y);
+  return gb.build();
+}
+
+TEST_F(ControlFlowTest, ABranchThatDoesNotFitTheBoundShapesIsAnErrorOnlyWhenTaken) {
+  graph::Graph g = dead_branch_model(Shape({3}));
+  const Status folded = graph::run_conversion_passes(g);
+  ASSERT_TRUE(folded.is_ok()) << folded.to_string();
+  Engine e = Engine::load(save(g, "dead_branch.amp"), {});
+  EXPECT_EQ(run_if(e, {1, -2, 3}, false), (std::vector<float>{-1, 2, -3}));
+  const uint8_t yes = 1;
+  try {
+    e.run({{"x", Tensor::from(std::vector<float>{1, -2, 3}, {3})},
+           {"flag", Tensor::from_bytes(DType::kBool, {}, &yes, 1)}});
+    ADD_FAILURE() << "the then branch cannot reshape 3 values to 4";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.code(), ErrorCode::kInvalidInput) << err.what();
+    EXPECT_NE(std::string(err.what()).find("'by_rate' (If): then_branch"), std::string::npos)
+        << err.what();
+  }
+  // With x's length symbolic, 4 values take either branch.
+  graph::Graph open = dead_branch_model(Shape({graph::Dim::symbolic("n")}));
+  ASSERT_TRUE(graph::run_conversion_passes(open).is_ok());
+  Engine e4 = Engine::load(save(open, "open_branch.amp"), {});
+  const std::vector<float> x4 = {1, -2, 3, -4};
+  EXPECT_EQ(run_if(e4, x4, true), x4);
+  EXPECT_EQ(run_if(e4, x4, false), (std::vector<float>{-1, 2, -3, 4}));
 }
 
 // Loop(M, cond, s = 0) { s += x; cond = s < limit; scan out s }: stops at the trip count or

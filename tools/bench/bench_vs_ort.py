@@ -11,7 +11,8 @@ bidirectional LSTM layer of 256 over a batch of 4, two bidirectional LSTM layers
 one stream; 200 frames; tools/demo/bench_speech.h), and a GPT-2-style decoder at 128 tokens,
 a 4-block Conformer over 250 frames, ViT-Tiny/16 and EfficientNet-B0 at 224x224
 (tools/demo/bench_exports.h): seeded
-random inputs (floats in [-1, 1], integers 1 (token ids, attention masks); shapes from the
+random inputs (floats in [-1, 1], integers 1 (token ids, attention masks) or the
+folder's test_data_set_0 values (a sample rate); shapes from the
 folder's test_data_set_0 when there is one, else symbolic dims from --dim NAME=VALUE, else 1) are written once as
 TensorProto files, then ONNX Runtime (CPU, intra-op threads = T) and amprun (--backend cpu
 --threads T) each run them: warm-up, then the median of --runs timed runs, in --rounds rounds
@@ -96,11 +97,12 @@ def read_varint(buf, pos):
             return n, pos
 
 
-def tensor_proto_dims(path):
-    """The dims (field 1) of a TensorProto file; the rest of the message is skipped."""
+def tensor_proto_fields(path):
+    """The dims (field 1) and raw_data (field 9, or None) of a TensorProto file; the rest of
+    the message is skipped."""
     with open(path, "rb") as f:
         buf = f.read()
-    dims, pos = [], 0
+    dims, raw, pos = [], None, 0
     while pos < len(buf):
         key, pos = read_varint(buf, pos)
         field, wire = key >> 3, key & 7
@@ -115,14 +117,17 @@ def tensor_proto_dims(path):
                 while pos < end:
                     value, pos = read_varint(buf, pos)
                     dims.append(value)
-            pos += 0 if field == 1 else size
+            else:
+                if field == 9:
+                    raw = buf[pos:pos + size]
+                pos += size
         elif wire == 1:
             pos += 8
         elif wire == 5:
             pos += 4
         else:
             raise ValueError(f"{path}: unexpected protobuf wire type {wire}")
-    return dims
+    return dims, raw
 
 
 def as_avx2_active():
@@ -169,12 +174,17 @@ def make_inputs(model, folder, named_dims):
         onnx_type, dtype = ONNX_TYPES[inp.type]
         # The model's own test data decides symbolic dims (an OCR model's width) when present.
         sample = os.path.join(os.path.dirname(model), "test_data_set_0", f"input_{i}.pb")
+        sample_raw = None
         if os.path.isfile(sample):
-            dims = tensor_proto_dims(sample)
+            dims, sample_raw = tensor_proto_fields(sample)
         else:
             dims = [d if isinstance(d, int) and d > 0 else named_dims.get(d, 1)
                     for d in inp.shape]
-        if np.issubdtype(dtype, np.floating):
+        if sample_raw is not None and not np.issubdtype(dtype, np.floating):
+            # An integer input's values mean something (Silero VAD's sample rate picks a
+            # branch): the model's own test data gives them.
+            a = np.frombuffer(sample_raw, dtype=dtype).reshape(dims).copy()
+        elif np.issubdtype(dtype, np.floating):
             a = rng.uniform(-1, 1, size=dims).astype(dtype)
         elif dtype == np.bool_:
             a = np.ones(dims, dtype=dtype)

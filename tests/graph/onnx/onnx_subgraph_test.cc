@@ -127,6 +127,43 @@ TEST(OnnxSubgraphs, UnsupportedOpsInBodiesAreListedWithTheOthers) {
   EXPECT_NE(g.status().message().find("Det"), std::string::npos) << g.status().message();
 }
 
+// ONNX lets a body's outputs (and value_info) name a value with an empty type; spox, which
+// wrote Silero VAD, does so for every If branch. Such a value is a tensor left to inference,
+// while one typed as a sequence is still unsupported.
+TEST(OnnxSubgraphs, BranchOutputsWithoutATypeAreInferred) {
+  onnx::ModelProto m = model_with_opset(16);
+  auto* g = m.mutable_graph();
+  typed(g->add_input(), "flag", onnx::TensorProto_DataType_BOOL, {});
+  typed(g->add_input(), "a", onnx::TensorProto_DataType_FLOAT, {2, 3});
+  auto* iff = add_node(g, "If", {"flag"}, {"y"});
+  auto* then_g = graph_attr(iff, "then_branch");
+  add_node(then_g, "Relu", {"a"}, {"t"});
+  auto* t_out = then_g->add_output();
+  t_out->set_name("t");
+  t_out->mutable_type();  // present but empty
+  auto* else_g = graph_attr(iff, "else_branch");
+  add_node(else_g, "Neg", {"a"}, {"e"});
+  auto* e_out = else_g->add_output();
+  e_out->set_name("e");
+  e_out->mutable_type();
+  g->add_value_info()->set_name("y");
+  typed(g->add_output(), "y", onnx::TensorProto_DataType_FLOAT, {2, 3});
+  auto r = import(m);
+  ASSERT_TRUE(r.is_ok()) << r.status().to_string();
+  ASSERT_TRUE(infer_shapes(*r).is_ok());
+  const Graph& then_branch = *r->nodes[0].attrs.get_graph("then_branch").value();
+  const Value& t = then_branch.value(then_branch.outputs[0]);
+  EXPECT_EQ(t.dtype, DType::kF32);
+  EXPECT_EQ(t.shape->static_dims(), (std::vector<int64_t>{2, 3}));
+
+  e_out->mutable_type()->mutable_sequence_type();
+  auto seq = import(m);
+  ASSERT_FALSE(seq.is_ok());
+  EXPECT_EQ(seq.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(seq.status().message().find("is not a tensor"), std::string::npos)
+      << seq.status().message();
+}
+
 TEST(OnnxSubgraphs, AModelNestingAThousandLevelsIsAClearError) {
   onnx::ModelProto m = model_with_opset(17);
   auto* g = m.mutable_graph();
