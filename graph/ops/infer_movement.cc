@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "graph/ir/limits.h"
 #include "graph/ops/infer_rules.h"
 #include "graph/ops/infer_util.h"
 #include "graph/ops/sym_values.h"
@@ -567,24 +568,35 @@ Result<int64_t> slice_length(int64_t d, int64_t start, int64_t end, int64_t step
   return static_cast<int64_t>((span - 1) / stride + 1);
 }
 
+// The end a slice of a symbolic axis may write for "to the end": a huge sentinel (INT64_MAX
+// from PyTorch, INT32_MAX, 1e9 from jax2tf), or any bound the axis cannot reach because the
+// tensor would exceed kMaxTensorBytes (graph/ir/limits.h) with its other static dims.
+int64_t end_sentinel(const Shape& s, size_t axis, DType dtype) {
+  uint64_t max_len = kMaxTensorBytes / std::max<size_t>(dtype_size(dtype), 1);
+  for (size_t k = 0; k < s.rank(); ++k)
+    if (k != axis && s.dims[k].is_static() && s.dims[k].value > 0)
+      max_len /= static_cast<uint64_t>(s.dims[k].value);
+  return std::min<int64_t>(INT32_MAX, static_cast<int64_t>(max_len));
+}
+
 // A symbolic axis keeps its name only for slices known to take all of it: [0, end) or
-// its full reverse, with "end" written as a huge sentinel the way exporters do.
-Dim slice_symbolic(const Dim& d, int64_t start, int64_t end, int64_t step) {
-  if (step == 1 && start == 0 && end >= INT32_MAX) return d;
-  if (step == -1 && (start == -1 || start >= INT32_MAX) && end <= INT32_MIN) return d;
+// its full reverse, with "end" written as a sentinel the way exporters do.
+Dim slice_symbolic(const Dim& d, int64_t start, int64_t end, int64_t step, int64_t sentinel) {
+  if (step == 1 && start == 0 && end >= sentinel) return d;
+  if (step == -1 && (start == -1 || start >= sentinel) && end <= -sentinel) return d;
   return Dim();
 }
 
 // The length of a slice [start, end) of step 1 where the dim or a bound is symbolic, the
 // bounds taken as lying within the dim (torch's x[:, :seq] of a 512-long table, x[:, -1:],
-// x[:, 1:]): a negative constant counts from the end, an INT_MAX-like end is the end. The
+// x[:, 1:]): a negative constant counts from the end, a sentinel end is the end. The
 // plan's exact inference at binding checks what this assumes.
-Dim slice_length_symbolic(const Dim& d, const SymInt& start, const SymInt& end) {
+Dim slice_length_symbolic(const Dim& d, const SymInt& start, const SymInt& end, int64_t sentinel) {
   const SymInt dim = SymInt::of(d);
   auto resolve = [&](const SymInt& b, bool is_end) -> SymInt {
     const std::optional<int64_t> c = b.constant_value();
     if (!c) return b;  // a size computed from dims
-    if (*c >= INT32_MAX) return is_end ? dim : SymInt();
+    if (*c >= (is_end ? sentinel : INT32_MAX)) return is_end ? dim : SymInt();
     if (*c <= INT32_MIN) return SymInt::constant(0);
     return *c < 0 ? dim + b : b;
   };
@@ -649,7 +661,8 @@ Status infer_slice(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
     const bool unit_steps = !has_steps || (params[4] && (*params[4])[i] == 1);
     if (unit_steps && sym_starts && sym_ends && sym_starts->size() == axes.size() &&
         sym_ends->size() == axes.size() && (!known || !d.is_static())) {
-      d = slice_length_symbolic(d, (*sym_starts)[i], (*sym_ends)[i]);
+      d = slice_length_symbolic(d, (*sym_starts)[i], (*sym_ends)[i],
+                                end_sentinel(*x.shape, static_cast<size_t>(axes[i]), x.dtype));
       continue;
     }
     if (!known) {
@@ -663,7 +676,8 @@ Status infer_slice(const Node&, const Inputs& in, Outputs& out, OpAttrs&) {
     if (d.is_static()) {
       AMP_ASSIGN_OR_RETURN(d.value, slice_length(d.value, start, end, step));
     } else {
-      d = slice_symbolic(d, start, end, step);
+      d = slice_symbolic(d, start, end, step,
+                         end_sentinel(*x.shape, static_cast<size_t>(axes[i]), x.dtype));
     }
   }
   set_output(out, 0, x.dtype, std::move(result));

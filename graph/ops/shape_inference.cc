@@ -9,20 +9,6 @@
 #include "graph/ops/sym_values.h"
 
 namespace amp::graph {
-namespace {
-
-// A previously recorded shape (value_info) that contradicts inference on a static dim.
-bool contradicts(const Shape& recorded, const Shape& inferred) {
-  if (recorded.rank() != inferred.rank()) return true;
-  for (size_t i = 0; i < recorded.rank(); ++i) {
-    const Dim& a = recorded.dims[i];
-    const Dim& b = inferred.dims[i];
-    if (a.is_static() && b.is_static() && a.value != b.value) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 Status infer_node(Graph& g, NodeId id, SymValues sym) {
   Node& n = g.nodes[static_cast<size_t>(id)];
@@ -66,10 +52,9 @@ Status infer_node(Graph& g, NodeId id, SymValues sym) {
     if (outs[k].dtype == DType::kUndefined)
       return internal_error(node_label(n) + ": inference left output " + std::to_string(k) +
                             " without a dtype");
-    if (v.shape && outs[k].shape && v.dtype != DType::kUndefined &&
-        contradicts(*v.shape, *outs[k].shape))
-      return invalid_model(node_label(n) + ": output '" + v.name + "' is declared " +
-                           v.shape->to_string() + " but inferred " + outs[k].shape->to_string());
+    // A shape the file declares for a node's output (ONNX value_info or graph outputs) is a
+    // hint: the rule's wins. Exporters write wrong ones (ddddocr's OCR model declares its
+    // [T,1,C] output [1,seqlen]), and ONNX Runtime merges them leniently too.
     v.dtype = outs[k].dtype;
     if (outs[k].shape) v.shape = outs[k].shape;
     // An inferred shape obeys the caps a recorded one does (Expand, Tile, Range and

@@ -3,8 +3,9 @@
 // infer_shapes walks the nodes in topological order; for each node it checks arity,
 // calls the op's rule, writes dtype and shape into the output values, and stores the
 // typed attribute record the rule filled in Node::resolved (op_attrs.h). A value that
-// already has a shape (e.g. from the ONNX file's value_info) is overwritten by the
-// inferred one; where the two disagree on a static dim, the model is invalid. Every
+// already has a shape (e.g. from the ONNX file's value_info or graph outputs) is overwritten
+// by the inferred one, even where the two disagree: a declaration is a hint (exporters write
+// wrong ones; ONNX Runtime merges them leniently). Every
 // output shape is checked against the caps of ir/limits.h (rank, element count, bytes).
 #pragma once
 

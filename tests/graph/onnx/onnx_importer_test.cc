@@ -16,6 +16,7 @@
 
 #include "graph/ir/verifier.h"
 #include "graph/onnx/onnx_importer.h"
+#include "graph/ops/shape_inference.h"
 #include "tests/test_util/scratch_dir.h"
 #include "tests/test_util/shared_data.h"
 
@@ -821,6 +822,21 @@ TEST(OnnxImporter, SymbolicDimsKeepTheirNames) {
   EXPECT_EQ(s.dims[2].symbol, "");
   EXPECT_EQ(g.value(g.outputs[0]).dtype, DType::kF32);
   EXPECT_EQ(g.value(g.outputs[0]).shape->dims[0].symbol, "batch");
+}
+
+// A declared output shape is a hint: ddddocr's OCR model declares its [T, 1, C] logits
+// [1, seqlen] (a rank its Reshape never makes), and ONNX Runtime runs it. Inference wins.
+TEST(OnnxImporter, ADeclaredOutputShapeThatInferenceContradictsIsOverruled) {
+  ModelMaker mm(13);
+  mm.input("x", {2, 3, 4});
+  mm.node("Relu", {"x"}, {"r"});
+  mm.init_i64("to", {4, 1, 6});
+  mm.node("Reshape", {"r", "to"}, {"y"});
+  mm.output("y", {1, std::string("seqlen")});
+  Graph g = import_ok(mm);
+  const Status inferred = infer_shapes(g);
+  ASSERT_TRUE(inferred.is_ok()) << inferred.to_string();
+  EXPECT_EQ(g.value(g.outputs[0]).shape->to_string(), "[4,1,6]");
 }
 
 TEST(OnnxImporter, InputShapesFixDimsAndSymbolsEverywhere) {

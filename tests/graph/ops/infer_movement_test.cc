@@ -284,6 +284,26 @@ TEST(InferSlice, SymbolicDims) {
   EXPECT_EQ(t.shape(), "[N,?,T]");
 }
 
+// "To the end" written as a bound no dim of this tensor can reach: jax2tf's 1e9 on a batch
+// axis whose other dims hold 512 x 256 floats (the tensor cap allows at most 2^19 rows) is
+// the whole axis, not a static length of 1e9 (Magika's file-type model failed to load). On a
+// 1-D tensor 1e9 stays a bound within the dim.
+TEST(InferSlice, AnEndBeyondAnyPossibleDimIsTheEnd) {
+  InferCase t;
+  ValueId x = t.input(DType::kF32, {sym("N"), 512, 256, 1});
+  const int64_t e9 = 1000000000;
+  ASSERT_OK(t.run(OpType::kSlice,
+                  {x, t.ints({0, 0, 0, 0}), t.ints({e9, e9, e9, e9}), t.ints({0, 2, 1, 3})}));
+  EXPECT_EQ(t.shape(), "[N,512,256,1]");
+  ASSERT_OK(t.run(OpType::kSlice, {x, t.ints({1}), t.ints({e9}), t.ints({0})}));
+  EXPECT_EQ(t.shape(), "[N - 1,512,256,1]");
+  ASSERT_OK(t.run(OpType::kSlice, {x, t.ints({-1}), t.ints({-e9}), t.ints({0}), t.ints({-1})}));
+  EXPECT_EQ(t.shape(), "[N,512,256,1]");
+  ValueId flat = t.input(DType::kF32, {sym("L")});
+  ASSERT_OK(t.run(OpType::kSlice, {flat, t.ints({0}), t.ints({e9})}));
+  EXPECT_EQ(t.shape(), "[1000000000]");
+}
+
 TEST(InferSlice, Errors) {
   InferCase t;
   ValueId x = t.input(DType::kF32, {4, 4});
