@@ -50,7 +50,11 @@
 // 1 x k the GEMM's 1.0; at 9 taps 1 x k 0.036, k x 1 0.10). Dense 1-D convolutions run as
 // 1 x k on both ISAs (256 -> 256 channels, 5 taps, 500 frames as AVX2-only: 3.0 ms, as
 // k x 1 9.5). The bytes of every layout are the same with the extra axis of 1 (ncw / nchw,
-// nwc / nhwc, nCw8c / nChw8c), so the caller's tensors need no change.
+// nwc / nhwc, nCw8c / nChw8c), so the caller's tensors need no change. For the same reason a
+// 2-D convolution whose window is k x 1 over a width of 1 (a Conv1d that an exporter wrote
+// as 2-D: jax2tf's in Magika, [2, 256, 512, 1] with a 5 x 1 window) turns to 1 x k over a
+// height of 1: oneDNN's brgconv blocks along the width, and took 28 ms for it against 13.7
+// as 1 x k (AMD EPYC Zen 4, one thread; ONNX Runtime 12.4).
 //
 // An f32 Conv with constant weights whose window has taps that read only padding (a dilated
 // conv on a small map) runs with the window cut to the taps that read the input
@@ -228,10 +232,15 @@ memory::desc caller_desc(const memory::dims& dims, dt type, bool conv_layout) {
 }
 
 // A tensor's dims as oneDNN sees them, with the unit axis lift_to_2d added to a 1-D
-// convolution's window (the bytes are the same).
-memory::dims lifted_dims(const std::vector<int64_t>& dims, bool lifted, bool tall) {
+// convolution's window, or the unit width turn_to_wide moved before the height (the bytes
+// are the same).
+memory::dims lifted_dims(const std::vector<int64_t>& dims, bool lifted, bool tall, bool turned) {
   memory::dims d = to_dnnl_dims(dims);
   if (lifted) d.insert(tall ? d.end() : d.begin() + 2, 1);
+  if (turned) {
+    d.pop_back();
+    d.insert(d.begin() + 2, 1);
+  }
   return d;
 }
 
@@ -258,6 +267,22 @@ void lift_to_2d(graph::ConvAttrs& conv, bool tall) {
   add(w.in_spatial, 1);
   add(w.out_spatial, 1);
   if (!conv.output_padding.empty()) add(conv.output_padding, 0);
+}
+
+// Whether a 2-D window is k x 1 over an input and output of width 1, with nothing on the
+// width but the unit tap (its stride and dilation then do nothing).
+bool tall_column(const graph::Window& w) {
+  return w.resolved() && w.rank() == 2 && w.in_spatial[1] == 1 && w.out_spatial[1] == 1 &&
+         w.kernel[1] == 1 && w.pad_begin[1] == 0 && w.pad_end[1] == 0 && w.kernel[0] > 1;
+}
+
+// A tall_column window as 1 x k over a height of 1 (header).
+void turn_to_wide(graph::Window& w) {
+  for (std::vector<int64_t>* v : {&w.kernel, &w.strides, &w.dilations, &w.pad_begin, &w.pad_end,
+                                  &w.in_spatial, &w.out_spatial})
+    std::swap((*v)[0], (*v)[1]);
+  w.strides[0] = 1;
+  w.dilations[0] = 1;
 }
 
 // The convolutions' own layout on this CPU for a tensor of these dims (conv_activation_desc).
@@ -363,6 +388,13 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   const bool tall = lifted && conv_.group > 1 && conv_.group == conv_.c &&
                     conv_.window.kernel[0] > kMaxWideDepthwiseAvx2 && !dnnl_isa_avx512();
   if (lifted) lift_to_2d(conv_, tall);
+  // A k x 1 window over a width of 1 runs as 1 x k, but where a lifted 1-D one would stay
+  // tall (a wide depthwise window without AVX-512).
+  const bool depthwise_wide_avx2 = conv_.group > 1 && conv_.group == conv_.c &&
+                                   !dnnl_isa_avx512() && conv_.window.rank() == 2 &&
+                                   conv_.window.kernel[0] > kMaxWideDepthwiseAvx2;
+  const bool turned = !lifted && !transpose_ && tall_column(conv_.window) && !depthwise_wide_avx2;
+  if (turned) turn_to_wide(conv_.window);
   dtype_ = cfg.inputs[0].dtype;
   const TensorDesc& x = cfg.inputs[0];
   const TensorDesc& w = cfg.inputs[1];
@@ -431,11 +463,11 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   // is sliced to the taps kept (kernels/common/conv_live_taps.h).
   const void* w_data = w.constant_data;
   std::shared_ptr<const void> w_owner = w.constant_owner;
-  std::string cut_note;
+  std::string cut_note = turned ? ", k x 1 window over a width of 1 run as 1 x k" : "";
   if (!transpose_ && dtype_ == DType::kF32 && w.constant_data != nullptr) {
     if (std::optional<LiveWindow> live = cut_to_live_taps(conv_.window)) {
-      cut_note = ", window cut to its live taps: " + window_text(kernel) + " -> " +
-                 window_text(live->window.kernel);
+      cut_note += ", window cut to its live taps: " + window_text(kernel) + " -> " +
+                  window_text(live->window.kernel);
       live_w_ = slice_window(static_cast<const float*>(w.constant_data),
                              conv_.m * (conv_.c / conv_.group), kernel, *live);
       conv_.window = live->window;
@@ -498,8 +530,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
         conv_.has_bias ? static_cast<const float*>(cfg.inputs[2].constant_data) : nullptr);
     live_w_ = {};  // packed per tap
     off_tap_sum_ = ws_.add(tap_sum_->workspace_bytes());
-    const memory::dims src_dims = lifted_dims(x.dims, lifted, tall);
-    const memory::dims dst_dims = lifted_dims(y.dims, lifted, tall);
+    const memory::dims src_dims = lifted_dims(x.dims, lifted, tall, turned);
+    const memory::dims dst_dims = lifted_dims(y.dims, lifted, tall, turned);
     const memory::desc src_nhwc = channels_last_desc(src_dims, dt::f32);
     const memory::desc dst_nhwc = channels_last_desc(dst_dims, dt::f32);
     src_reorder_.prepare(caller_desc(src_dims, dt::f32, x.conv_layout), src_nhwc, ws_,
@@ -555,8 +587,8 @@ Status ConvKernel::prepare_impl(const KernelConfig& cfg) {
   memory::dims dst_dims = {conv_.n, dst_channels()};
   dst_dims.insert(dst_dims.end(), dnnl_out_sp_.begin(), dnnl_out_sp_.end());
   src_reorder_.prepare(
-      caller_desc(lifted_dims(x.dims, lifted, tall), src_md_.data_type(), x.conv_layout), src_md_,
-      ws_, cfg.num_threads);
+      caller_desc(lifted_dims(x.dims, lifted, tall, turned), src_md_.data_type(), x.conv_layout),
+      src_md_, ws_, cfg.num_threads);
   if (depth_to_space_) {
     // A plain output: the pixels stay in the layout the primitive prefers where the
     // depth-to-space reads it, else they are reordered to plain.

@@ -9,7 +9,8 @@
 //
 // Floats accumulate in fp32 (f64 in f64) with pairwise summation along contiguous runs and
 // blocked summation across rows; integers accumulate in int64 (sums wrap to the storage
-// type on store; integer means truncate). Max/Min propagate NaN. An empty reduced set
+// type on store; integer means truncate). Max/Min propagate NaN (f32/f64 Max over contiguous
+// runs vectorized by row_max.h). An empty reduced set
 // gives ONNX's identities: 0 for Sum, NaN for a float Mean, -inf/+inf (or the type's
 // limits) for Max/Min.
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "kernels/common/reduction_io.h"
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
+#include "kernels/cpu/row_max.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -42,6 +44,13 @@ void reduce(const ReducePlan& p, const T* x, T* y, int threads) {
             C acc = init;
             for (int64_t r = 0; r < p.red_count; ++r) {
               const T* run = base + offset_of(r, p.red_dims, p.red_strides, p.n_red);
+              if constexpr (std::is_same_v<R, MaxReducer> &&
+                            (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+                if (p.inner > 0) {  // vectorized (kernels/cpu/row_max.h)
+                  acc = op(acc, row_max_propagating(run, p.inner));
+                  continue;
+                }
+              }
               acc = op(acc, tree_reduce<C>(0, p.inner, init, op, [run](int64_t i) {
                          return R::map(to_compute(run[i]));
                        }));

@@ -1,10 +1,10 @@
 // GlobalAveragePool and GlobalMaxPool: [N, C, D1..Dk] -> [N, C, 1..1], the mean (pairwise
-// fp32 summation, f64 for f64) or the max (NaN-propagating) over the spatial dims, which are
-// contiguous per (n, c) in the plain layout. An input kept in the convolutions' layout
-// (runtime/layout_plan.h: an SE block's GlobalAveragePool reading a depthwise conv's output)
-// is read in it, channels-last or 8-channel blocks, a row of adjacent channels at a time
-// (tree_reduce_columns): the same elements in the same summation order, so the same result. The [N,
-// C, 1..1] output is the same bytes in every layout.
+// fp32 summation, f64 for f64) or the max (NaN-propagating; f32/f64 planes vectorized by
+// row_max.h) over the spatial dims, which are contiguous per (n, c) in the plain layout. An input
+// kept in the convolutions' layout (runtime/layout_plan.h: an SE block's GlobalAveragePool reading
+// a depthwise conv's output) is read in it, channels-last or 8-channel blocks, a row of adjacent
+// channels at a time (tree_reduce_columns): the same elements in the same summation order, so the
+// same result. The [N, C, 1..1] output is the same bytes in every layout.
 //
 // Threads in the conv layout: with two or more, each half of the positions is one task's,
 // every channel of it, cut where tree_reduce cuts [0, S) first (more than 256 positions), so
@@ -20,6 +20,7 @@
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/dnnl_common.h"
 #include "kernels/cpu/reduce_util.h"
+#include "kernels/cpu/row_max.h"
 
 namespace amp::kernels::cpu {
 namespace {
@@ -46,6 +47,12 @@ class GlobalPoolKernel : public CheckedKernel<T, GlobalPoolShape, check_global_p
           [&](int64_t begin, int64_t end) {
             for (int64_t p = begin; p < end; ++p) {
               const T* plane = x + p * s;
+              if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+                if (is_max && s > 0) {  // vectorized (kernels/cpu/row_max.h)
+                  y[p] = row_max_propagating(plane, s);
+                  continue;
+                }
+              }
               auto value = [plane](int64_t i) { return to_compute(plane[i]); };
               y[p] = finish(is_max ? tree_reduce<C>(0, s, init, max, value)
                                    : tree_reduce<C>(0, s, init, add, value));

@@ -641,6 +641,46 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   EXPECT_EQ(winograd, kernels::cpu::cpu_has_avx2_fma() ? 2 : 0);
 }
 
+// A Conv1d an exporter wrote as 2-D (jax2tf's in Magika): k x 1 windows over a width of 1
+// run as 1 x k (kernels/cpu/dnnl_conv.cc), which reads the same bytes in every layout. A
+// dense 5 x 1, a depthwise 7 x 1 and a 3 x 1 in a chain, kept in the conv layout between
+// them, match the plain reference at a batch of 2.
+TEST(LayoutPlan, TallColumnConvolutionsRunWideAndMatchTheReference) {
+  GraphBuilder b;
+  auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t group, unsigned seed) {
+    Attributes a;
+    a.set("kernel_shape", std::vector<int64_t>{k, 1});
+    a.set("pads", std::vector<int64_t>{k / 2, 0, k / 2, 0});
+    a.set("group", group);
+    const ValueId w = b.constant("w" + std::to_string(seed),
+                                 test::random_f32({c_out, c_in / group, k, 1}, 0.3f, seed));
+    const ValueId bias =
+        b.constant("b" + std::to_string(seed), test::random_f32({c_out}, 0.1f, seed + 100));
+    return b.node(OpType::kConv, {x, w, bias}, a);
+  };
+  const std::vector<int64_t> dims = {2, 16, 40, 1};
+  ConvNet net;
+  const ValueId x = b.input("x", DType::kF32, graph::Shape::from_static(dims));
+  net.stem = b.node(OpType::kRelu, {conv(x, 16, 32, 5, 1, 1)});
+  net.dw = b.node(OpType::kRelu, {conv(net.stem, 32, 32, 7, 32, 2)});
+  net.head = conv(net.dw, 32, 8, 3, 1, 3);
+  b.output(net.head);
+  net.g = b.build();
+  ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
+  check_engine_against_reference(net, Precision::kFp32, dims);
+
+  const Engine e = test::load_on_cpu(net.g, Options{});
+  ExecutionContext ctx = e.create_context();
+  ctx.set_profiling(true);
+  const TensorData xd = test::random_f32(dims, 1.0f, 5);
+  ctx.run({{"x", Tensor::from(std::vector<float>(xd.data<float>(), xd.data<float>() + xd.numel()),
+                              dims)}});
+  int turned = 0;
+  for (const NodeProfile& n : ctx.last_run_profile().nodes)
+    turned += n.implementation.find("run as 1 x k") != std::string::npos;
+  EXPECT_EQ(turned, 3);
+}
+
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
   for (Scale scale : {Scale::kPerChannel, Scale::kSqueezeExcite, Scale::kSpatial})
     for (bool side_output : {false, true}) {

@@ -331,12 +331,17 @@ void check_conv(const ConvCase& c, DType dt, const ActCase& a, bool const_w, int
 
 std::vector<ConvCase> conv_cases() {
   return {
-      {{1, 3, 7}, 4, {3}},                                            // 1-D
-      {{2, 4, 9}, 6, {3}, 2, {2}, {2}, {1, 2}},                       // 1-D grouped
-      {{1, 8, 40}, 8, {31}, 8, {1}, {}, {15, 15}},                    // 1-D depthwise, k 31
-      {{1, 6, 23}, 6, {5}, 6, {2}, {2}, {}, "SAME_UPPER"},            // 1-D strided dilated
-      {{1, 8, 60}, 8, {11}, 8, {2}, {2}, {}, "SAME_UPPER"},           // ... 11 taps (AVX2: 11 x 1)
-      {{1, 3, 6, 7}, 5, {3, 3}},                                      // 2-D
+      {{1, 3, 7}, 4, {3}},                                   // 1-D
+      {{2, 4, 9}, 6, {3}, 2, {2}, {2}, {1, 2}},              // 1-D grouped
+      {{1, 8, 40}, 8, {31}, 8, {1}, {}, {15, 15}},           // 1-D depthwise, k 31
+      {{1, 6, 23}, 6, {5}, 6, {2}, {2}, {}, "SAME_UPPER"},   // 1-D strided dilated
+      {{1, 8, 60}, 8, {11}, 8, {2}, {2}, {}, "SAME_UPPER"},  // ... 11 taps (AVX2: 11 x 1)
+      {{1, 3, 6, 7}, 5, {3, 3}},                             // 2-D
+      // k x 1 over a width of 1: run as 1 x k (dnnl_conv.cc), width stride and dilation idle.
+      {{2, 4, 23, 1}, 6, {5, 1}},
+      {{1, 6, 20, 1}, 6, {3, 1}, 6, {2, 3}, {2, 2}, {1, 0, 2, 0}},    // depthwise, padded
+      {{1, 8, 30, 1}, 8, {11, 1}, 8, {1, 1}, {}, {5, 0, 5, 0}},       // depthwise, 11 taps
+      {{1, 3, 9, 1}, 4, {3, 1}, 1, {1, 1}, {}, {1, 1, 1, 1}},         // width padded: not turned
       {{2, 4, 8, 9}, 8, {3, 2}, 1, {2, 1}, {1, 2}, {1, 0, 2, 1}},     // strided dilated
       {{1, 6, 7, 7}, 6, {3, 3}, 6, {1, 1}, {}, {1, 1, 1, 1}},         // depthwise
       {{1, 8, 10, 10}, 12, {3, 3}, 4, {2, 2}, {}, {}, "SAME_UPPER"},  // grouped SAME_UPPER
