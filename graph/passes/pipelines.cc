@@ -4,6 +4,7 @@
 #include "graph/ir/verifier.h"
 #include "graph/passes/constant_folding.h"
 #include "graph/passes/dead_code_elimination.h"
+#include "graph/passes/eliminate_identity.h"
 #include "graph/passes/fold_conv_bias_add.h"
 #include "graph/passes/fuse_activation.h"
 #include "graph/passes/fuse_batchnorm.h"
@@ -96,6 +97,7 @@ Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records) {
 
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records) {
   PassManager pm;
+  pm.add(std::make_unique<EliminateIdentity>());  // first: the fusions match across none
   pm.add(std::make_unique<LowerEinsum>());
   pm.add(std::make_unique<FoldAddIntoConvBias>());
   pm.add(std::make_unique<FoldBatchNormIntoConv>());

@@ -32,7 +32,8 @@ Status run_folding(Graph& g, std::shared_ptr<ConstantEvaluator> evaluator, Foldi
 Status run_conversion_passes(Graph& g, std::vector<PassRecord>* records = nullptr);
 
 // Load-time rewrites and fusions, before the AMP planner:
-//   LowerEinsum -> FoldAddIntoConvBias -> FoldBatchNormIntoConv -> FuseDecomposedOps ->
+//   EliminateIdentity -> LowerEinsum -> FoldAddIntoConvBias -> FoldBatchNormIntoConv ->
+//   FuseDecomposedOps ->
 //   FuseMatMulBias -> FuseChannelShuffle -> GlobalPoolFromReduce -> FuseActivation ->
 //   DeadCodeElimination
 Status run_runtime_passes(Graph& g, std::vector<PassRecord>* records = nullptr);

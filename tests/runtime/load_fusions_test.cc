@@ -3,7 +3,8 @@
 // FoldAddIntoConvBias (graph/passes/fold_conv_bias_add.h) and FoldBatchNormIntoConv
 // (graph/passes/fuse_batchnorm.h) on a ConvTranspose, FuseChannelShuffle
 // (graph/passes/fuse_channel_shuffle.h) and GlobalPoolFromReduce
-// (graph/passes/global_pool_from_reduce.h), with FuseActivation after them. Each
+// (graph/passes/global_pool_from_reduce.h), with FuseActivation after them, and
+// EliminateIdentity (graph/passes/eliminate_identity.h) before them all. Each
 // exported spelling is built with the GraphBuilder, run through the load-time passes, and checked
 // for the ops left and for the same numbers as the unfused graph (both run on the CPU kernels).
 // Near misses (a value used outside the pattern, a wrong constant) stay unfused.
@@ -486,6 +487,39 @@ TEST(GlobalPoolFromReduce, OtherReductionsStayReductions) {
   expect_fused(squeeze_excitation(OpType::kReduceMean, {2}, 1, {1, 8, 6}), {1, 8, 6}, kept);
   expect_fused(squeeze_excitation(OpType::kReduceMean, {2, 3}, 0), {1, 8, 6, 5},
                {OpType::kConv, OpType::kReduceMean});
+}
+
+// paddle2onnx 2.x's spelling: an Identity after every op. They go, and the conv's bias Add
+// and activation fuse across them; a chain ending in a graph output has the Relu write it.
+TEST(EliminateIdentity, IdentitiesBetweenOpsGoAndFusionsSeeThrough) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 3, 4, 4});
+  ValueId y = b.node(OpType::kConv, {x, vec(b, "w", {4, 3, 1, 1}, -0.3f)});
+  y = b.node(OpType::kIdentity, {y});
+  y = b.node(OpType::kAdd, {y, vec(b, "bias", {1, 4, 1, 1}, 0.1f)});
+  y = b.node(OpType::kIdentity, {b.node(OpType::kIdentity, {y})});
+  y = b.node(OpType::kRelu, {y});
+  y = b.node(OpType::kIdentity, {b.node(OpType::kIdentity, {y})});
+  b.rename(y, "out");
+  b.output(y);
+  const Graph fused = expect_fused(b.build(), {2, 3, 4, 4}, {OpType::kConv});
+  EXPECT_EQ(fused.value(fused.outputs[0]).name, "out");
+}
+
+// An Identity stays where it is the model's copy: of a graph input or a constant to an
+// output, or of one tensor to a second output; a graph input read through one is read
+// directly.
+TEST(EliminateIdentity, CopiesOfInputsConstantsAndOutputsStay) {
+  GraphBuilder b;
+  ValueId x = b.input("x", DType::kF32, {2, 3});
+  ValueId r = b.node(OpType::kRelu, {b.node(OpType::kIdentity, {x})});
+  b.output(r);
+  b.output(b.node(OpType::kIdentity, {r}));
+  b.output(b.node(OpType::kIdentity, {x}));
+  b.output(b.node(OpType::kIdentity, {vec(b, "c", {2, 3}, 0.5f)}));
+  const Graph g = expect_fused(
+      b.build(), {2, 3}, {OpType::kRelu, OpType::kIdentity, OpType::kIdentity, OpType::kIdentity});
+  EXPECT_EQ(g.nodes[0].inputs[0], g.inputs[0]);
 }
 
 // Near misses stay as they are: a constant that varies along width ([C] aligns with the
