@@ -598,6 +598,22 @@ TEST(LayoutPlan, ChannelGatherWithAnIndexOutOfRangeFailsAtLoad) {
   }
 }
 
+// How many nodes of one profiled CPU run of `g` on a random "x" of `dims` name `what` in
+// their implementation.
+int nodes_implemented_as(const graph::Graph& g, const std::vector<int64_t>& dims,
+                         const std::string& what) {
+  const Engine e = test::load_on_cpu(g, Options{});
+  ExecutionContext ctx = e.create_context();
+  ctx.set_profiling(true);
+  const TensorData xd = test::random_f32(dims, 1.0f, 5);
+  ctx.run({{"x", Tensor::from(std::vector<float>(xd.data<float>(), xd.data<float>() + xd.numel()),
+                              dims)}});
+  int count = 0;
+  for (const NodeProfile& n : ctx.last_run_profile().nodes)
+    count += n.implementation.find(what) != std::string::npos;
+  return count;
+}
+
 // 3x3 stride-1 convolutions between convolutions: on a CPU with AVX2 and FMA Winograd's
 // F(4x4, 3x3) runs them (kernels/cpu/winograd_conv.h), from the conv layout (8-channel
 // blocks on AVX2, as ctest amp_runtime_tests.AsOnAnAvx2Cpu runs it; channels-last on
@@ -628,17 +644,9 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
   check_engine_against_reference(net, Precision::kFp32, dims);
 
-  const Engine e = test::load_on_cpu(net.g, Options{});
-  ExecutionContext ctx = e.create_context();
-  ctx.set_profiling(true);
-  const TensorData xd = test::random_f32(dims, 1.0f, 5);
-  ctx.run({{"x", Tensor::from(std::vector<float>(xd.data<float>(), xd.data<float>() + xd.numel()),
-                              dims)}});
-  int winograd = 0;
-  for (const NodeProfile& n : ctx.last_run_profile().nodes)
-    winograd += n.implementation.find("Winograd") != std::string::npos;
   // The stem reads the plain input: oneDNN. The other two read the conv layout.
-  EXPECT_EQ(winograd, kernels::cpu::cpu_has_avx2_fma() ? 2 : 0);
+  EXPECT_EQ(nodes_implemented_as(net.g, dims, "Winograd"),
+            kernels::cpu::cpu_has_avx2_fma() ? 2 : 0);
 }
 
 // A Conv1d an exporter wrote as 2-D (jax2tf's in Magika): k x 1 windows over a width of 1
@@ -669,16 +677,7 @@ TEST(LayoutPlan, TallColumnConvolutionsRunWideAndMatchTheReference) {
   ASSERT_TRUE(graph::infer_shapes(net.g).is_ok());
   check_engine_against_reference(net, Precision::kFp32, dims);
 
-  const Engine e = test::load_on_cpu(net.g, Options{});
-  ExecutionContext ctx = e.create_context();
-  ctx.set_profiling(true);
-  const TensorData xd = test::random_f32(dims, 1.0f, 5);
-  ctx.run({{"x", Tensor::from(std::vector<float>(xd.data<float>(), xd.data<float>() + xd.numel()),
-                              dims)}});
-  int turned = 0;
-  for (const NodeProfile& n : ctx.last_run_profile().nodes)
-    turned += n.implementation.find("run as 1 x k") != std::string::npos;
-  EXPECT_EQ(turned, 3);
+  EXPECT_EQ(nodes_implemented_as(net.g, dims, "run as 1 x k"), 3);
 }
 
 TEST(LayoutPlan, EngineMatchesThePlainReference) {
