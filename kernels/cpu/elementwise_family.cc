@@ -14,6 +14,14 @@
 namespace amp::kernels::cpu {
 namespace {
 
+// Bool -> float or double: 0 or 1. Its own loop with unaliased pointers (a cast's input and
+// output differ in size, so they never overlap): through unary_row, which allows in == out,
+// the AVX2 clone stayed a scalar loop (a one-hot's 2 x 2048 x 257 mask in Magika: 0.64 ms).
+template <typename D>
+AMP_ISA_CLONES void bool_to_float(const uint8_t* __restrict__ in, D* __restrict__ out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = in[i] != 0 ? D(1) : D(0);
+}
+
 struct CpuElementwise {
   static constexpr Backend kBackend = Backend::kCpu;
   using Plan = BroadcastPlan;
@@ -108,7 +116,13 @@ struct CpuElementwise {
 
   template <typename S, typename D>
   static Status cast(const S* in, D* out, int64_t n, const KernelArgs& a) {
-    if constexpr (kBulkCast<S, D>) {
+    if constexpr (std::is_same_v<S, ew::Bool> &&
+                  (std::is_same_v<D, float> || std::is_same_v<D, double>)) {
+      const uint8_t* bytes = reinterpret_cast<const uint8_t*>(in);
+      parallel_for(n, a.num_threads, [&](int64_t begin, int64_t end) {
+        bool_to_float(bytes + begin, out + begin, end - begin);
+      });
+    } else if constexpr (kBulkCast<S, D>) {
       // The casts AMP inserts (f32 <-> f16/bf16): vectorized F16C / AVX-512 conversions.
       parallel_for(n, a.num_threads, [&](int64_t begin, int64_t end) {
         bulk_cast(in + begin, out + begin, static_cast<size_t>(end - begin));

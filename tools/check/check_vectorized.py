@@ -38,6 +38,7 @@ REQUIRED = [
     ("map_in_place", "", "ew::LeakyRelu"),
     ("map_in_place", "", "ew::HardSigmoid"),
     ("map_in_place", "", "ew::Relu"),
+    ("bool_to_float", "", "float"),
 ]
 
 HEADER = re.compile(r"^[0-9a-f]+ <(.*)>:$")
@@ -66,7 +67,8 @@ def main():
         return 77
     failures = []
     for row, elem, functor in REQUIRED:
-        prefix = f"{row}<{elem}, " if elem else f"{row}<amp::{functor}>"
+        prefix = (f"{row}<{elem}, " if elem else
+                  f"{row}<{functor}>" if row == "bool_to_float" else f"{row}<amp::{functor}>")
         found = [n for n in clones if prefix in n and functor + ">" in n]
         if not found:
             failures.append(f"{row} {elem} {functor}: no x86-64-v3 clone found")
