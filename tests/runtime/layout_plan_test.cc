@@ -29,6 +29,37 @@ using graph::OpType;
 using graph::TensorData;
 using graph::ValueId;
 
+// How the tests' convolutions are drawn: window, padding (ONNX order; empty: none), strides
+// (empty: 1), group, the weights' scale, and whether a bias is added.
+struct ConvSpec {
+  std::vector<int64_t> kernel;
+  std::vector<int64_t> pads;
+  std::vector<int64_t> strides = {};
+  int64_t group = 1;
+  float w_scale = 0.4f;
+  bool bias = true;
+};
+
+// Conv(x) with random weights "w<seed>" [c_out, c_in / group, kernel...] and, with
+// spec.bias, a random bias "b<seed>" [c_out] (scale 0.1, seed + 100).
+ValueId add_conv(GraphBuilder& b, ValueId x, int64_t c_in, int64_t c_out, const ConvSpec& spec,
+                 unsigned seed) {
+  Attributes a;
+  a.set("kernel_shape", spec.kernel);
+  if (!spec.strides.empty()) a.set("strides", spec.strides);
+  if (!spec.pads.empty()) a.set("pads", spec.pads);
+  if (spec.group != 1) a.set("group", spec.group);
+  std::vector<int64_t> w_dims = {c_out, c_in / spec.group};
+  w_dims.insert(w_dims.end(), spec.kernel.begin(), spec.kernel.end());
+  // Names appended rather than "w" + to_string(seed): GCC 12 warns (-Wrestrict) on that.
+  std::string w_name = "w", b_name = "b";
+  w_name += std::to_string(seed);
+  b_name += std::to_string(seed);
+  std::vector<ValueId> ins = {x, b.constant(w_name, test::random_f32(w_dims, spec.w_scale, seed))};
+  if (spec.bias) ins.push_back(b.constant(b_name, test::random_f32({c_out}, 0.1f, seed + 100)));
+  return b.node(OpType::kConv, ins, a);
+}
+
 struct ConvNet {
   graph::Graph g;
   ValueId stem, dw, scaled, pw, side, sum, act, head;  // the values the rule looks at
@@ -50,17 +81,12 @@ ConvNet conv_net(bool side_output = false, Scale scale = Scale::kPerChannel) {
   unsigned seed = 1;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t stride,
                   int64_t group) {
-    Attributes a;
-    a.set("kernel_shape", std::vector<int64_t>{k, k});
-    a.set("strides", std::vector<int64_t>{stride, stride});
-    a.set("pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
-    a.set("group", group);
-    ValueId w = b.constant("w" + std::to_string(seed),
-                           test::random_f32({c_out, c_in / group, k, k}, 0.4f, seed));
-    ValueId bias =
-        b.constant("b" + std::to_string(seed), test::random_f32({c_out}, 0.1f, seed + 100));
-    ++seed;
-    return b.node(OpType::kConv, {x, w, bias}, a);
+    return add_conv(b, x, c_in, c_out,
+                    {.kernel = {k, k},
+                     .pads = std::vector<int64_t>(4, k / 2),
+                     .strides = {stride, stride},
+                     .group = group},
+                    seed++);
   };
   ConvNet net;
   ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
@@ -397,15 +423,10 @@ TEST(LayoutPlan, FpnResizeAndChannelConcatKeepTheConvLayout) {
     GraphBuilder b;
     unsigned seed = 1;
     auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t stride) {
-      Attributes a;
-      a.set("kernel_shape", std::vector<int64_t>{3, 3});
-      a.set("strides", std::vector<int64_t>{stride, stride});
-      a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-      ++seed;
-      return b.node(OpType::kConv,
-                    {x, b.constant("w" + std::to_string(seed),
-                                   test::random_f32({c_out, c_in, 3, 3}, 0.4f, seed))},
-                    a);
+      return add_conv(
+          b, x, c_in, c_out,
+          {.kernel = {3, 3}, .pads = {1, 1, 1, 1}, .strides = {stride, stride}, .bias = false},
+          ++seed);
     };
     const ValueId x = b.input("x", DType::kF32, {1, 3, 20, 20});
     const ValueId fine = conv(x, 3, 16, 1);
@@ -468,17 +489,14 @@ TEST(LayoutPlan, ShuffleUnitKeepsTheConvLayout) {
   GraphBuilder b;
   unsigned seed = 1;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t group) {
-    Attributes a;
-    a.set("kernel_shape", std::vector<int64_t>{group > 1 ? 3 : 1, group > 1 ? 3 : 1});
-    a.set("pads", std::vector<int64_t>(4, group > 1 ? 1 : 0));
-    a.set("group", group);
-    ++seed;
-    return b.node(
-        OpType::kConv,
-        {x, b.constant("w" + std::to_string(seed),
-                       test::random_f32({c_out, c_in / group, group > 1 ? 3 : 1, group > 1 ? 3 : 1},
-                                        0.5f, seed))},
-        a);
+    const int64_t k = group > 1 ? 3 : 1;
+    return add_conv(b, x, c_in, c_out,
+                    {.kernel = {k, k},
+                     .pads = std::vector<int64_t>(4, k / 2),
+                     .group = group,
+                     .w_scale = 0.5f,
+                     .bias = false},
+                    ++seed);
   };
   Attributes cat, perm;
   cat.set("axis", int64_t{1});
@@ -528,14 +546,9 @@ TEST(LayoutPlan, ChannelSplitKeepsTheConvLayout) {
       GraphBuilder b;
       unsigned seed = 1;
       auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k) {
-        Attributes a;
-        a.set("kernel_shape", std::vector<int64_t>{k, k});
-        a.set("pads", std::vector<int64_t>(4, k / 2));
-        ++seed;
-        return b.node(OpType::kConv,
-                      {x, b.constant("w" + std::to_string(seed),
-                                     test::random_f32({c_out, c_in, k, k}, 0.4f, seed))},
-                      a);
+        return add_conv(b, x, c_in, c_out,
+                        {.kernel = {k, k}, .pads = std::vector<int64_t>(4, k / 2), .bias = false},
+                        ++seed);
       };
       Attributes axis;
       axis.set("axis", int64_t{1});
@@ -624,14 +637,7 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
   GraphBuilder b;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, std::vector<int64_t> pads,
                   unsigned seed) {
-    Attributes a;
-    a.set("kernel_shape", std::vector<int64_t>{3, 3});
-    a.set("pads", std::move(pads));
-    const ValueId w =
-        b.constant("w" + std::to_string(seed), test::random_f32({c_out, c_in, 3, 3}, 0.3f, seed));
-    const ValueId bias =
-        b.constant("b" + std::to_string(seed), test::random_f32({c_out}, 0.1f, seed + 100));
-    return b.node(OpType::kConv, {x, w, bias}, a);
+    return add_conv(b, x, c_in, c_out, {.kernel = {3, 3}, .pads = pads, .w_scale = 0.3f}, seed);
   };
   const std::vector<int64_t> dims = {2, 3, 11, 13};
   ConvNet net;
@@ -656,15 +662,9 @@ TEST(LayoutPlan, ThreeByThreeChainMatchesTheReference) {
 TEST(LayoutPlan, TallColumnConvolutionsRunWideAndMatchTheReference) {
   GraphBuilder b;
   auto conv = [&](ValueId x, int64_t c_in, int64_t c_out, int64_t k, int64_t group, unsigned seed) {
-    Attributes a;
-    a.set("kernel_shape", std::vector<int64_t>{k, 1});
-    a.set("pads", std::vector<int64_t>{k / 2, 0, k / 2, 0});
-    a.set("group", group);
-    const ValueId w = b.constant("w" + std::to_string(seed),
-                                 test::random_f32({c_out, c_in / group, k, 1}, 0.3f, seed));
-    const ValueId bias =
-        b.constant("b" + std::to_string(seed), test::random_f32({c_out}, 0.1f, seed + 100));
-    return b.node(OpType::kConv, {x, w, bias}, a);
+    return add_conv(
+        b, x, c_in, c_out,
+        {.kernel = {k, 1}, .pads = {k / 2, 0, k / 2, 0}, .group = group, .w_scale = 0.3f}, seed);
   };
   const std::vector<int64_t> dims = {2, 16, 40, 1};
   ConvNet net;
