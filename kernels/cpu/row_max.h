@@ -19,4 +19,10 @@ namespace amp::kernels::cpu {
 float row_max_propagating(const float* s, int64_t n);
 double row_max_propagating(const double* s, int64_t n);
 
+// The same lanes without the NaN check: a NaN element is skipped (-inf for a row of NaN).
+// Softmax's row max (softmax_rows.h), where a NaN reaches the output through exp and the sum
+// anyway.
+float row_max_ignoring_nan(const float* s, int64_t n);
+double row_max_ignoring_nan(const double* s, int64_t n);
+
 }  // namespace amp::kernels::cpu

@@ -4,24 +4,10 @@
 
 #include "kernels/cpu/cpu_common.h"
 #include "kernels/cpu/reduce_util.h"
+#include "kernels/cpu/row_max.h"
 
 namespace amp::kernels::cpu {
 namespace {
-
-template <typename C>
-AMP_ISA_CLONES C max_of(const C* __restrict__ s, int64_t n) {
-  constexpr int64_t kLanes = 64;
-  C lane[kLanes];
-  for (int64_t l = 0; l < kLanes; ++l) lane[l] = -C(INFINITY);
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
-  for (int64_t l = 0; j + l < n; ++l) lane[l] = s[j + l] > lane[l] ? s[j + l] : lane[l];
-  for (int64_t half = kLanes / 2; half >= 1; half /= 2)  // halving: no 64-step chain
-    for (int64_t l = 0; l < half; ++l)
-      lane[l] = lane[l + half] > lane[l] ? lane[l + half] : lane[l];
-  return lane[0];
-}
 
 template <typename C>
 AMP_ISA_CLONES C sum_of(const C* __restrict__ s, int64_t n) {
@@ -49,10 +35,10 @@ AMP_ISA_CLONES void subtract(const C* x, C* y, int64_t n, C value) {
 }  // namespace
 
 float row_max(const float* s, int64_t n) {
-  return max_of(s, n);
+  return row_max_ignoring_nan(s, n);
 }
 double row_max(const double* s, int64_t n) {
-  return max_of(s, n);
+  return row_max_ignoring_nan(s, n);
 }
 float row_sum(const float* s, int64_t n) {
   return sum_of(s, n);

@@ -8,8 +8,8 @@
 // 500-key attention (Intel Xeon model 167, one thread).
 //
 // row_max ignores NaN (a NaN element still makes its row NaN through exp(x - max) and the
-// sum, so a softmax's output is the same as with a NaN-propagating max) and runs 64 lanes,
-// reduced by halving (a max is exact in any order). row_sum adds in tree_reduce's order
+// sum, so a softmax's output is the same as with a NaN-propagating max): it is row_max.h's
+// row_max_ignoring_nan, 64 lanes reduced by halving. row_sum adds in tree_reduce's order
 // (reduce_util.h), so a row sums to the same bits as the kernels' generic paths.
 #pragma once
 
