@@ -19,27 +19,15 @@ import shutil
 import subprocess
 import sys
 
-# (row function, element type, functor): the f32 loops of the activations and arithmetic of
-# the shared models, PaddleOCR, YOLO and transformer exports.
-REQUIRED = [
-    ("unary_row", "float", "ew::HardSwish"),
-    ("unary_row", "float", "ew::HardSigmoid"),
-    ("unary_row", "float", "ew::LeakyRelu"),
-    ("unary_row", "float", "ew::Relu"),
-    ("unary_row", "float", "ew::Sqrt"),
-    ("unary_row", "float", "ew::Neg"),
-    ("unary_row", "float", "ew::Abs"),
-    ("binary_row", "float", "ew::Add"),
-    ("binary_row", "float", "ew::Mul"),
-    ("binary_row", "float", "ew::Sub"),
-    ("binary_row", "float", "ew::Div"),
-    ("binary_row", "float", "ew::Max"),
-    ("map_in_place", "", "ew::HardSwish"),
-    ("map_in_place", "", "ew::LeakyRelu"),
-    ("map_in_place", "", "ew::HardSigmoid"),
-    ("map_in_place", "", "ew::Relu"),
-    ("bool_to_float", "", "float"),
-]
+# (the start of the loop's name, the functor it must name: "" for none): the f32 loops of the
+# activations and arithmetic of the shared models, PaddleOCR, YOLO and transformer exports.
+REQUIRED = (
+    [("unary_row<float, ", f"ew::{op}>") for op in
+     ("HardSwish", "HardSigmoid", "LeakyRelu", "Relu", "Sqrt", "Neg", "Abs")] +
+    [("binary_row<float, ", f"ew::{op}>") for op in ("Add", "Mul", "Sub", "Div", "Max")] +
+    [(f"map_in_place<amp::ew::{op}>", "") for op in ("HardSwish", "LeakyRelu", "HardSigmoid",
+                                                      "Relu")] +
+    [("bool_to_float<float>", "")])
 
 HEADER = re.compile(r"^[0-9a-f]+ <(.*)>:$")
 
@@ -66,12 +54,10 @@ def main():
         print("check_vectorized: skipped, no x86-64-v3 clones in " + sys.argv[1])
         return 77
     failures = []
-    for row, elem, functor in REQUIRED:
-        prefix = (f"{row}<{elem}, " if elem else
-                  f"{row}<{functor}>" if row == "bool_to_float" else f"{row}<amp::{functor}>")
-        found = [n for n in clones if prefix in n and functor + ">" in n]
+    for loop, functor in REQUIRED:
+        found = [n for n in clones if loop in n and functor in n]
         if not found:
-            failures.append(f"{row} {elem} {functor}: no x86-64-v3 clone found")
+            failures.append(f"{loop}{functor}: no x86-64-v3 clone found")
         for n in found:
             if not clones[n]:
                 failures.append(f"scalar AVX2 clone: {n[:200]}")
